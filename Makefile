@@ -1,0 +1,40 @@
+# fbc build, test and benchmark entry points. `make test` is what CI runs.
+GO        ?= go
+BIN       := bin/fbc
+# Pinned tool versions (run with `go run`, so nothing is installed globally).
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@2025.1.1
+
+.PHONY: build test test-deps lint bench bench-data fuzz clean
+
+build:
+	$(GO) build -trimpath -buildvcs=auto -o $(BIN) .
+
+# test-deps installs what the end-to-end tests need on a fresh machine.
+test-deps:
+	@./scripts/test-deps.sh
+
+test: test-deps
+	$(GO) vet ./...
+	$(GO) test ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt-ed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+	$(GO) mod tidy -diff
+
+# bench runs every benchmark once per size; scaled inputs come from bench-data.
+bench: bench-data
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./...
+
+bench-data:
+	@./scripts/bench-data.sh
+
+# fuzz runs each loader fuzz target briefly (longer: FUZZTIME=10m make fuzz).
+FUZZTIME ?= 20s
+fuzz:
+	$(GO) test ./declcfg -run '^$$' -fuzz '^FuzzParseFile$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./declcfg -run '^$$' -fuzz '^FuzzDecodeDocument$$' -fuzztime $(FUZZTIME)
+
+clean:
+	rm -rf bin

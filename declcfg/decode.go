@@ -1,0 +1,328 @@
+package declcfg
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Blob is one decoded document: exactly one of the pointers is set.
+type Blob struct {
+	Schema      string
+	Package     *Package
+	Channel     *Channel
+	Bundle      *Bundle
+	Deprecation *Deprecation
+	Meta        *Meta
+}
+
+// Name returns the blob's package and name (empty where the schema has none).
+func (b Blob) Name() (pkg, name string) {
+	switch {
+	case b.Package != nil:
+		return b.Package.Name, ""
+	case b.Channel != nil:
+		return b.Channel.Package, b.Channel.Name
+	case b.Bundle != nil:
+		return b.Bundle.Package, b.Bundle.Name
+	case b.Deprecation != nil:
+		return b.Deprecation.Package, ""
+	case b.Meta != nil:
+		return b.Meta.Package, b.Meta.Name
+	}
+	return "", ""
+}
+
+// AddTo appends the blob to cfg.
+func (b Blob) AddTo(cfg *DeclarativeConfig) {
+	switch {
+	case b.Package != nil:
+		cfg.Packages = append(cfg.Packages, *b.Package)
+	case b.Channel != nil:
+		cfg.Channels = append(cfg.Channels, *b.Channel)
+	case b.Bundle != nil:
+		cfg.Bundles = append(cfg.Bundles, *b.Bundle)
+	case b.Deprecation != nil:
+		cfg.Deprecations = append(cfg.Deprecations, *b.Deprecation)
+	case b.Meta != nil:
+		cfg.Others = append(cfg.Others, *b.Meta)
+	}
+}
+
+// decoder reads typed values out of nodes, collecting problems instead of
+// stopping at the first one.
+type decoder struct {
+	file string
+	errs []*LoadError
+}
+
+func (d *decoder) pos(n *yaml.Node) Pos {
+	return Pos{File: d.file, Line: n.Line, Col: n.Column}
+}
+
+func (d *decoder) errorf(n *yaml.Node, rule, format string, args ...any) {
+	d.errs = append(d.errs, &LoadError{Pos: d.pos(n), Rule: rule, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (d *decoder) warnf(n *yaml.Node, rule, format string, args ...any) {
+	d.errs = append(d.errs, &LoadError{Pos: d.pos(n), Rule: rule, Msg: fmt.Sprintf(format, args...), Warning: true})
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// object is a mapping node with JSON-style field lookup: an exact key match
+// wins, otherwise a case-insensitive one (as encoding/json, and so opm, do).
+type object struct {
+	d     *decoder
+	node  *yaml.Node
+	pairs []pair
+}
+
+func (d *decoder) object(n *yaml.Node, what string) (*object, bool) {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		if n != nil {
+			d.errorf(n, RuleFieldType, "%s must be an object, not %s", what, KindName(n))
+		}
+		return nil, false
+	}
+	pairs, err := mappingPairs(n)
+	if err != nil {
+		var pe *parseError
+		if errors.As(err, &pe) {
+			d.errs = append(d.errs, &LoadError{Pos: Pos{File: d.file, Line: pe.Line, Col: pe.Col}, Rule: RuleDuplicateKey, Msg: pe.Msg})
+		}
+		return nil, false
+	}
+	return &object{d: d, node: n, pairs: pairs}, true
+}
+
+// field finds a key; warnCase reports keys that match only case-insensitively.
+func (o *object) field(name string) (*yaml.Node, *yaml.Node) {
+	for _, p := range o.pairs {
+		if p.key == name {
+			return p.keyNode, deref(p.value)
+		}
+	}
+	for _, p := range o.pairs {
+		if strings.EqualFold(p.key, name) {
+			if p.keyNode != nil {
+				o.d.warnf(p.keyNode, RuleKeyCase, "key %q is read as %q only because opm matches keys case-insensitively; write %q", p.key, name, name)
+			}
+			return p.keyNode, deref(p.value)
+		}
+	}
+	return nil, nil
+}
+
+func (o *object) str(name string) (string, *yaml.Node) {
+	_, v := o.field(name)
+	if v == nil {
+		return "", nil
+	}
+	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+		return "", v
+	}
+	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" && v.ShortTag() != "!!timestamp" {
+		o.d.errorf(v, RuleFieldType, "%q must be a string, not %s", name, KindName(v))
+		return "", v
+	}
+	return v.Value, v
+}
+
+func (o *object) list(name string) ([]*yaml.Node, *yaml.Node) {
+	_, v := o.field(name)
+	if v == nil || (v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null") {
+		return nil, v
+	}
+	if v.Kind != yaml.SequenceNode {
+		o.d.errorf(v, RuleFieldType, "%q must be a list, not %s", name, KindName(v))
+		return nil, v
+	}
+	out := make([]*yaml.Node, len(v.Content))
+	for i, c := range v.Content {
+		out[i] = deref(c)
+	}
+	return out, v
+}
+
+// DecodeDocument turns a document into a typed blob. Problems (wrong field
+// types, a missing schema, bad base64) are returned; the blob is still as
+// complete as the document allows. ok is false when no blob could be made.
+func DecodeDocument(doc Document) (blob Blob, errs []*LoadError, ok bool) {
+	d := &decoder{file: doc.Pos.File}
+	o, ok := d.object(doc.Node, "a catalog document")
+	if !ok {
+		return Blob{}, d.errs, false
+	}
+	schema, sn := o.str("schema")
+	pkg, _ := o.str("package")
+	name, _ := o.str("name")
+	if sn == nil || schema == "" {
+		if sn == nil || sn.ShortTag() == "!!null" || sn.ShortTag() == "!!str" {
+			d.errorf(doc.Node, RuleMissingSchema, "document has no \"schema\" field; every catalog blob needs one (olm.package, olm.channel, olm.bundle, olm.deprecations or a custom schema)")
+		}
+		return Blob{}, d.errs, false
+	}
+	pos := doc.Pos
+	blob.Schema = schema
+	switch schema {
+	case SchemaPackage:
+		blob.Package = d.pkg(o, pos)
+	case SchemaChannel:
+		blob.Channel = d.channel(o, pos, pkg, name)
+	case SchemaBundle:
+		blob.Bundle = d.bundle(o, pos, pkg, name)
+	case SchemaDeprecations:
+		blob.Deprecation = d.deprecation(o, pos, pkg)
+	default:
+		raw, err := NodeToJSON(o.node, true)
+		if err != nil {
+			d.nodeErr(err)
+			return Blob{}, d.errs, false
+		}
+		blob.Meta = &Meta{Schema: schema, Package: pkg, Name: name, Blob: raw, Pos: pos}
+	}
+	return blob, d.errs, true
+}
+
+func (d *decoder) nodeErr(err error) {
+	var pe *parseError
+	if errors.As(err, &pe) {
+		rule := RuleSyntax
+		if strings.HasPrefix(pe.Msg, "duplicate key") {
+			rule = RuleDuplicateKey
+		}
+		d.errs = append(d.errs, &LoadError{Pos: Pos{File: d.file, Line: pe.Line, Col: pe.Col}, Rule: rule, Msg: pe.Msg})
+		return
+	}
+	d.errs = append(d.errs, &LoadError{Pos: Pos{File: d.file}, Rule: RuleSyntax, Msg: err.Error()})
+}
+
+func (d *decoder) pkg(o *object, pos Pos) *Package {
+	p := &Package{Schema: SchemaPackage, Pos: pos}
+	p.Name, _ = o.str("name")
+	p.DefaultChannel, _ = o.str("defaultChannel")
+	p.Description, _ = o.str("description")
+	if _, in := o.field("icon"); in != nil && !(in.Kind == yaml.ScalarNode && in.ShortTag() == "!!null") {
+		if io, ok := d.object(in, "icon"); ok {
+			icon := &Icon{}
+			data, dn := io.str("base64data")
+			icon.MediaType, _ = io.str("mediatype")
+			if data != "" {
+				b, err := base64.StdEncoding.DecodeString(data)
+				if err != nil {
+					d.errorf(dn, RuleFieldType, "icon base64data is not valid base64: %v", err)
+				}
+				icon.Data = b
+			}
+			p.Icon = icon
+		}
+	}
+	p.Properties = d.properties(o)
+	return p
+}
+
+func (d *decoder) channel(o *object, pos Pos, pkg, name string) *Channel {
+	c := &Channel{Schema: SchemaChannel, Name: name, Package: pkg, Pos: pos}
+	entries, _ := o.list("entries")
+	c.Entries = make([]ChannelEntry, 0, len(entries))
+	for _, en := range entries {
+		eo, ok := d.object(en, "a channel entry")
+		if !ok {
+			continue
+		}
+		e := ChannelEntry{Pos: d.pos(en)}
+		e.Name, _ = eo.str("name")
+		e.Replaces, _ = eo.str("replaces")
+		e.SkipRange, _ = eo.str("skipRange")
+		skips, _ := eo.list("skips")
+		for _, sn := range skips {
+			if sn.Kind != yaml.ScalarNode || (sn.ShortTag() != "!!str" && sn.ShortTag() != "!!null") {
+				d.errorf(sn, RuleFieldType, "\"skips\" items must be strings, not %s", KindName(sn))
+				continue
+			}
+			if sn.ShortTag() == "!!null" {
+				e.Skips = append(e.Skips, "")
+				continue
+			}
+			e.Skips = append(e.Skips, sn.Value)
+		}
+		c.Entries = append(c.Entries, e)
+	}
+	c.Properties = d.properties(o)
+	return c
+}
+
+func (d *decoder) bundle(o *object, pos Pos, pkg, name string) *Bundle {
+	b := &Bundle{Schema: SchemaBundle, Name: name, Package: pkg, Pos: pos}
+	b.Image, _ = o.str("image")
+	b.Properties = d.properties(o)
+	ris, _ := o.list("relatedImages")
+	for _, rn := range ris {
+		ro, ok := d.object(rn, "a related image")
+		if !ok {
+			continue
+		}
+		ri := RelatedImage{Pos: d.pos(rn)}
+		ri.Name, _ = ro.str("name")
+		ri.Image, _ = ro.str("image")
+		b.RelatedImages = append(b.RelatedImages, ri)
+	}
+	return b
+}
+
+func (d *decoder) deprecation(o *object, pos Pos, pkg string) *Deprecation {
+	dep := &Deprecation{Schema: SchemaDeprecations, Package: pkg, Pos: pos}
+	entries, _ := o.list("entries")
+	for _, en := range entries {
+		eo, ok := d.object(en, "a deprecation entry")
+		if !ok {
+			continue
+		}
+		e := DeprecationEntry{Pos: d.pos(en)}
+		e.Message, _ = eo.str("message")
+		if _, rn := eo.field("reference"); rn != nil {
+			if ro, ok := d.object(rn, "a deprecation reference"); ok {
+				e.Reference.Schema, _ = ro.str("schema")
+				e.Reference.Name, _ = ro.str("name")
+			}
+		}
+		dep.Entries = append(dep.Entries, e)
+	}
+	return dep
+}
+
+func (d *decoder) properties(o *object) []Property {
+	items, _ := o.list("properties")
+	if len(items) == 0 {
+		return nil
+	}
+	props := make([]Property, 0, len(items))
+	for _, pn := range items {
+		po, ok := d.object(pn, "a property")
+		if !ok {
+			continue
+		}
+		p := Property{Pos: d.pos(pn)}
+		p.Type, _ = po.str("type")
+		if _, vn := po.field("value"); vn != nil {
+			raw, err := NodeToJSON(vn, false)
+			if err != nil {
+				d.nodeErr(err)
+				continue
+			}
+			p.Value = raw
+		}
+		props = append(props, p)
+	}
+	return props
+}

@@ -1,0 +1,116 @@
+package declcfg
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+)
+
+// LoadErrors is every problem found while loading, in file order.
+type LoadErrors []*LoadError
+
+func (e LoadErrors) Error() string {
+	const show = 20
+	var b strings.Builder
+	for i, le := range e {
+		if i == show {
+			fmt.Fprintf(&b, "\n... and %d more problems", len(e)-show)
+			break
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(le.Error())
+	}
+	return b.String()
+}
+
+// HasIO reports whether any problem came from the file system rather than
+// from catalog content.
+func (e LoadErrors) HasIO() bool {
+	for _, le := range e {
+		if le.IO {
+			return true
+		}
+	}
+	return false
+}
+
+// LoadOptions tunes Load.
+type LoadOptions struct {
+	Walk WalkOptions
+	// Stdin is read for the path "-" (default os.Stdin).
+	Stdin io.Reader
+}
+
+// Load reads catalogs named on the command line (directories, files, or "-")
+// into one DeclarativeConfig, in argument order and, within a directory, in
+// lexical file order. All problems are collected; if there are any, the
+// returned error is a LoadErrors and the config holds what could be decoded.
+func Load(ctx context.Context, paths []string, opts LoadOptions) (*DeclarativeConfig, error) {
+	cfg := &DeclarativeConfig{}
+	var errs LoadErrors
+	for _, p := range paths {
+		err := WalkPath(ctx, p, opts.Stdin, opts.Walk, func(f *File) error {
+			errs = append(errs, addFile(cfg, f)...)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("loading %s: %w", p, err)
+		}
+	}
+	if len(errs) > 0 {
+		return cfg, errs
+	}
+	return cfg, nil
+}
+
+// LoadFS loads every catalog file of fsys; prefix names the tree in
+// positions.
+func LoadFS(ctx context.Context, fsys fs.FS, prefix string, opts WalkOptions) (*DeclarativeConfig, error) {
+	cfg := &DeclarativeConfig{}
+	var errs LoadErrors
+	err := WalkFS(ctx, fsys, prefix, opts, func(f *File) error {
+		errs = append(errs, addFile(cfg, f)...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(errs) > 0 {
+		return cfg, errs
+	}
+	return cfg, nil
+}
+
+// LoadBytes loads one file's content; name is used in positions.
+func LoadBytes(name string, data []byte) (*DeclarativeConfig, error) {
+	cfg := &DeclarativeConfig{}
+	if errs := addFile(cfg, ParseFile(name, data)); len(errs) > 0 {
+		return cfg, LoadErrors(errs)
+	}
+	return cfg, nil
+}
+
+func addFile(cfg *DeclarativeConfig, f *File) []*LoadError {
+	var errs []*LoadError
+	for _, e := range f.Errors {
+		if !e.Warning {
+			errs = append(errs, e)
+		}
+	}
+	for _, doc := range f.Docs {
+		blob, derrs, ok := DecodeDocument(doc)
+		for _, e := range derrs {
+			if !e.Warning {
+				errs = append(errs, e)
+			}
+		}
+		if ok {
+			blob.AddTo(cfg)
+		}
+	}
+	return errs
+}

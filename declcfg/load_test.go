@@ -1,0 +1,159 @@
+package declcfg
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	return dir
+}
+
+func errStrings(err error) []string {
+	if err == nil {
+		return nil
+	}
+	var out []string
+	for _, le := range err.(LoadErrors) {
+		out = append(out, le.Rule+" "+le.Error())
+	}
+	return out
+}
+
+func TestLoadPositionsJSONAndYAML(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"a/catalog.json": "{\"schema\":\"olm.package\",\"name\":\"a\",\"defaultChannel\":\"s\"}\n" +
+			"{\n  \"schema\": \"olm.channel\", \"package\": \"a\", \"name\": \"s\",\n  \"entries\": [\n    {\"name\": \"a.v1\"}\n  ]\n}\n",
+		"b/catalog.yaml": "---\nschema: olm.package\nname: b\n---\nschema: olm.bundle\nname: b.v1\npackage: b\nimage: x\nproperties:\n- type: olm.package\n  value: {packageName: b, version: 1.0.0}\n",
+	})
+	cfg, err := Load(context.Background(), []string{dir}, LoadOptions{})
+	require.NoError(t, err)
+	require.Len(t, cfg.Packages, 2)
+	assert.Equal(t, Pos{File: filepath.Join(dir, "a/catalog.json"), Line: 1, Col: 1}, cfg.Packages[0].Pos)
+	assert.Equal(t, 2, cfg.Channels[0].Pos.Line)
+	assert.Equal(t, Pos{File: filepath.Join(dir, "a/catalog.json"), Line: 5, Col: 5}, cfg.Channels[0].Entries[0].Pos)
+	assert.Equal(t, 5, cfg.Bundles[0].Pos.Line)
+	assert.Equal(t, 10, cfg.Bundles[0].Properties[0].Pos.Line)
+	assert.JSONEq(t, `{"packageName":"b","version":"1.0.0"}`, string(cfg.Bundles[0].Properties[0].Value))
+}
+
+func TestLoadBadInputNamesFileAndLine(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"array.json":     "[1, 2]\n",
+		"yamlarray.yaml": "- schema: olm.package\n",
+		"noschema.yaml":  "name: foo\n",
+		"comment.md":     "# Title\n",
+		"empty.yaml":     "",
+		"trunc.json":     "{\"schema\": \"olm.package\",\n \"name\": \"x\"\n",
+		"badyaml.yaml":   "schema: olm.package\nname: [a,\n",
+		"binary.bin":     "\x00\x01\x02schema",
+		"dup.yaml":       "schema: olm.package\nname: a\nname: b\n",
+		"jsondash.json":  "{\"schema\":\"x.custom\"}\n---\n",
+	})
+	_, err := Load(context.Background(), []string{dir}, LoadOptions{})
+	require.Error(t, err)
+	got := strings.Join(errStrings(err), "\n")
+	for _, want := range []string{
+		"not-object " + filepath.Join(dir, "array.json") + ":1:1: document is a list",
+		"not-object " + filepath.Join(dir, "yamlarray.yaml") + ":1:1: document is a list",
+		"missing-schema " + filepath.Join(dir, "noschema.yaml") + ":1:1: document has no \"schema\"",
+		"empty-document " + filepath.Join(dir, "comment.md") + ":1: file holds only comments",
+		"syntax " + filepath.Join(dir, "trunc.json") + ":3:1: unexpected end of file",
+		"syntax " + filepath.Join(dir, "badyaml.yaml") + ":2: did not find expected node content",
+		"binary-file " + filepath.Join(dir, "binary.bin") + ":1: not a text file",
+		"duplicate-key " + filepath.Join(dir, "dup.yaml") + ":3:1: duplicate key \"name\" (first defined at line 2)",
+		"syntax " + filepath.Join(dir, "jsondash.json") + ":2:1: unexpected '---'",
+	} {
+		assert.Contains(t, got, want)
+	}
+	assert.NotContains(t, got, "empty.yaml")
+}
+
+func TestIndexIgnoreNested(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		".indexignore":     "*.txt\nskipdir/\n",
+		"notes.txt":        "not yaml: [",
+		"skipdir/x.yaml":   "not yaml: [",
+		"sub/.indexignore": "bad.yaml\n",
+		"sub/bad.yaml":     "not yaml: [",
+		"sub/good.yaml":    "schema: olm.package\nname: good\n",
+		"other/bad.yaml":   "schema: olm.package\nname: other\n",
+	})
+	cfg, err := Load(context.Background(), []string{dir}, LoadOptions{})
+	require.NoError(t, err)
+	var names []string
+	for _, p := range cfg.Packages {
+		names = append(names, p.Name)
+	}
+	assert.Equal(t, []string{"other", "good"}, names)
+}
+
+func TestSymlinks(t *testing.T) {
+	dir := writeTree(t, map[string]string{"real/a.yaml": "schema: olm.package\nname: a\n"})
+	require.NoError(t, os.Symlink(filepath.Join(dir, "real"), filepath.Join(dir, "dirlink")))
+	require.NoError(t, os.Symlink(filepath.Join(dir, "loop1"), filepath.Join(dir, "loop2")))
+	require.NoError(t, os.Symlink(filepath.Join(dir, "loop2"), filepath.Join(dir, "loop1")))
+	require.NoError(t, os.Symlink(filepath.Join(dir, "real", "a.yaml"), filepath.Join(dir, "filelink.yaml")))
+	cfg, err := Load(context.Background(), []string{dir}, LoadOptions{})
+	got := strings.Join(errStrings(err), "\n")
+	assert.Contains(t, got, "symlink "+filepath.Join(dir, "dirlink")+": symbolic link to a directory")
+	assert.Contains(t, got, "symlink "+filepath.Join(dir, "loop1")+": symbolic link cannot be followed")
+	assert.Len(t, cfg.Packages, 2) // real/a.yaml and filelink.yaml
+}
+
+func TestLoadStdinAndFile(t *testing.T) {
+	cfg, err := Load(context.Background(), []string{"-"}, LoadOptions{Stdin: strings.NewReader(`{"schema":"olm.package","name":"s"}`)})
+	require.NoError(t, err)
+	assert.Equal(t, "-", cfg.Packages[0].Pos.File)
+}
+
+func TestWriteOrderMatchesOpm(t *testing.T) {
+	in := `{"schema":"custom.z","package":"b","zeta":1,"alpha":{"y":1,"x":2}}
+{"schema":"olm.bundle","package":"b","name":"b.v2","image":"i","properties":[{"type":"olm.package","value":{"version":"2.0.0","packageName":"b"}}]}
+{"schema":"olm.deprecations","package":"b","entries":[]}
+{"schema":"olm.channel","package":"b","name":"z","entries":[{"name":"b.v2"}]}
+{"schema":"olm.bundle","package":"b","name":"b.v1","image":"i"}
+{"schema":"olm.channel","package":"b","name":"a","entries":[{"name":"b.v1"}]}
+{"schema":"loose"}
+{"schema":"olm.package","name":"b","defaultChannel":"a"}
+{"schema":"olm.package","name":"a","defaultChannel":"x"}
+`
+	cfg, err := LoadBytes("in.json", []byte(in))
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, WriteJSON(cfg, &buf))
+	var order []string
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if strings.HasPrefix(line, `    "schema"`) || strings.HasPrefix(line, `    "name"`) {
+			order = append(order, strings.TrimSpace(line))
+		}
+	}
+	assert.Equal(t, []string{
+		`"schema": "olm.package",`, `"name": "a",`,
+		`"schema": "olm.package",`, `"name": "b",`,
+		`"schema": "olm.channel",`, `"name": "a",`,
+		`"schema": "olm.channel",`, `"name": "z",`,
+		`"schema": "olm.bundle",`, `"name": "b.v1",`,
+		`"schema": "olm.bundle",`, `"name": "b.v2",`,
+		`"schema": "custom.z",`,
+		`"schema": "olm.deprecations",`,
+		`"schema": "loose"`,
+	}, order)
+	// property values keep their key order; custom blobs are key-sorted.
+	assert.Contains(t, buf.String(), "\"version\": \"2.0.0\",\n                \"packageName\": \"b\"")
+	assert.Contains(t, buf.String(), "{\n    \"alpha\": {\n        \"x\": 2,\n        \"y\": 1\n    },\n    \"package\": \"b\",\n    \"schema\": \"custom.z\",\n    \"zeta\": 1\n}")
+}

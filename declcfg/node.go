@@ -1,0 +1,702 @@
+package declcfg
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Both JSON and YAML files are parsed into yaml.v3 nodes, so that one code
+// path decodes blobs and every value keeps its line and column. JSON streams
+// (concatenated objects, which are not YAML) get their own parser below.
+
+const maxNestingDepth = 1000
+
+// maxAliasExpansion bounds the nodes visited when converting a document that
+// uses YAML aliases, so that an alias bomb is an error, not an OOM.
+const maxAliasExpansion = 1_000_000
+
+// parseError is a syntax error at a position within a file.
+type parseError struct {
+	Line, Col int
+	Msg       string
+}
+
+func (e *parseError) Error() string { return e.Msg }
+
+// isJSONStream applies opm's rule: a file whose first non-space byte within
+// its first 4096 bytes is '{' is a JSON stream; anything else is YAML.
+func isJSONStream(data []byte) bool {
+	n := min(len(data), 4096)
+	for _, c := range data[:n] {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// jsonParser parses a stream of JSON values into yaml nodes.
+type jsonParser struct {
+	data      []byte
+	off       int
+	line      int
+	lineStart int
+}
+
+func parseJSONStream(data []byte, each func(n *yaml.Node) error) error {
+	p := &jsonParser{data: data, line: 1}
+	for {
+		p.skipSpace()
+		if p.off >= len(p.data) {
+			return nil
+		}
+		n, err := p.value(0)
+		if err != nil {
+			return err
+		}
+		if err := each(n); err != nil {
+			return err
+		}
+	}
+}
+
+func (p *jsonParser) col() int { return p.off - p.lineStart + 1 }
+
+func (p *jsonParser) errorf(format string, args ...any) error {
+	return &parseError{Line: p.line, Col: p.col(), Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *jsonParser) skipSpace() {
+	for p.off < len(p.data) {
+		switch p.data[p.off] {
+		case '\n':
+			p.off++
+			p.line++
+			p.lineStart = p.off
+		case ' ', '\t', '\r':
+			p.off++
+		default:
+			return
+		}
+	}
+}
+
+func (p *jsonParser) describe() string {
+	if p.off >= len(p.data) {
+		return "end of file"
+	}
+	c := p.data[p.off]
+	if c == '-' && bytes.HasPrefix(p.data[p.off:], []byte("---")) {
+		return "'---' (a YAML document separator; this file is read as a JSON stream because it starts with '{')"
+	}
+	if c < 0x20 || c >= 0x7f {
+		return fmt.Sprintf("byte 0x%02x", c)
+	}
+	return fmt.Sprintf("%q", rune(c))
+}
+
+func (p *jsonParser) value(depth int) (*yaml.Node, error) {
+	if depth > maxNestingDepth {
+		return nil, p.errorf("nesting deeper than %d levels", maxNestingDepth)
+	}
+	p.skipSpace()
+	if p.off >= len(p.data) {
+		return nil, p.errorf("unexpected end of file: a value was expected")
+	}
+	line, col := p.line, p.col()
+	switch c := p.data[p.off]; {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == '"':
+		s, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle, Line: line, Column: col}, nil
+	case c == 't':
+		return p.literal("true", "!!bool", line, col)
+	case c == 'f':
+		return p.literal("false", "!!bool", line, col)
+	case c == 'n':
+		return p.literal("null", "!!null", line, col)
+	case c == '-' && bytes.HasPrefix(p.data[p.off:], []byte("---")):
+		return nil, p.errorf("unexpected %s", p.describe())
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number(line, col)
+	default:
+		return nil, p.errorf("unexpected %s: a JSON value was expected", p.describe())
+	}
+}
+
+func (p *jsonParser) literal(word, tag string, line, col int) (*yaml.Node, error) {
+	if !bytes.HasPrefix(p.data[p.off:], []byte(word)) {
+		return nil, p.errorf("unexpected %s: a JSON value was expected", p.describe())
+	}
+	p.off += len(word)
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: word, Line: line, Column: col}, nil
+}
+
+func (p *jsonParser) number(line, col int) (*yaml.Node, error) {
+	start := p.off
+	isFloat := false
+	for p.off < len(p.data) {
+		c := p.data[p.off]
+		if (c >= '0' && c <= '9') || c == '-' || c == '+' {
+			p.off++
+			continue
+		}
+		if c == '.' || c == 'e' || c == 'E' {
+			isFloat = true
+			p.off++
+			continue
+		}
+		break
+	}
+	lit := string(p.data[start:p.off])
+	if !json.Valid([]byte(lit)) {
+		p.off = start
+		return nil, p.errorf("invalid number %q", lit)
+	}
+	tag := "!!int"
+	if isFloat {
+		tag = "!!float"
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: lit, Line: line, Column: col}, nil
+}
+
+// str parses a JSON string at p.off. Strings without escapes (base64 data,
+// names) are sliced directly.
+func (p *jsonParser) str() (string, error) {
+	start := p.off
+	p.off++
+	escaped := false
+	for p.off < len(p.data) {
+		c := p.data[p.off]
+		switch {
+		case c == '"':
+			p.off++
+			raw := p.data[start:p.off]
+			if !escaped && utf8.Valid(raw) {
+				return string(raw[1 : len(raw)-1]), nil
+			}
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				p.off = start
+				return "", p.errorf("invalid string: %v", err)
+			}
+			return s, nil
+		case c == '\\':
+			escaped = true
+			p.off += 2
+		case c < 0x20:
+			return "", p.errorf("invalid control character %s in string", p.describe())
+		default:
+			p.off++
+		}
+	}
+	p.off = start
+	return "", p.errorf("unterminated string")
+}
+
+func (p *jsonParser) object(depth int) (*yaml.Node, error) {
+	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: p.line, Column: p.col(), Style: yaml.FlowStyle}
+	p.off++
+	p.skipSpace()
+	if p.off < len(p.data) && p.data[p.off] == '}' {
+		p.off++
+		return n, nil
+	}
+	for {
+		p.skipSpace()
+		if p.off >= len(p.data) || p.data[p.off] != '"' {
+			return nil, p.errorf("unexpected %s: an object key (a string) was expected", p.describe())
+		}
+		line, col := p.line, p.col()
+		k, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		p.skipSpace()
+		if p.off >= len(p.data) || p.data[p.off] != ':' {
+			return nil, p.errorf("unexpected %s: ':' was expected after object key %q", p.describe(), k)
+		}
+		p.off++
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k, Line: line, Column: col}, v)
+		p.skipSpace()
+		if p.off >= len(p.data) {
+			return nil, p.errorf("unexpected end of file: ',' or '}' was expected")
+		}
+		switch p.data[p.off] {
+		case ',':
+			p.off++
+		case '}':
+			p.off++
+			return n, nil
+		default:
+			return nil, p.errorf("unexpected %s: ',' or '}' was expected", p.describe())
+		}
+	}
+}
+
+func (p *jsonParser) array(depth int) (*yaml.Node, error) {
+	n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: p.line, Column: p.col(), Style: yaml.FlowStyle}
+	p.off++
+	p.skipSpace()
+	if p.off < len(p.data) && p.data[p.off] == ']' {
+		p.off++
+		return n, nil
+	}
+	for {
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		n.Content = append(n.Content, v)
+		p.skipSpace()
+		if p.off >= len(p.data) {
+			return nil, p.errorf("unexpected end of file: ',' or ']' was expected")
+		}
+		switch p.data[p.off] {
+		case ',':
+			p.off++
+		case ']':
+			p.off++
+			return n, nil
+		default:
+			return nil, p.errorf("unexpected %s: ',' or ']' was expected", p.describe())
+		}
+	}
+}
+
+// yamlLineRE-free extraction of "yaml: line N: msg".
+func yamlErrorPos(err error) (int, string) {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if i := strings.Index(rest, ":"); i > 0 {
+			if n, err := strconv.Atoi(rest[:i]); err == nil {
+				return n, strings.TrimSpace(rest[i+1:])
+			}
+		}
+	}
+	return 0, msg
+}
+
+// yamlDoc is one document of a YAML stream. Empty is set for documents with
+// no content; Comment tells whether the empty document held comments.
+type yamlDoc struct {
+	Node    *yaml.Node
+	Line    int
+	Empty   bool
+	Comment bool
+}
+
+func parseYAMLStream(data []byte, each func(d yamlDoc) error) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			line, msg := yamlErrorPos(err)
+			return &parseError{Line: line, Msg: msg}
+		}
+		d := yamlDoc{Line: doc.Line}
+		if len(doc.Content) == 0 {
+			d.Empty = true
+		} else {
+			root := doc.Content[0]
+			d.Node, d.Line = root, root.Line
+			if root.Kind == yaml.ScalarNode && root.Tag == "!!null" && root.Value == "" {
+				d.Empty = true
+				d.Comment = doc.HeadComment != "" || doc.FootComment != "" || doc.LineComment != "" ||
+					root.HeadComment != "" || root.FootComment != "" || root.LineComment != ""
+			}
+		}
+		if err := each(d); err != nil {
+			return err
+		}
+	}
+}
+
+// nodeWriter converts yaml nodes to JSON with YAML 1.2 core scalar semantics.
+type nodeWriter struct {
+	sortKeys bool
+	visited  int
+}
+
+// NodeToJSON encodes a node as compact JSON. Mapping keys keep their order
+// unless sortKeys is set (which opm does for blobs of unknown schemas).
+func NodeToJSON(n *yaml.Node, sortKeys bool) ([]byte, error) {
+	var buf bytes.Buffer
+	w := &nodeWriter{sortKeys: sortKeys}
+	if err := w.write(&buf, n, 0); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func nodeError(n *yaml.Node, format string, args ...any) error {
+	return &parseError{Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (w *nodeWriter) write(buf *bytes.Buffer, n *yaml.Node, depth int) error {
+	w.visited++
+	if w.visited > maxAliasExpansion {
+		return nodeError(n, "document expands to more than %d values (YAML alias bomb?)", maxAliasExpansion)
+	}
+	if depth > maxNestingDepth {
+		return nodeError(n, "nesting deeper than %d levels", maxNestingDepth)
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			buf.WriteString("null")
+			return nil
+		}
+		return w.write(buf, n.Content[0], depth)
+	case yaml.AliasNode:
+		if n.Alias == nil {
+			return nodeError(n, "unknown alias %q", n.Value)
+		}
+		return w.write(buf, n.Alias, depth+1)
+	case yaml.SequenceNode:
+		buf.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := w.write(buf, c, depth+1); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+		return nil
+	case yaml.MappingNode:
+		pairs, err := mappingPairs(n)
+		if err != nil {
+			return err
+		}
+		if w.sortKeys {
+			sort.SliceStable(pairs, func(i, j int) bool { return pairs[i].key < pairs[j].key })
+		}
+		buf.WriteByte('{')
+		for i, p := range pairs {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeJSONString(buf, p.key)
+			buf.WriteByte(':')
+			if err := w.write(buf, p.value, depth+1); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+		return nil
+	case yaml.ScalarNode:
+		return writeScalar(buf, n)
+	}
+	return nodeError(n, "unsupported YAML node")
+}
+
+type pair struct {
+	key     string
+	keyNode *yaml.Node
+	value   *yaml.Node
+}
+
+// mappingPairs returns a mapping's key/value pairs, resolving YAML merge keys
+// and rejecting duplicate keys (which JSON decoders would silently collapse).
+func mappingPairs(n *yaml.Node) ([]pair, error) {
+	pairs := make([]pair, 0, len(n.Content)/2)
+	var seen map[string]*yaml.Node
+	if len(n.Content) > 16 {
+		seen = make(map[string]*yaml.Node, len(n.Content)/2)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+			// "<<: *anchor" copies the anchor's keys that are not set here.
+			src := v
+			if src.Kind == yaml.AliasNode && src.Alias != nil {
+				src = src.Alias
+			}
+			if src.Kind != yaml.MappingNode {
+				return nil, nodeError(k, "merge key '<<' must refer to a mapping")
+			}
+			merged, err := mappingPairs(src)
+			if err != nil {
+				return nil, err
+			}
+			for _, mp := range merged {
+				if !hasKey(n, mp.key) {
+					pairs = append(pairs, mp)
+				}
+			}
+			continue
+		}
+		if k.Kind != yaml.ScalarNode {
+			return nil, nodeError(k, "mapping keys must be scalars")
+		}
+		key := k.Value
+		if seen != nil {
+			if prev, ok := seen[key]; ok {
+				return nil, nodeError(k, "duplicate key %q (first defined at line %d)", key, prev.Line)
+			}
+			seen[key] = k
+		} else {
+			for _, p := range pairs {
+				if p.key == key && p.keyNode != nil {
+					return nil, nodeError(k, "duplicate key %q (first defined at line %d)", key, p.keyNode.Line)
+				}
+			}
+		}
+		pairs = append(pairs, pair{key: key, keyNode: k, value: v})
+	}
+	return pairs, nil
+}
+
+func hasKey(n *yaml.Node, key string) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Tag != "!!merge" && n.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
+}
+
+func writeScalar(buf *bytes.Buffer, n *yaml.Node) error {
+	switch n.ShortTag() {
+	case "!!null":
+		buf.WriteString("null")
+	case "!!bool":
+		b, ok := parseBool(n.Value)
+		if !ok {
+			return nodeError(n, "invalid boolean %q", n.Value)
+		}
+		buf.WriteString(strconv.FormatBool(b))
+	case "!!int":
+		if json.Valid([]byte(n.Value)) && !strings.HasPrefix(n.Value, "+") {
+			buf.WriteString(n.Value)
+			return nil
+		}
+		v := strings.ReplaceAll(n.Value, "_", "")
+		if i, err := strconv.ParseInt(v, 0, 64); err == nil {
+			buf.WriteString(strconv.FormatInt(i, 10))
+			return nil
+		}
+		if u, err := strconv.ParseUint(v, 0, 64); err == nil {
+			buf.WriteString(strconv.FormatUint(u, 10))
+			return nil
+		}
+		return nodeError(n, "integer %q does not fit in 64 bits", n.Value)
+	case "!!float":
+		f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+		if err != nil {
+			switch strings.ToLower(n.Value) {
+			case ".inf", "+.inf", "-.inf", ".nan":
+				return nodeError(n, "%s cannot be represented in JSON; quote it if it is meant as a string", n.Value)
+			}
+			return nodeError(n, "invalid number %q", n.Value)
+		}
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return nodeError(n, "%s cannot be represented in JSON", n.Value)
+		}
+		b, _ := json.Marshal(f)
+		buf.Write(b)
+	default: // !!str, !!timestamp, !!binary and custom tags stay strings
+		writeJSONString(buf, n.Value)
+	}
+	return nil
+}
+
+func parseBool(s string) (bool, bool) {
+	switch s {
+	case "true", "True", "TRUE":
+		return true, true
+	case "false", "False", "FALSE":
+		return false, true
+	}
+	return false, false
+}
+
+// writeJSONString writes s as a JSON string without HTML escaping.
+func writeJSONString(buf *bytes.Buffer, s string) {
+	buf.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			buf.WriteString(s[start:i])
+			switch c {
+			case '"':
+				buf.WriteString(`\"`)
+			case '\\':
+				buf.WriteString(`\\`)
+			case '\n':
+				buf.WriteString(`\n`)
+			case '\r':
+				buf.WriteString(`\r`)
+			case '\t':
+				buf.WriteString(`\t`)
+			case '\b':
+				buf.WriteString(`\b`)
+			case '\f':
+				buf.WriteString(`\f`)
+			default:
+				fmt.Fprintf(buf, `\u%04x`, c)
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf.WriteString(s[start:i])
+			buf.WriteString(`\ufffd`)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			buf.WriteString(s[start:i])
+			fmt.Fprintf(buf, `\u%04x`, r)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	buf.WriteString(s[start:])
+	buf.WriteByte('"')
+}
+
+// NodeToValue converts a node to plain Go values (map[string]any, []any,
+// string, int64, float64, bool, nil) for schema engines.
+func NodeToValue(n *yaml.Node) (any, error) {
+	w := &nodeWriter{}
+	return w.value(n, 0)
+}
+
+func (w *nodeWriter) value(n *yaml.Node, depth int) (any, error) {
+	w.visited++
+	if w.visited > maxAliasExpansion {
+		return nil, nodeError(n, "document expands to more than %d values (YAML alias bomb?)", maxAliasExpansion)
+	}
+	if depth > maxNestingDepth {
+		return nil, nodeError(n, "nesting deeper than %d levels", maxNestingDepth)
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return w.value(n.Content[0], depth)
+	case yaml.AliasNode:
+		if n.Alias == nil {
+			return nil, nodeError(n, "unknown alias %q", n.Value)
+		}
+		return w.value(n.Alias, depth+1)
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := w.value(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.MappingNode:
+		pairs, err := mappingPairs(n)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]any, len(pairs))
+		for _, p := range pairs {
+			v, err := w.value(p.value, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[p.key] = v
+		}
+		return out, nil
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!null":
+			return nil, nil
+		case "!!bool":
+			b, ok := parseBool(n.Value)
+			if !ok {
+				return nil, nodeError(n, "invalid boolean %q", n.Value)
+			}
+			return b, nil
+		case "!!int", "!!float":
+			var buf bytes.Buffer
+			if err := writeScalar(&buf, n); err != nil {
+				return nil, err
+			}
+			if i, err := strconv.ParseInt(buf.String(), 10, 64); err == nil {
+				return i, nil
+			}
+			return strconv.ParseFloat(buf.String(), 64)
+		default:
+			return n.Value, nil
+		}
+	}
+	return nil, nodeError(n, "unsupported YAML node")
+}
+
+// KindName names a node's kind the way users think of it.
+func KindName(n *yaml.Node) string {
+	if n == nil {
+		return "nothing"
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "an object"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return KindName(n.Alias)
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!str", "!!timestamp", "!!binary":
+			return "a string"
+		case "!!int", "!!float":
+			return "a number"
+		case "!!bool":
+			return "a boolean"
+		case "!!null":
+			return "null"
+		}
+	}
+	return "a value"
+}

@@ -1,0 +1,411 @@
+package declcfg
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	ignore "github.com/sabhiram/go-gitignore"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// IgnoreFile names the gitignore-style files that hide paths from loading.
+// Each applies to its own directory and everything below it.
+const IgnoreFile = ".indexignore"
+
+// Rule ids of problems found while loading. They are stable: validate reports
+// them as diagnostics and users filter on them.
+const (
+	RuleIO            = "io-error"
+	RuleBinaryFile    = "binary-file"
+	RuleSyntax        = "syntax"
+	RuleEmptyDocument = "empty-document"
+	RuleNotObject     = "not-object"
+	RuleSymlink       = "symlink"
+	RuleMissingSchema = "missing-schema"
+	RuleFieldType     = "field-type"
+	RuleDuplicateKey  = "duplicate-key"
+	RuleKeyCase       = "key-case"
+)
+
+// LoadError is a problem with a catalog file, at a position.
+type LoadError struct {
+	Pos  Pos
+	Rule string
+	Msg  string
+	// IO marks problems reading the file system, as opposed to bad content.
+	IO bool
+	// Warning marks problems that do not make the catalog invalid.
+	Warning bool
+}
+
+func (e *LoadError) Error() string {
+	if p := e.Pos.String(); p != "" {
+		return p + ": " + e.Msg
+	}
+	return e.Msg
+}
+
+// Document is one blob-sized document of a file: its root node and where it
+// starts.
+type Document struct {
+	Pos  Pos
+	Node *yaml.Node
+}
+
+// File is a parsed catalog file.
+type File struct {
+	Path   string
+	Docs   []Document
+	Errors []*LoadError
+}
+
+// WalkOptions tunes walking.
+type WalkOptions struct {
+	// Concurrency is the number of files parsed at once (default: the number
+	// of CPUs). Files are still delivered in lexical path order.
+	Concurrency int
+	// MaxFileSize rejects larger files (default 2 GiB).
+	MaxFileSize int64
+}
+
+func (o WalkOptions) withDefaults() WalkOptions {
+	if o.Concurrency <= 0 {
+		o.Concurrency = runtime.GOMAXPROCS(0)
+	}
+	if o.MaxFileSize <= 0 {
+		o.MaxFileSize = 2 << 30
+	}
+	return o
+}
+
+// WalkPath walks a catalog named on the command line: a directory tree, a
+// single file, or "-" for standard input. fn sees each file in lexical order.
+func WalkPath(ctx context.Context, p string, stdin io.Reader, opts WalkOptions, fn func(*File) error) error {
+	if p == "-" {
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			return fmt.Errorf("reading standard input: %w", err)
+		}
+		return fn(ParseFile("-", data))
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		dir, base := filepath.Split(p)
+		if dir == "" {
+			dir = "."
+		}
+		return walkFiles(ctx, os.DirFS(dir), []walkItem{{name: base, display: p}}, opts.withDefaults(), fn)
+	}
+	return WalkFS(ctx, os.DirFS(p), p, opts, fn)
+}
+
+type walkItem struct {
+	name    string // path within the fs.FS
+	display string // path shown to users
+	err     *LoadError
+}
+
+// WalkFS walks every file of fsys that no .indexignore hides. prefix is
+// joined to each file's path to name it in positions.
+func WalkFS(ctx context.Context, fsys fs.FS, prefix string, opts WalkOptions, fn func(*File) error) error {
+	items, err := listFiles(fsys, prefix)
+	if err != nil {
+		return err
+	}
+	return walkFiles(ctx, fsys, items, opts.withDefaults(), fn)
+}
+
+type ignoreScope struct {
+	dir     string // "" for the root
+	matcher *ignore.GitIgnore
+}
+
+func (s ignoreScope) matches(p string, isDir bool) bool {
+	rel := p
+	if s.dir != "" {
+		rel = strings.TrimPrefix(p, s.dir+"/")
+	}
+	if isDir {
+		return s.matcher.MatchesPath(rel) || s.matcher.MatchesPath(rel+"/")
+	}
+	return s.matcher.MatchesPath(rel)
+}
+
+func displayPath(prefix, p string) string {
+	if prefix == "" {
+		return p
+	}
+	return filepath.Join(prefix, filepath.FromSlash(p))
+}
+
+func listFiles(fsys fs.FS, prefix string) ([]walkItem, error) {
+	var items []walkItem
+	var scopes []ignoreScope
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == "." {
+				return err
+			}
+			items = append(items, walkItem{name: p, display: displayPath(prefix, p), err: &LoadError{
+				Pos: Pos{File: displayPath(prefix, p)}, Rule: RuleIO, IO: true, Msg: ioMessage(err)}})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		// Leave the scopes of directories we have walked out of.
+		for len(scopes) > 0 {
+			top := scopes[len(scopes)-1].dir
+			if top == "" || strings.HasPrefix(p, top+"/") {
+				break
+			}
+			scopes = scopes[:len(scopes)-1]
+		}
+		if p != "." {
+			for _, s := range scopes {
+				if s.matches(p, d.IsDir()) {
+					if d.IsDir() {
+						return fs.SkipDir
+					}
+					return nil
+				}
+			}
+		}
+		if d.IsDir() {
+			scope, err := readIgnoreFile(fsys, p)
+			if err != nil {
+				items = append(items, walkItem{name: path.Join(p, IgnoreFile), display: displayPath(prefix, path.Join(p, IgnoreFile)), err: &LoadError{
+					Pos: Pos{File: displayPath(prefix, path.Join(p, IgnoreFile))}, Rule: RuleIO, IO: true, Msg: ioMessage(err)}})
+			} else if scope != nil {
+				scopes = append(scopes, *scope)
+			}
+			return nil
+		}
+		if d.Name() == IgnoreFile {
+			return nil
+		}
+		item := walkItem{name: p, display: displayPath(prefix, p)}
+		if d.Type()&fs.ModeSymlink != 0 {
+			st, err := fs.Stat(fsys, p)
+			switch {
+			case err != nil:
+				item.err = &LoadError{Pos: Pos{File: item.display}, Rule: RuleSymlink,
+					Msg: fmt.Sprintf("symbolic link cannot be followed (%s); remove it or list it in %s", ioMessage(err), IgnoreFile)}
+			case st.IsDir():
+				item.err = &LoadError{Pos: Pos{File: item.display}, Rule: RuleSymlink,
+					Msg: fmt.Sprintf("symbolic link to a directory: catalogs cannot contain them (opm fails on them too); copy the directory or list the link in %s", IgnoreFile)}
+			}
+		} else if !d.Type().IsRegular() {
+			return nil // sockets, pipes, devices: not catalog content
+		}
+		items = append(items, item)
+		return nil
+	})
+	return items, err
+}
+
+func readIgnoreFile(fsys fs.FS, dir string) (*ignoreScope, error) {
+	data, err := fs.ReadFile(fsys, path.Join(dir, IgnoreFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+	scopeDir := dir
+	if dir == "." {
+		scopeDir = ""
+	}
+	return &ignoreScope{dir: scopeDir, matcher: ignore.CompileIgnoreLines(lines...)}, nil
+}
+
+func ioMessage(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("cannot %s: %v", pe.Op, pe.Err)
+	}
+	return err.Error()
+}
+
+// walkFiles parses files with a bounded worker pool and hands them to fn in
+// order. At most 2×Concurrency parsed files wait in memory.
+func walkFiles(ctx context.Context, fsys fs.FS, items []walkItem, opts WalkOptions, fn func(*File) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]chan *File, len(items))
+	for i := range results {
+		results[i] = make(chan *File, 1)
+	}
+	window := make(chan struct{}, 2*opts.Concurrency)
+	jobs := make(chan int)
+	go func() {
+		defer close(jobs)
+		for i := range items {
+			select {
+			case window <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for range opts.Concurrency {
+		go func() {
+			for i := range jobs {
+				results[i] <- readAndParse(fsys, items[i], opts.MaxFileSize)
+			}
+		}()
+	}
+	for i := range items {
+		var f *File
+		select {
+		case f = <-results[i]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		err := fn(f)
+		<-window
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func readAndParse(fsys fs.FS, it walkItem, maxSize int64) *File {
+	if it.err != nil {
+		return &File{Path: it.display, Errors: []*LoadError{it.err}}
+	}
+	if st, err := fs.Stat(fsys, it.name); err == nil && st.Size() > maxSize {
+		return &File{Path: it.display, Errors: []*LoadError{{Pos: Pos{File: it.display}, Rule: RuleIO, IO: true,
+			Msg: fmt.Sprintf("file is %d bytes, larger than the %d-byte limit", st.Size(), maxSize)}}}
+	}
+	data, err := fs.ReadFile(fsys, it.name)
+	if err != nil {
+		return &File{Path: it.display, Errors: []*LoadError{{Pos: Pos{File: it.display}, Rule: RuleIO, IO: true, Msg: ioMessage(err)}}}
+	}
+	return ParseFile(it.display, data)
+}
+
+// ParseFile splits a file's content into documents. Problems become the
+// file's Errors; a syntax error ends the file (later documents are unknown).
+func ParseFile(name string, data []byte) *File {
+	f := &File{Path: name}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if off, ok := binaryOffset(data); ok {
+		line := bytes.Count(data[:off], []byte("\n")) + 1
+		f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: line}, Rule: RuleBinaryFile,
+			Msg: fmt.Sprintf("not a text file (binary byte at offset %d); a catalog holds only JSON or YAML: list it in %s", off, IgnoreFile)})
+		return f
+	}
+	addRoot := func(n *yaml.Node) {
+		pos := Pos{File: name, Line: n.Line, Col: n.Column}
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			n = n.Alias
+		}
+		if n.Kind != yaml.MappingNode {
+			f.Errors = append(f.Errors, &LoadError{Pos: pos, Rule: RuleNotObject,
+				Msg: fmt.Sprintf("document is %s; every catalog document must be an object with a \"schema\" field", KindName(n))})
+			return
+		}
+		f.Docs = append(f.Docs, Document{Pos: pos, Node: n})
+	}
+	var err error
+	if isJSONStream(data) {
+		err = parseJSONStream(data, func(n *yaml.Node) error { addRoot(n); return nil })
+	} else {
+		err = parseYAMLStream(data, func(d yamlDoc) error {
+			switch {
+			case d.Empty && d.Comment:
+				f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: d.Line}, Rule: RuleEmptyDocument,
+					Msg: fmt.Sprintf("document holds only comments; opm rejects it (object '' is missing root schema field): remove it or list the file in %s", IgnoreFile)})
+			case d.Empty:
+				// blank documents, such as the one before a leading "---", carry nothing
+			default:
+				addRoot(d.Node)
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		var pe *parseError
+		if errors.As(err, &pe) {
+			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: pe.Line, Col: pe.Col}, Rule: RuleSyntax, Msg: pe.Msg})
+		} else {
+			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name}, Rule: RuleSyntax, Msg: err.Error()})
+		}
+	}
+	if len(f.Docs) == 0 && len(f.Errors) == 0 && len(bytes.TrimSpace(data)) > 0 && !onlyDocumentMarkers(data) {
+		f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: 1}, Rule: RuleEmptyDocument,
+			Msg: fmt.Sprintf("file holds only comments; opm rejects it (object '' is missing root schema field): remove it or list it in %s", IgnoreFile)})
+	}
+	return f
+}
+
+func onlyDocumentMarkers(data []byte) bool {
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		l := bytes.TrimSpace(line)
+		if len(l) != 0 && !bytes.Equal(l, []byte("---")) && !bytes.Equal(l, []byte("...")) {
+			return false
+		}
+	}
+	return true
+}
+
+// binaryOffset finds a NUL byte or invalid UTF-8 in the first 64 KiB.
+func binaryOffset(data []byte) (int, bool) {
+	head := data[:min(len(data), 64<<10)]
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		return i, true
+	}
+	for i := 0; i < len(head); {
+		r, size := utf8.DecodeRune(head[i:])
+		if r == utf8.RuneError && size == 1 {
+			if len(head)-i < utf8.UTFMax && len(head) < len(data) {
+				return 0, false // a rune cut by the 64 KiB window
+			}
+			return i, true
+		}
+		i += size
+	}
+	return 0, false
+}
+
+// SortLoadErrors orders errors by file, line, column and message.
+func SortLoadErrors(errs []*LoadError) {
+	sort.SliceStable(errs, func(i, j int) bool {
+		a, b := errs[i], errs[j]
+		if a.Pos.File != b.Pos.File {
+			return a.Pos.File < b.Pos.File
+		}
+		if a.Pos.Line != b.Pos.Line {
+			return a.Pos.Line < b.Pos.Line
+		}
+		if a.Pos.Col != b.Pos.Col {
+			return a.Pos.Col < b.Pos.Col
+		}
+		return a.Msg < b.Msg
+	})
+}
