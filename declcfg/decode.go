@@ -64,11 +64,23 @@ func (d *decoder) pos(n *yaml.Node) Pos {
 }
 
 func (d *decoder) errorf(n *yaml.Node, rule, format string, args ...any) {
-	d.errs = append(d.errs, &LoadError{Pos: d.pos(n), Rule: rule, Msg: fmt.Sprintf(format, args...)})
+	d.add(&LoadError{Pos: d.pos(n), Rule: rule, Msg: fmt.Sprintf(format, args...)})
 }
 
 func (d *decoder) warnf(n *yaml.Node, rule, format string, args ...any) {
-	d.errs = append(d.errs, &LoadError{Pos: d.pos(n), Rule: rule, Msg: fmt.Sprintf(format, args...), Warning: true})
+	d.add(&LoadError{Pos: d.pos(n), Rule: rule, Msg: fmt.Sprintf(format, args...), Warning: true})
+}
+
+// add records a problem once: a field read twice (DecodeDocument reads
+// "name" before the schema-specific decoder reads it again) must not report
+// the same problem twice.
+func (d *decoder) add(le *LoadError) {
+	for _, e := range d.errs {
+		if *e == *le {
+			return
+		}
+	}
+	d.errs = append(d.errs, le)
 }
 
 func deref(n *yaml.Node) *yaml.Node {
