@@ -1,0 +1,99 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/validate"
+	vreport "github.com/fbc-project/fbc/validate/report"
+)
+
+func init() { register(newValidateCmd) }
+
+func newValidateCmd() *cobra.Command {
+	output := newEnum("text", vreport.Formats...)
+	var strict bool
+	var schemaDirs []string
+	cmd := &cobra.Command{
+		Use:   "validate PATH...",
+		Short: "Check catalogs against the FBC schemas and OLM's channel rules",
+		Long: `Validate checks file-based catalogs and reports every problem in one run, each
+with a stable rule id, its file and line, and what to do about it.
+
+PATH is a catalog directory (walked recursively, honouring .indexignore files),
+a single JSON or YAML file, or - for standard input. Several paths are checked
+as one catalog.
+
+Diagnostics go to standard output; in text form a one-line summary goes to
+standard error. Exit status: 0 when there are no errors (warnings allowed),
+1 when there are errors, 2 when the check could not run (bad flags, a path
+that does not exist, or a file in the catalog that could not be read:
+rule io-error). See docs/validate.md for the rules and output formats.`,
+		Example: `  fbc validate catalog/
+  fbc validate -o json catalog/ > report.json
+  fbc validate --strict -o github catalog/
+  cat catalog.yaml | fbc validate -`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if n := countStdin(args); n > 1 {
+				return usageErrorf("standard input (-) can be read only once, got it %d times", n)
+			}
+			for _, dir := range schemaDirs {
+				if st, err := os.Stat(dir); err != nil {
+					return usageErrorf("--schema %s: %v", dir, err)
+				} else if !st.IsDir() {
+					return usageErrorf("--schema %s: not a directory", dir)
+				}
+			}
+			res, err := validate.Validate(cmd.Context(), args, validate.Options{
+				Strict:     strict,
+				SchemaDirs: schemaDirs,
+				Stdin:      cmd.InOrStdin(),
+			})
+			if err != nil {
+				return err
+			}
+			stdout := cmd.OutOrStdout()
+			opts := vreport.Options{Color: output.String() == "text" && useColor(stdout)}
+			if err := vreport.Write(stdout, output.String(), res, opts); err != nil {
+				return fmt.Errorf("writing report: %w", err)
+			}
+			if output.String() == "text" {
+				fmt.Fprintln(cmd.ErrOrStderr(), vreport.Summary(res))
+			}
+			return validateExit(res)
+		},
+	}
+	output.register(cmd, "output", "o", "output format")
+	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings about unknown fields as errors")
+	cmd.Flags().StringArrayVar(&schemaDirs, "schema", nil, "directory of extra CUE definitions to apply (repeatable)")
+	_ = cmd.MarkFlagDirname("schema")
+	return cmd
+}
+
+// validateExit maps a result to the exit status. A file that could not be
+// read makes the verdict unknown, which is trouble with the run (2) rather
+// than a finding about the catalog (1).
+func validateExit(res *validate.Result) error {
+	unread := 0
+	for _, d := range res.Diagnostics {
+		if d.Rule == declcfg.RuleIO {
+			unread++
+		}
+	}
+	switch {
+	case unread > 0:
+		return &exitError{code: ExitTrouble, err: fmt.Errorf("%d catalog files could not be read; the result is incomplete", unread)}
+	case !res.Valid():
+		return errFindings
+	}
+	return nil
+}
+
+func countStdin(args []string) int {
+	return len(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a != "-" }))
+}
