@@ -1,0 +1,138 @@
+package template
+
+import (
+	"context"
+	"strings"
+
+	"github.com/fbc-project/fbc/declcfg"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// A basic template is
+//
+//	schema: olm.template.basic
+//	entries: [any FBC blob, or a bundle stub {schema: olm.bundle, image: REF}]
+//
+// Stubs are replaced by the bundle their image renders to; every other blob
+// passes through as written.
+
+// stub is a bundle entry of a basic template.
+type stub struct {
+	ref string
+	pos declcfg.Pos
+}
+
+func renderBasic(ctx context.Context, doc *document, opts Options) (*Result, error) {
+	res := &Result{Kind: KindBasic}
+	top, ps := doc.fields(doc.root)
+	var entries *yaml.Node
+	for _, f := range top {
+		switch strings.ToLower(f.name) {
+		case "schema":
+		case "entries":
+			entries = f.value
+		default:
+			res.Warnings = append(res.Warnings, doc.problem(f.key, "unknown field %q in a basic template (opm ignores it); a basic template has only schema and entries", f.name))
+		}
+	}
+	cfg := &declcfg.DeclarativeConfig{}
+	var stubs []stub
+	var bundleAt []int // index in stubs of each bundle slot, in entry order
+	switch {
+	case isNull(entries):
+		ps = append(ps, doc.problem(doc.root, "basic template has no entries"))
+	case entries.Kind != yaml.SequenceNode:
+		ps = append(ps, doc.problem(entries, "entries must be a list, not %s", declcfg.KindName(entries)))
+	default:
+		for _, en := range entries.Content {
+			en = deref(en)
+			pos := doc.at(en)
+			if en.Kind != yaml.MappingNode {
+				ps = append(ps, doc.problem(en, "an entry must be an object (an FBC blob or a bundle stub), not %s", declcfg.KindName(en)))
+				continue
+			}
+			blob, errs, ok := declcfg.DecodeDocument(declcfg.Document{Pos: pos, Node: en})
+			for _, e := range errs {
+				p := &Problem{Pos: e.Pos, Msg: e.Msg}
+				if e.Warning {
+					res.Warnings = append(res.Warnings, p)
+				} else {
+					ps = append(ps, p)
+				}
+			}
+			if !ok {
+				continue
+			}
+			if blob.Bundle == nil {
+				blob.AddTo(cfg)
+				continue
+			}
+			s, sps := doc.stub(en)
+			ps = append(ps, sps...)
+			if len(sps) == 0 {
+				bundleAt = append(bundleAt, len(stubs))
+				stubs = append(stubs, s)
+			}
+		}
+	}
+	if len(ps) > 0 {
+		return nil, ps
+	}
+	rendered, err := renderRefs(ctx, opts.Render, stubs)
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range bundleAt {
+		cfg.Bundles = append(cfg.Bundles, rendered[i].Bundle)
+	}
+	res.Config = cfg
+	return res, nil
+}
+
+// stub checks that a bundle entry is a stub: schema and image, nothing else.
+func (d *document) stub(n *yaml.Node) (stub, Problems) {
+	fs, ps := d.fields(n)
+	s := stub{pos: d.at(n)}
+	var extra []string
+	var imageNode *yaml.Node
+	for _, f := range fs {
+		switch strings.ToLower(f.name) {
+		case "schema":
+		case "image":
+			imageNode = f.value
+			ref, p := d.str(f.value, "image")
+			if p != nil {
+				ps = append(ps, p)
+			}
+			s.ref = strings.TrimSpace(ref)
+		default:
+			extra = append(extra, f.name)
+		}
+	}
+	if len(extra) > 0 {
+		ps = append(ps, d.problem(n, "bundle entry has %s %s: in a basic template a bundle is a stub with only schema and image (its name, package, properties and related images come from rendering the image)",
+			plural(len(extra), "field", "fields"), quoteList(extra)))
+	} else if s.ref == "" && len(ps) == 0 {
+		at := n
+		if imageNode != nil {
+			at = imageNode
+		}
+		ps = append(ps, d.problem(at, "bundle entry has no image: a bundle stub names the bundle image to render"))
+	}
+	return s, ps
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func quoteList(items []string) string {
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = `"` + s + `"`
+	}
+	return strings.Join(q, ", ")
+}

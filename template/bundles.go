@@ -1,0 +1,163 @@
+package template
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/fbc-project/fbc/declcfg"
+)
+
+// renderJobs bounds how many bundle references render at once (registry
+// pulls dominate; a few in flight hide the latency without hammering the
+// registry).
+const renderJobs = 4
+
+// renderedBundle is one stub's bundle.
+type renderedBundle struct {
+	Bundle declcfg.Bundle
+}
+
+// RenderError is a bundle reference that could not be rendered; Err says
+// why (a registry, a missing directory, not a bundle).
+type RenderError struct {
+	Pos declcfg.Pos
+	Ref string
+	Err error
+}
+
+func (e *RenderError) Error() string {
+	msg := fmt.Sprintf("rendering bundle %q: %v", e.Ref, e.Err)
+	if s := e.Pos.String(); s != "" {
+		return s + ": " + msg
+	}
+	return msg
+}
+
+func (e *RenderError) Unwrap() error { return e.Err }
+
+// renderRefs renders every stub's reference (each distinct reference once)
+// and checks that each holds exactly one bundle. Results are in stub order.
+func renderRefs(ctx context.Context, render BundleRenderer, stubs []stub) ([]renderedBundle, error) {
+	type job struct {
+		ref   string
+		first int // first stub naming ref
+	}
+	index := map[string]int{}
+	var jobs []job
+	for i, s := range stubs {
+		if _, ok := index[s.ref]; !ok {
+			index[s.ref] = len(jobs)
+			jobs = append(jobs, job{ref: s.ref, first: i})
+		}
+	}
+	results := make([][]declcfg.Bundle, len(jobs))
+	errs := make([]error, len(jobs))
+	inner, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(renderJobs, len(jobs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				bs, err := render(inner, jobs[j].ref)
+				if err != nil {
+					errs[j] = err
+					cancel()
+					continue
+				}
+				results[j] = bs
+			}
+		}()
+	}
+feed:
+	for j := range jobs {
+		select {
+		case next <- j:
+		case <-inner.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Report the first failure in template order; the others may be only
+	// the cancellation it caused.
+	for j, err := range errs {
+		if err != nil {
+			return nil, &RenderError{Pos: stubs[jobs[j].first].pos, Ref: jobs[j].ref, Err: err}
+		}
+	}
+	var ps Problems
+	for j, bs := range results {
+		if len(bs) != 1 {
+			ps = append(ps, &Problem{Pos: stubs[jobs[j].first].pos,
+				Msg: fmt.Sprintf("bundle reference %q resolved to %d bundles; a bundle reference must name exactly one bundle", jobs[j].ref, len(bs))})
+		}
+	}
+	if len(ps) > 0 {
+		return nil, ps
+	}
+	out := make([]renderedBundle, len(stubs))
+	for i, s := range stubs {
+		out[i] = renderedBundle{Bundle: results[index[s.ref]][0]}
+	}
+	return out, nil
+}
+
+// csvInfo is what the semver template copies from a bundle's CSV into the
+// package blob.
+type csvInfo struct {
+	Description string
+	Icon        *declcfg.Icon
+}
+
+// bundleCSV reads the description and first icon of a bundle's CSV, from its
+// olm.bundle.object manifests, or the description from olm.csv.metadata.
+func bundleCSV(b *declcfg.Bundle) (csvInfo, error) {
+	objs, err := declcfg.BundleObjects(b.Properties)
+	if err != nil {
+		return csvInfo{}, fmt.Errorf("bundle %q: %w", b.Name, err)
+	}
+	for _, o := range objs {
+		var csv struct {
+			Kind string `json:"kind"`
+			Spec struct {
+				Description string `json:"description"`
+				Icon        []struct {
+					Data      string `json:"base64data"`
+					MediaType string `json:"mediatype"`
+				} `json:"icon"`
+			} `json:"spec"`
+		}
+		if json.Unmarshal(o, &csv) != nil || csv.Kind != "ClusterServiceVersion" {
+			continue
+		}
+		info := csvInfo{Description: csv.Spec.Description}
+		if len(csv.Spec.Icon) > 0 {
+			data, err := base64.StdEncoding.DecodeString(csv.Spec.Icon[0].Data)
+			if err != nil {
+				return csvInfo{}, fmt.Errorf("bundle %q: CSV icon is not base64: %w", b.Name, err)
+			}
+			info.Icon = &declcfg.Icon{Data: data, MediaType: csv.Spec.Icon[0].MediaType}
+		}
+		return info, nil
+	}
+	for _, p := range b.Properties {
+		if p.Type != declcfg.PropertyCSVMetadata {
+			continue
+		}
+		var md declcfg.CSVMetadata
+		if err := p.Decode(&md); err != nil {
+			return csvInfo{}, fmt.Errorf("bundle %q: %w", b.Name, err)
+		}
+		return csvInfo{Description: md.Description}, nil
+	}
+	return csvInfo{}, nil
+}

@@ -1,0 +1,113 @@
+package template
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/fbc-project/fbc/declcfg"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Templates are read as yaml.v3 nodes so that every problem can name its
+// line. Keys match case-insensitively, as opm's JSON decoding does (older
+// semver templates write Schema, GenerateMajorChannels, Bundles, Image).
+
+func readFile(name string) ([]byte, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("reading template: %w", err)
+	}
+	return data, nil
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// field is one key of a mapping.
+type field struct {
+	name  string // the key as written
+	key   *yaml.Node
+	value *yaml.Node
+}
+
+// fields lists a mapping's keys, rejecting keys that repeat (also when they
+// differ only in case, since they would land in the same field).
+func (d *document) fields(n *yaml.Node) ([]field, Problems) {
+	var out []field
+	var ps Problems
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], deref(n.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			ps = append(ps, d.problem(k, "keys must be strings"))
+			continue
+		}
+		dup := false
+		for _, f := range out {
+			if strings.EqualFold(f.name, k.Value) {
+				ps = append(ps, d.problem(k, "duplicate key %q (first defined at line %d)", k.Value, f.key.Line))
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, field{name: k.Value, key: k, value: v})
+		}
+	}
+	return out, ps
+}
+
+// lookup finds a key in a mapping: an exact match wins, otherwise a
+// case-insensitive one.
+func lookup(n *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i], deref(n.Content[i+1])
+		}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if strings.EqualFold(n.Content[i].Value, key) {
+			return n.Content[i], deref(n.Content[i+1])
+		}
+	}
+	return nil, nil
+}
+
+func isNull(n *yaml.Node) bool {
+	return n == nil || n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// str reads a string scalar; null reads as "".
+func (d *document) str(n *yaml.Node, what string) (string, *Problem) {
+	if isNull(n) {
+		return "", nil
+	}
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+		return "", d.problem(n, "%s must be a string, not %s", what, declcfg.KindName(n))
+	}
+	return n.Value, nil
+}
+
+// boolean reads a boolean scalar; null reads as false.
+func (d *document) boolean(n *yaml.Node, what string) (bool, *Problem) {
+	if isNull(n) {
+		return false, nil
+	}
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool" {
+		switch strings.ToLower(n.Value) {
+		case "true":
+			return true, nil
+		case "false":
+			return false, nil
+		}
+	}
+	return false, d.problem(n, "%s must be true or false, not %s", what, declcfg.KindName(n))
+}

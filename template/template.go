@@ -1,0 +1,228 @@
+// Package template owns catalog templates: the basic template
+// (olm.template.basic: FBC blobs plus bundle stubs) and the semver template
+// (olm.semver: bundles grouped by maturity, channels and edges generated from
+// their versions). Both turn into a declcfg.DeclarativeConfig; bundle
+// references are resolved by a BundleRenderer, normally render through an
+// ImageMap.
+package template
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/fbc-project/fbc/declcfg"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Kind is a template type, named as on the command line.
+type Kind string
+
+const (
+	KindBasic  Kind = "basic"
+	KindSemver Kind = "semver"
+)
+
+// Schemas of the template kinds.
+const (
+	SchemaBasic  = "olm.template.basic"
+	SchemaSemver = "olm.semver"
+)
+
+// Kinds lists the template kinds in the order help texts name them.
+var Kinds = []Kind{KindBasic, KindSemver}
+
+// KindFromSchema maps a template schema to its kind the way opm does: the
+// kind is the text after the schema's last dot.
+func KindFromSchema(schema string) (Kind, bool) {
+	k := Kind(schema[strings.LastIndex(schema, ".")+1:])
+	if !slices.Contains(Kinds, k) {
+		return "", false
+	}
+	return k, true
+}
+
+func (k Kind) schema() string {
+	if k == KindSemver {
+		return SchemaSemver
+	}
+	return SchemaBasic
+}
+
+// BundleRenderer turns one bundle reference, exactly as the template writes
+// it, into the bundles it holds. The bundles' image must be the reference.
+// Properties must not be migrated yet (the semver template reads the CSV
+// from olm.bundle.object); Options.Migrate runs on the whole result.
+type BundleRenderer func(ctx context.Context, ref string) ([]declcfg.Bundle, error)
+
+// Options tunes Render.
+type Options struct {
+	// Kind forces a template kind; empty detects it from the schema.
+	Kind Kind
+	// Render resolves bundle references (required).
+	Render BundleRenderer
+	// Migrate, when set, rewrites the rendered catalog (for example
+	// bundle-object-to-csv-metadata) after the template is complete.
+	Migrate func(*declcfg.DeclarativeConfig) error
+	// SkipRange makes the semver template give each Y-stream head a
+	// skipRange over its own Y-stream instead of a skips list; see
+	// docs/templates.md.
+	SkipRange bool
+}
+
+// Result is a rendered template.
+type Result struct {
+	Kind   Kind
+	Config *declcfg.DeclarativeConfig
+	// Explanation says, for a semver template, why each channel entry got
+	// the edges it has.
+	Explanation *Explanation
+	// Warnings are problems that do not stop rendering (keys matched only
+	// case-insensitively, unknown fields opm ignores).
+	Warnings []*Problem
+}
+
+// Problem is something wrong with a template, at a position.
+type Problem struct {
+	Pos declcfg.Pos
+	Msg string
+}
+
+func (p *Problem) Error() string {
+	if s := p.Pos.String(); s != "" {
+		return s + ": " + p.Msg
+	}
+	return p.Msg
+}
+
+// Problems is every problem found in a template; it is the error Render
+// returns when the template itself is at fault (as opposed to a bundle that
+// could not be fetched).
+type Problems []*Problem
+
+func (ps Problems) Error() string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p.Error())
+	}
+	return b.String()
+}
+
+// ReadInput reads a template named on the command line ("-" is stdin).
+func ReadInput(name string, stdin io.Reader) ([]byte, error) {
+	if name == "-" {
+		return io.ReadAll(stdin)
+	}
+	return readFile(name)
+}
+
+// Render renders the template held in data; name is used in positions.
+func Render(ctx context.Context, name string, data []byte, opts Options) (*Result, error) {
+	if opts.Render == nil {
+		return nil, fmt.Errorf("template: no bundle renderer")
+	}
+	doc, err := parseTemplate(name, data, "template")
+	if err != nil {
+		return nil, err
+	}
+	kind, err := detectKind(doc, opts.Kind)
+	if err != nil {
+		return nil, err
+	}
+	var res *Result
+	switch kind {
+	case KindBasic:
+		res, err = renderBasic(ctx, doc, opts)
+	case KindSemver:
+		res, err = renderSemver(ctx, doc, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if opts.Migrate != nil {
+		if err := opts.Migrate(res.Config); err != nil {
+			return nil, fmt.Errorf("migrating %s: %w", name, err)
+		}
+	}
+	return res, nil
+}
+
+// document is a parsed template: its root mapping and its file.
+type document struct {
+	file string
+	root *yaml.Node
+	pos  declcfg.Pos
+}
+
+func (d *document) at(n *yaml.Node) declcfg.Pos {
+	if n == nil {
+		return d.pos
+	}
+	return declcfg.Pos{File: d.file, Line: n.Line, Col: n.Column}
+}
+
+func (d *document) problem(n *yaml.Node, format string, args ...any) *Problem {
+	return &Problem{Pos: d.at(n), Msg: fmt.Sprintf(format, args...)}
+}
+
+// parseTemplate parses a template file: one JSON or YAML document holding an
+// object. what names the file's role in messages.
+func parseTemplate(name string, data []byte, what string) (*document, error) {
+	f := declcfg.ParseFile(name, data)
+	var ps Problems
+	for _, e := range f.Errors {
+		switch {
+		case e.Warning:
+		case e.Rule == declcfg.RuleNotObject:
+			kind := strings.TrimPrefix(strings.SplitN(e.Msg, ";", 2)[0], "document is ")
+			ps = append(ps, &Problem{Pos: e.Pos, Msg: what + " must be an object, not " + kind})
+		default:
+			ps = append(ps, &Problem{Pos: e.Pos, Msg: e.Msg})
+		}
+	}
+	if len(ps) > 0 {
+		return nil, ps
+	}
+	switch len(f.Docs) {
+	case 0:
+		return nil, Problems{{Pos: declcfg.Pos{File: name}, Msg: what + " is empty"}}
+	case 1:
+	default:
+		return nil, Problems{{Pos: f.Docs[1].Pos, Msg: fmt.Sprintf("a %s is one document, but this file holds %d", what, len(f.Docs))}}
+	}
+	return &document{file: name, root: f.Docs[0].Node, pos: f.Docs[0].Pos}, nil
+}
+
+// detectKind reads the template's schema (matched case-insensitively, like
+// opm) and checks it against a kind given on the command line.
+func detectKind(doc *document, want Kind) (Kind, error) {
+	keyNode, v := lookup(doc.root, "schema")
+	if v == nil {
+		if want != "" {
+			return "", Problems{doc.problem(doc.root, "template has no %q field; a %s template starts with \"schema: %s\"", "schema", want, want.schema())}
+		}
+		return "", Problems{doc.problem(doc.root, "template has no %q field, so its type is unknown: "+
+			"write \"schema: %s\" or \"schema: %s\"", "schema", SchemaBasic, SchemaSemver)}
+	}
+	_ = keyNode
+	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
+		return "", Problems{doc.problem(v, "%q must be a string, not %s", "schema", declcfg.KindName(v))}
+	}
+	schema := v.Value
+	if want != "" {
+		if schema != want.schema() {
+			return "", Problems{doc.problem(v, "template has schema %q, but a %s template must have schema %q", schema, want, want.schema())}
+		}
+		return want, nil
+	}
+	kind, ok := KindFromSchema(schema)
+	if !ok || schema != kind.schema() {
+		return "", Problems{doc.problem(v, "unknown template schema %q: fbc renders %q (basic) and %q (semver) templates", schema, SchemaBasic, SchemaSemver)}
+	}
+	return kind, nil
+}
