@@ -182,17 +182,23 @@ func (p *jsonParser) number(line, col int) (*yaml.Node, error) {
 }
 
 // str parses a JSON string at p.off. Strings without escapes (base64 data,
-// names) are sliced directly.
+// names) are sliced directly; the scan keeps its index in a local so that long
+// values run at memory speed.
 func (p *jsonParser) str() (string, error) {
 	start := p.off
-	p.off++
+	data := p.data
+	i := start + 1
 	escaped := false
-	for p.off < len(p.data) {
-		c := p.data[p.off]
-		switch {
-		case c == '"':
-			p.off++
-			raw := p.data[start:p.off]
+	for i < len(data) {
+		c := data[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		switch c {
+		case '"':
+			p.off = i + 1
+			raw := data[start:p.off]
 			if !escaped && utf8.Valid(raw) {
 				return string(raw[1 : len(raw)-1]), nil
 			}
@@ -202,16 +208,14 @@ func (p *jsonParser) str() (string, error) {
 				return "", p.errorf("invalid string: %v", err)
 			}
 			return s, nil
-		case c == '\\':
+		case '\\':
 			escaped = true
-			p.off += 2
-		case c < 0x20:
-			return "", p.errorf("invalid control character %s in string", p.describe())
+			i += 2
 		default:
-			p.off++
+			p.off = i
+			return "", p.errorf("invalid control character %s in string", p.describe())
 		}
 	}
-	p.off = start
 	return "", p.errorf("unterminated string")
 }
 

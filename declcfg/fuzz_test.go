@@ -1,0 +1,115 @@
+package declcfg
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// fuzzSeeds are small inputs covering both parsers and every decode path; the
+// corpus files add real-world shapes when they are present.
+var fuzzSeeds = []string{
+	"",
+	"{}",
+	`{"schema":"olm.package","name":"a","defaultChannel":"s","icon":{"base64data":"aGk=","mediatype":"image/png"}}`,
+	`{"schema":"olm.channel","package":"a","name":"s","entries":[{"name":"a.v1","replaces":"a.v0","skips":["x"],"skipRange":"<1.0.0"}]}`,
+	`{"schema":"olm.bundle","package":"a","name":"a.v1","image":"i","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}}],"relatedImages":[{"name":"","image":"r"}]}`,
+	`{"schema":"olm.deprecations","package":"a","entries":[{"reference":{"schema":"olm.bundle","name":"a.v1"},"message":"m"}]}`,
+	"{\"schema\":\"x\"}\n{\"schema\":\"y\"}\n---\n",
+	"[1,2,3]",
+	"---\nschema: olm.package\nname: a\n---\n# only a comment\n",
+	"schema: olm.bundle\nproperties:\n- type: t\n  value: &a {x: [*a]}\n",
+	"a: &a [*a, *a]\nb: &b [*a, *a]\nc: &c [*b, *b]\nschema: x\n",
+	"schema: x\n<<: {a: 1}\n",
+	"schema: x\nv: .inf\n",
+	"schema: x\nk: 0x1F\nf: 1_000.5\nb: yes\n",
+	"\x00\x01binary",
+	"\xef\xbb\xbf{\"schema\":\"bom\"}",
+	"{\"schema\": \"s\", \"a\": \"\\ud800\"}",
+}
+
+func addSeeds(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	matches, _ := filepath.Glob(filepath.Join("..", "testdata", "catalog", "*", "catalog.*"))
+	for _, m := range matches {
+		if data, err := os.ReadFile(m); err == nil {
+			f.Add(data)
+		}
+	}
+}
+
+// FuzzParseFile checks that no input makes the loader panic or hang, and that
+// every problem it reports names the file.
+func FuzzParseFile(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<20 {
+			return
+		}
+		done := make(chan *File, 1)
+		go func() {
+			f := ParseFile("fuzz.yaml", data)
+			for _, doc := range f.Docs {
+				DecodeDocument(doc)
+			}
+			done <- f
+		}()
+		var file *File
+		select {
+		case file = <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("loading took more than 5s on %q", data)
+		}
+		for _, e := range file.Errors {
+			if e.Pos.File != "fuzz.yaml" {
+				t.Fatalf("error without file: %v", e)
+			}
+			if e.Rule == "" {
+				t.Fatalf("error without rule: %v", e)
+			}
+		}
+		for _, doc := range file.Docs {
+			blob, errs, _ := DecodeDocument(doc)
+			for _, e := range errs {
+				if e.Pos.File != "fuzz.yaml" {
+					t.Fatalf("decode error without file: %v", e)
+				}
+			}
+			_ = blob
+		}
+	})
+}
+
+// FuzzDecodeDocument round-trips whatever decodes: writing the loaded
+// catalog and loading it again must give the same output.
+func FuzzDecodeDocument(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<20 {
+			return
+		}
+		cfg, err := LoadBytes("fuzz.json", data)
+		if err != nil {
+			return
+		}
+		var first bytes.Buffer
+		if err := WriteJSON(cfg, &first); err != nil {
+			t.Fatalf("write: %v", err)
+		}
+		cfg2, err := LoadBytes("again.json", first.Bytes())
+		if err != nil {
+			t.Fatalf("reloading written output: %v\n%s", err, first.String())
+		}
+		var second bytes.Buffer
+		if err := WriteJSON(cfg2, &second); err != nil {
+			t.Fatalf("write: %v", err)
+		}
+		if !bytes.Equal(first.Bytes(), second.Bytes()) {
+			t.Fatalf("write(load(write(x))) != write(x):\n%s\n---\n%s", first.String(), second.String())
+		}
+	})
+}
