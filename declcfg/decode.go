@@ -64,23 +64,11 @@ func (d *decoder) pos(n *yaml.Node) Pos {
 }
 
 func (d *decoder) errorf(n *yaml.Node, rule, format string, args ...any) {
-	d.add(&LoadError{Pos: d.pos(n), Rule: rule, Msg: fmt.Sprintf(format, args...)})
+	d.errs = append(d.errs, &LoadError{Pos: d.pos(n), Rule: rule, Msg: fmt.Sprintf(format, args...)})
 }
 
 func (d *decoder) warnf(n *yaml.Node, rule, format string, args ...any) {
-	d.add(&LoadError{Pos: d.pos(n), Rule: rule, Msg: fmt.Sprintf(format, args...), Warning: true})
-}
-
-// add records a problem once: a field read twice (DecodeDocument reads
-// "name" before the schema-specific decoder reads it again) must not report
-// the same problem twice.
-func (d *decoder) add(le *LoadError) {
-	for _, e := range d.errs {
-		if *e == *le {
-			return
-		}
-	}
-	d.errs = append(d.errs, le)
+	d.errs = append(d.errs, &LoadError{Pos: d.pos(n), Rule: rule, Msg: fmt.Sprintf(format, args...), Warning: true})
 }
 
 func deref(n *yaml.Node) *yaml.Node {
@@ -175,9 +163,13 @@ func DecodeDocument(doc Document) (blob Blob, errs []*LoadError, ok bool) {
 	if !ok {
 		return Blob{}, d.errs, false
 	}
+	// Each key is read once, so each problem with it is reported once.
 	schema, sn := o.str("schema")
-	pkg, _ := o.str("package")
 	name, _ := o.str("name")
+	var pkg string
+	if schema != SchemaPackage {
+		pkg, _ = o.str("package")
+	}
 	if sn == nil || schema == "" {
 		if sn == nil || sn.ShortTag() == "!!null" || sn.ShortTag() == "!!str" {
 			d.errorf(doc.Node, RuleMissingSchema, "document has no \"schema\" field; every catalog blob needs one (olm.package, olm.channel, olm.bundle, olm.deprecations or a custom schema)")
@@ -188,7 +180,7 @@ func DecodeDocument(doc Document) (blob Blob, errs []*LoadError, ok bool) {
 	blob.Schema = schema
 	switch schema {
 	case SchemaPackage:
-		blob.Package = d.pkg(o, pos)
+		blob.Package = d.pkg(o, pos, name)
 	case SchemaChannel:
 		blob.Channel = d.channel(o, pos, pkg, name)
 	case SchemaBundle:
@@ -219,9 +211,8 @@ func (d *decoder) nodeErr(err error) {
 	d.errs = append(d.errs, &LoadError{Pos: Pos{File: d.file}, Rule: RuleSyntax, Msg: err.Error()})
 }
 
-func (d *decoder) pkg(o *object, pos Pos) *Package {
-	p := &Package{Schema: SchemaPackage, Pos: pos}
-	p.Name, _ = o.str("name")
+func (d *decoder) pkg(o *object, pos Pos, name string) *Package {
+	p := &Package{Schema: SchemaPackage, Name: name, Pos: pos}
 	p.DefaultChannel, _ = o.str("defaultChannel")
 	p.Description, _ = o.str("description")
 	if _, in := o.field("icon"); in != nil && !(in.Kind == yaml.ScalarNode && in.ShortTag() == "!!null") {
