@@ -3,6 +3,7 @@ module github.com/fbc-project/fbc
 go 1.26.8
 
 require (
+	github.com/Masterminds/semver/v3 v3.5.0
 	github.com/blang/semver/v4 v4.0.0
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/sabhiram/go-gitignore v0.0.0-20210923224102-525f6e181f06

@@ -1,0 +1,126 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fbc-project/fbc/graph"
+)
+
+func init() { register(newUpgradePathCmd) }
+
+func newUpgradePathCmd() *cobra.Command {
+	var (
+		q         graph.UpgradeQuery
+		channels  []string
+		all       bool
+		semantics = newEnum("classic", "classic", "v1")
+		policy    = newEnum(string(graph.CatalogProvided), string(graph.CatalogProvided), string(graph.SelfCertified))
+		output    = newEnum("text", "text", "json")
+	)
+	cmd := &cobra.Command{
+		Use:   "upgrade-path CATALOG --package P [--from NAME [--from-version V]]",
+		Short: "Simulate where OLM upgrades an installed bundle, under classic or v1 rules",
+		Long: `upgrade-path answers "from this bundle, where does OLM take me?" offline.
+
+It resolves the package's upgrade graph the way OLM does and repeats the step
+until nothing changes. --semantics classic follows a Subscription (one
+channel at most; candidates are ordered along the channel's replaces chain
+and the one closest to the head wins); --semantics v1 follows a
+ClusterExtension (any number of channels, an optional version range and
+upgrade constraint policy; the highest version among the successors wins).
+
+--from names the installed bundle; --from-version gives its version when the
+catalog does not have it. Without --from the simulation is a fresh install.
+--all simulates every bundle of each channel as the installed one and flags
+the bundles that can never reach the channel's head ("dead ends").
+
+Exit status: 0 when the simulation ran (also when there is no update),
+1 when resolution fails or --all finds dead ends, 2 for usage mistakes.`,
+		Example: `  fbc upgrade-path catalog/ --package etcd --from etcdoperator.v0.9.0 --channel alpha
+  fbc upgrade-path catalog/ --package etcd --semantics v1 --from etcdoperator.v0.9.0 -o json
+  fbc upgrade-path catalog/ --package etcd --all --semantics v1`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q.Semantics = graph.Semantics(semantics.String())
+			q.Channels = channels
+			if cmd.Flags().Changed("policy") || q.Semantics == graph.V1 {
+				q.Policy = graph.Policy(policy.String())
+			}
+			if q.Package == "" {
+				return usageErrorf("--package is required")
+			}
+			if all && (q.From != "" || q.FromVersion != "") {
+				return usageErrorf("--all simulates every bundle; it cannot be combined with --from or --from-version")
+			}
+			cat, err := loadGraph(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if all {
+				s, err := graph.SurveyUpgrades(cat, q)
+				if err != nil {
+					return graphQueryError(err)
+				}
+				if output.String() == "json" {
+					err = s.WriteJSON(out)
+				} else {
+					err = s.WriteText(out)
+				}
+				if err != nil {
+					return err
+				}
+				if n := s.Problems(); n > 0 {
+					return findingsError(fmt.Errorf("%d %s cannot reach the head of %s channel", n, plural(n, "bundle", "bundles"), plural(n, "its", "their")))
+				}
+				return nil
+			}
+			p, err := graph.UpgradePath(cat, q)
+			if err != nil {
+				return graphQueryError(err)
+			}
+			if output.String() == "json" {
+				err = p.WriteJSON(out)
+			} else {
+				err = p.WriteText(out, q.Options)
+			}
+			if err != nil {
+				return err
+			}
+			if p.Err != nil {
+				return findingsError(fmt.Errorf("resolution fails: %w", p.Err))
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&q.Package, "package", "p", "", "package to simulate (required)")
+	f.StringVar(&q.From, "from", "", "installed bundle name (default: fresh install)")
+	f.StringVar(&q.FromVersion, "from-version", "", "installed bundle version, for a bundle the catalog does not have")
+	f.StringArrayVar(&channels, "channel", nil, "channel to subscribe to (repeatable for v1; classic takes one, \"\" for none)")
+	f.StringVar(&q.VersionRange, "version", "", "v1 version constraint, e.g. \">=1.2.0 <2.0.0\" (Masterminds syntax)")
+	f.BoolVar(&all, "all", false, "simulate every bundle as the installed one and report dead ends")
+	semantics.register(cmd, "semantics", "", "upgrade rules to follow")
+	policy.register(cmd, "policy", "", "v1 upgrade constraint policy")
+	output.register(cmd, "output", "o", "output format")
+	return cmd
+}
+
+// graphQueryError maps a graph query mistake to a usage error (exit 2).
+func graphQueryError(err error) error {
+	var oe *graph.OptionError
+	if errors.As(err, &oe) {
+		return &usageError{err: err}
+	}
+	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,336 @@
+package graph
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Survey is `upgrade-path --all`: every bundle of a channel selection
+// simulated as the installed one, and whether its path reaches the bundle
+// a fresh install gets (the head).
+type Survey struct {
+	Package    string
+	Options    Options
+	Selections []*Selection
+}
+
+// Selection is one subscription setting surveyed: one channel, or the
+// channels given.
+type Selection struct {
+	Channels []string
+	// Head is where a fresh install lands, the target every path should
+	// reach.
+	Head *Bundle
+	// Err is set when even a fresh install fails to resolve; no rows are
+	// simulated then.
+	Err error
+	// Bundles counts the bundles of the selection.
+	Bundles int
+	Rows    []*SurveyRow
+}
+
+// SurveyRow is one installed bundle's fate.
+type SurveyRow struct {
+	From *Bundle
+	// Next is the first upgrade, nil when the bundle stays.
+	Next *Bundle
+	// End is where the path stops (the bundle itself when it stays).
+	End *Bundle
+	// Hops counts the upgrades to the head; -1 when the path never gets
+	// there.
+	Hops int
+	// Err is the resolution failure (or loop) on the way.
+	Err error
+}
+
+// DeadEnd reports a bundle whose upgrades stop short of the head.
+func (r *SurveyRow) DeadEnd() bool { return r.Err == nil && r.Hops < 0 }
+
+// SurveyUpgrades simulates every bundle of the package as installed. With
+// channels given, one selection uses them; otherwise each channel is
+// surveyed on its own, as a subscription to that channel.
+func SurveyUpgrades(cat *Catalog, q UpgradeQuery) (*Survey, error) {
+	if q.From != "" || q.FromVersion != "" {
+		return nil, optionErrorf("a survey simulates every bundle; it takes no installed bundle")
+	}
+	base, err := resolverFor(cat, q)
+	if err != nil {
+		return nil, err
+	}
+	p := base.pkg
+	s := &Survey{Package: p.Name, Options: base.opts}
+	var selections [][]string
+	if len(base.opts.Channels) > 0 {
+		selections = [][]string{base.opts.Channels}
+	} else {
+		for _, name := range p.ChannelNames() {
+			selections = append(selections, []string{name})
+		}
+	}
+	for _, chans := range selections {
+		opts := base.opts
+		opts.Channels = chans
+		r, err := NewResolver(p, opts)
+		if err != nil {
+			return nil, err
+		}
+		s.Selections = append(s.Selections, survey(r, chans))
+	}
+	return s, nil
+}
+
+func survey(r *Resolver, chans []string) *Selection {
+	sel := &Selection{Channels: chans}
+	var bundles []*Bundle
+	seen := map[string]bool{}
+	for _, c := range chans {
+		ch := r.pkg.Channel(c)
+		if ch == nil {
+			continue
+		}
+		for _, e := range ch.Entries {
+			if e.Bundle != nil && !seen[e.Name] {
+				seen[e.Name] = true
+				bundles = append(bundles, e.Bundle)
+			}
+		}
+	}
+	sel.Bundles = len(bundles)
+	fresh, err := r.Step(nil)
+	if err != nil {
+		sel.Err = err
+		return sel
+	}
+	sel.Head = fresh.Next
+	slices.SortStableFunc(bundles, byVersionDesc)
+
+	type fate struct {
+		next, end *Bundle
+		depth     int // upgrades from here to end
+		err       error
+		done      bool
+	}
+	fates := map[*Bundle]*fate{}
+	// follow walks the next pointers from b, stepping each bundle once, and
+	// fills in the fate of every bundle on the way.
+	follow := func(b *Bundle) *fate {
+		var stack []*Bundle
+		onStack := map[*Bundle]bool{}
+		cur := b
+		for {
+			if f := fates[cur]; f != nil && f.done {
+				break
+			}
+			if onStack[cur] {
+				names := []string{}
+				for _, x := range stack {
+					names = append(names, x.Name)
+				}
+				loopErr := fmt.Errorf("%w: %s -> %s", ErrLoop, strings.Join(names, " -> "), cur.Name)
+				for _, x := range stack {
+					fates[x] = &fate{err: loopErr, done: true}
+				}
+				return fates[b]
+			}
+			onStack[cur] = true
+			stack = append(stack, cur)
+			st, err := r.Step(&Installed{Name: cur.Name, Version: cur.Version})
+			switch {
+			case err != nil:
+				fates[cur] = &fate{err: err, done: true}
+			case st.Next == nil:
+				fates[cur] = &fate{end: cur, done: true}
+			default:
+				fates[cur] = &fate{next: st.Next}
+				cur = st.Next
+				continue
+			}
+			break
+		}
+		for i := len(stack) - 1; i >= 0; i-- {
+			f := fates[stack[i]]
+			if f.done {
+				continue
+			}
+			nf := fates[f.next]
+			f.end, f.depth, f.err, f.done = nf.end, nf.depth+1, nf.err, true
+		}
+		return fates[b]
+	}
+	for _, b := range bundles {
+		f := follow(b)
+		row := &SurveyRow{From: b, Next: f.next, End: f.end, Hops: -1, Err: f.err}
+		if f.err == nil && f.end == sel.Head {
+			row.Hops = f.depth
+		}
+		sel.Rows = append(sel.Rows, row)
+	}
+	return sel
+}
+
+// byVersionDesc orders bundles newest first, those without a version last.
+func byVersionDesc(a, b *Bundle) int {
+	switch {
+	case a.HasVersion() && b.HasVersion():
+		if c := b.version.strict.Compare(a.version.strict); c != 0 {
+			return c
+		}
+	case a.HasVersion():
+		return -1
+	case b.HasVersion():
+		return 1
+	}
+	return strings.Compare(a.Name, b.Name)
+}
+
+// Problems counts the bundles that cannot reach their head: dead ends,
+// failed resolutions, and every bundle of a selection that cannot resolve.
+func (s *Survey) Problems() int {
+	n := 0
+	for _, sel := range s.Selections {
+		if sel.Err != nil {
+			n += sel.Bundles
+			continue
+		}
+		for _, r := range sel.Rows {
+			if r.Err != nil || r.DeadEnd() {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// Counts returns the number of dead ends and of failed resolutions
+// (counting every bundle of a selection that cannot resolve).
+func (s *Survey) Counts() (deadEnds, failures int) {
+	for _, sel := range s.Selections {
+		if sel.Err != nil {
+			failures += sel.Bundles
+			continue
+		}
+		for _, r := range sel.Rows {
+			switch {
+			case r.Err != nil:
+				failures++
+			case r.DeadEnd():
+				deadEnds++
+			}
+		}
+	}
+	return deadEnds, failures
+}
+
+type surveyJSON struct {
+	Package    string          `json:"package"`
+	Semantics  Semantics       `json:"semantics"`
+	Selections []selectionJSON `json:"channels"`
+	DeadEnds   int             `json:"deadEnds"`
+	Failures   int             `json:"failures"`
+}
+
+type selectionJSON struct {
+	Channels []string  `json:"channels"`
+	Head     *string   `json:"head"`
+	Error    string    `json:"error,omitempty"`
+	Rows     []rowJSON `json:"rows"`
+}
+
+type rowJSON struct {
+	From    Installed `json:"from"`
+	Next    *string   `json:"next"`
+	End     *string   `json:"end"`
+	Hops    *int      `json:"hops"`
+	DeadEnd bool      `json:"deadEnd"`
+	Error   string    `json:"error,omitempty"`
+}
+
+func namePtr(b *Bundle) *string {
+	if b == nil {
+		return nil
+	}
+	return &b.Name
+}
+
+// WriteJSON writes the survey as one JSON object.
+func (s *Survey) WriteJSON(w io.Writer) error {
+	out := surveyJSON{Package: s.Package, Semantics: s.Options.Semantics, Selections: []selectionJSON{}}
+	out.DeadEnds, out.Failures = s.Counts()
+	for _, sel := range s.Selections {
+		sj := selectionJSON{Channels: sel.Channels, Head: namePtr(sel.Head), Rows: []rowJSON{}}
+		if sel.Err != nil {
+			sj.Error = sel.Err.Error()
+		}
+		for _, r := range sel.Rows {
+			rj := rowJSON{From: Installed{Name: r.From.Name, Version: r.From.Version}, Next: namePtr(r.Next), End: namePtr(r.End), DeadEnd: r.DeadEnd()}
+			if r.Hops >= 0 {
+				h := r.Hops
+				rj.Hops = &h
+			}
+			if r.Err != nil {
+				rj.Error = r.Err.Error()
+			}
+			sj.Rows = append(sj.Rows, rj)
+		}
+		out.Selections = append(out.Selections, sj)
+	}
+	return writeJSON(w, out)
+}
+
+// WriteText writes one table per channel selection: each bundle, its next
+// upgrade, the hops to the head, and what stops the dead ends.
+func (s *Survey) WriteText(w io.Writer) error {
+	t := &textWriter{w: w}
+	for i, sel := range s.Selections {
+		if i > 0 {
+			t.printf("\n")
+		}
+		opts := s.Options
+		opts.Channels = sel.Channels
+		t.printf("package %s: %s\n", s.Package, opts.Describe())
+		if sel.Err != nil {
+			t.printf("cannot resolve (%d %s affected): %v\n", sel.Bundles, plural(sel.Bundles, "bundle", "bundles"), sel.Err)
+			continue
+		}
+		t.printf("head: %s (%s)\n", sel.Head.Name, sel.Head.Version)
+		if t.err != nil {
+			break
+		}
+		var table strings.Builder
+		tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "FROM\tVERSION\tNEXT\tHOPS\tNOTE")
+		for _, r := range sel.Rows {
+			next, hops, note := "-", "-", ""
+			if r.Next != nil {
+				next = r.Next.Name
+			}
+			if r.Hops >= 0 {
+				hops = strconv.Itoa(r.Hops)
+			}
+			switch {
+			case r.Err != nil:
+				note = "fails: " + r.Err.Error()
+			case r.DeadEnd() && r.End == r.From:
+				note = "dead end: no upgrade"
+			case r.DeadEnd():
+				note = "dead end: stops at " + r.End.Name
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.From.Name, r.From.Version, next, hops, note)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, line := range strings.SplitAfter(table.String(), "\n") {
+			if line != "" {
+				t.printf("%s\n", strings.TrimRight(line, " \n"))
+			}
+		}
+	}
+	dead, failed := s.Counts()
+	t.printf("\n%d dead %s, %d failed %s\n", dead, plural(dead, "end", "ends"), failed, plural(failed, "resolution", "resolutions"))
+	return t.err
+}

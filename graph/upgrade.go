@@ -1,0 +1,284 @@
+package graph
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// UpgradeQuery is one `upgrade-path` question: a package, the subscription
+// or ClusterExtension options, and the installed bundle.
+type UpgradeQuery struct {
+	Package string
+	Options
+	// From names the installed bundle; empty for a fresh install.
+	From string
+	// FromVersion is the installed bundle's version; required when From is
+	// not a bundle of the package (a "virtual" installed bundle).
+	FromVersion string
+}
+
+// resolverFor finds the package and prepares its resolver; query mistakes
+// are *OptionError.
+func resolverFor(cat *Catalog, q UpgradeQuery) (*Resolver, error) {
+	if q.Package == "" {
+		return nil, optionErrorf("no package given")
+	}
+	p := cat.Package(q.Package)
+	if p == nil {
+		return nil, optionErrorf("package %q is not in the catalog (it has %s)", q.Package, listSome(cat.PackageNames(), 10))
+	}
+	opts := q.Options
+	if opts.Semantics == Classic && len(opts.Channels) == 1 && opts.Channels[0] == "" {
+		opts.Channels = nil
+	}
+	return NewResolver(p, opts)
+}
+
+// UpgradePath simulates the upgrades of one installed bundle (or a fresh
+// install). Resolution failures are in Path.Err; the error return is for
+// queries that cannot be simulated (*OptionError).
+func UpgradePath(cat *Catalog, q UpgradeQuery) (*Path, error) {
+	r, err := resolverFor(cat, q)
+	if err != nil {
+		return nil, err
+	}
+	from, err := r.installed(q.From, q.FromVersion)
+	if err != nil {
+		return nil, err
+	}
+	return r.Path(from), nil
+}
+
+// installed turns --from/--from-version into the installed bundle.
+func (r *Resolver) installed(name, version string) (*Installed, error) {
+	if name == "" {
+		if version != "" {
+			return nil, optionErrorf("an installed version needs the installed bundle's name")
+		}
+		return nil, nil
+	}
+	if b := r.pkg.Bundle(name); b != nil {
+		if version != "" && version != b.Version {
+			return nil, optionErrorf("bundle %s has version %s in the catalog, not %s", name, b.Version, version)
+		}
+		return &Installed{Name: name, Version: b.Version}, nil
+	}
+	if version == "" {
+		return nil, optionErrorf("bundle %q is not in package %q; give its version to simulate an installed bundle the catalog does not have", name, r.pkg.Name)
+	}
+	in := Installed{Name: name, Version: version}
+	if err := r.CheckInstalled(in); err != nil {
+		return nil, err
+	}
+	return &in, nil
+}
+
+func listSome(names []string, n int) string {
+	if len(names) == 0 {
+		return "no packages"
+	}
+	if len(names) > n {
+		return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
+	}
+	return strings.Join(names, ", ")
+}
+
+// pathJSON is the documented `upgrade-path -o json` object.
+type pathJSON struct {
+	Package    string     `json:"package"`
+	Semantics  Semantics  `json:"semantics"`
+	From       *Installed `json:"from"`
+	Next       *string    `json:"next"`
+	Successors []string   `json:"successors"`
+	Path       []string   `json:"path"`
+	Error      string     `json:"error,omitempty"`
+}
+
+// WriteJSON writes the path as one JSON object.
+func (p *Path) WriteJSON(w io.Writer) error {
+	out := pathJSON{Package: p.Package, Semantics: p.Semantics, From: p.From, Successors: p.Successors(), Path: p.Bundles()}
+	if n := p.Next(); n != "" {
+		out.Next = &n
+	}
+	if p.Err != nil {
+		out.Error = p.Err.Error()
+	}
+	return writeJSON(w, out)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// Describe renders the options as a subscription or ClusterExtension
+// would read them.
+func (o Options) Describe() string {
+	if o.Semantics == Classic {
+		if len(o.Channels) == 0 || o.Channels[0] == "" {
+			return "OLM classic, no channel (default channel first, then the others by name)"
+		}
+		return fmt.Sprintf("OLM classic, channel %s", o.Channels[0])
+	}
+	chans := "all channels"
+	if len(o.Channels) > 0 {
+		chans = "channels " + strings.Join(o.Channels, ", ")
+	}
+	rng := "no version range"
+	if o.VersionRange != "" {
+		rng = fmt.Sprintf("version range %q", o.VersionRange)
+	}
+	pol := o.Policy
+	if pol == "" {
+		pol = CatalogProvided
+	}
+	return fmt.Sprintf("OLM v1, %s, %s, policy %s", chans, rng, pol)
+}
+
+// WriteText explains the path step by step: the candidates with the edges
+// that make them successors, and why the winner won.
+func (p *Path) WriteText(w io.Writer, opts Options) error {
+	tw := &textWriter{w: w}
+	tw.printf("package %s: %s\n", p.Package, opts.Describe())
+	if p.From == nil {
+		tw.printf("installed: nothing (fresh install)\n")
+	} else {
+		tw.printf("installed: %s (%s)\n", p.From.Name, p.From.Version)
+	}
+	for i, st := range p.Steps {
+		tw.printf("\n")
+		from := "fresh install"
+		if st.From != nil {
+			from = st.From.Name
+		}
+		switch {
+		case st.Err != nil:
+			tw.printf("step %d: %s fails to resolve\n", i+1, from)
+		case st.Next != nil:
+			tw.printf("step %d: %s -> %s (%s)\n", i+1, from, st.Next.Name, st.Next.Version)
+		default:
+			tw.printf("step %d: %s stays\n", i+1, from)
+		}
+		if len(st.Candidates) > 0 {
+			order := "highest version first, deprecated last"
+			if p.Semantics == Classic {
+				order = "closest to the channel head first"
+			}
+			tw.printf("  successors (%s):\n", order)
+			for _, c := range st.Candidates {
+				mark := " "
+				if st.Next != nil && c.Name == st.Next.Name {
+					mark = "*"
+				}
+				tw.printf("  %s %s\n", mark, describeCandidate(c, st.From))
+			}
+		}
+		if st.Err != nil {
+			tw.printf("  error: %v\n", st.Err)
+		} else {
+			tw.printf("  %s\n", st.Reason)
+		}
+	}
+	names := []string{}
+	if p.From != nil {
+		names = append(names, p.From.Name)
+	}
+	names = append(names, p.Bundles()...)
+	tw.printf("\n")
+	if p.Err != nil && (len(p.Steps) == 0 || p.Steps[len(p.Steps)-1].Err == nil) {
+		tw.printf("error: %v\n", p.Err)
+	}
+	switch moves := len(p.Bundles()); {
+	case p.Err != nil:
+		tw.printf("path: %s, then resolution fails\n", joinOrNone(names))
+	case moves == 0:
+		tw.printf("path: no upgrade\n")
+	default:
+		tw.printf("path: %s (%d %s)\n", strings.Join(names, " -> "), moves, plural(moves, "upgrade", "upgrades"))
+	}
+	return tw.err
+}
+
+func joinOrNone(names []string) string {
+	if len(names) == 0 {
+		return "nothing installed"
+	}
+	return strings.Join(names, " -> ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func describeCandidate(c Candidate, from *Installed) string {
+	var sb strings.Builder
+	sb.WriteString(c.Name)
+	if c.Bundle != nil {
+		fmt.Fprintf(&sb, " (%s)", c.Bundle.Version)
+	}
+	sb.WriteString(": ")
+	sb.WriteString(describeEdges(c.Edges, from))
+	if c.Bundle != nil && c.Bundle.Deprecated != "" {
+		sb.WriteString("; deprecated")
+	}
+	if c.Excluded != "" {
+		sb.WriteString("; excluded: ")
+		sb.WriteString(c.Excluded)
+	}
+	return sb.String()
+}
+
+// describeEdges renders edges as "replaces X in alpha, beta; skipRange
+// ">=1.0.0 <2.0.0" contains 1.2.0 in alpha", merging channels of equal
+// edges.
+func describeEdges(edges []Edge, from *Installed) string {
+	type key struct {
+		kind EdgeKind
+		rng  string
+	}
+	var order []key
+	chans := map[key][]string{}
+	for _, e := range edges {
+		k := key{e.Kind, e.SkipRange}
+		if _, ok := chans[k]; !ok {
+			order = append(order, k)
+		}
+		if !slices.Contains(chans[k], e.Channel) {
+			chans[k] = append(chans[k], e.Channel)
+		}
+	}
+	parts := make([]string, 0, len(order))
+	for _, k := range order {
+		var s string
+		switch k.kind {
+		case EdgeReplaces:
+			s = "replaces " + from.Name
+		case EdgeSkips:
+			s = "skips " + from.Name
+		case EdgeSkipRange:
+			s = fmt.Sprintf("skipRange %q contains %s", k.rng, from.Version)
+		}
+		parts = append(parts, s+" in "+strings.Join(chans[k], ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// textWriter keeps the first write error so writers can print freely.
+type textWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (t *textWriter) printf(format string, args ...any) {
+	if t.err == nil {
+		_, t.err = fmt.Fprintf(t.w, format, args...)
+	}
+}

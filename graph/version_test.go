@@ -1,0 +1,193 @@
+package graph
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	blang "github.com/blang/semver/v4"
+)
+
+// sharedDir is the team's shared folder: $FBC_SHARED, or ../shared next to
+// the repository.
+func sharedDir(t testing.TB) string {
+	if d := os.Getenv("FBC_SHARED"); d != "" {
+		return d
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(filepath.Dir(filepath.Dir(wd)), "shared")
+}
+
+type rangeCase struct {
+	Range      string   `json:"range"`
+	Matches    []string `json:"matches"`
+	NonMatches []string `json:"non_matches"`
+	Error      string   `json:"error"`
+}
+
+type rangeVectors struct {
+	Probes      []string    `json:"probe_versions"`
+	Blang       []rangeCase `json:"skipRange_blang_semver_v4_ParseRange"`
+	Masterminds []rangeCase `json:"version_range_masterminds_semver_v3_NewConstraint"`
+	CRD         struct {
+		Cases []struct {
+			Input    string `json:"input"`
+			Accepted bool   `json:"accepted"`
+		} `json:"cases"`
+	} `json:"clusterextension_version_crd_cel_regex"`
+}
+
+func loadRangeVectors(t *testing.T) rangeVectors {
+	file := filepath.Join(sharedDir(t), "vectors", "ranges.json")
+	data, err := os.ReadFile(file)
+	if os.IsNotExist(err) {
+		t.Skipf("range vectors not available (%s missing; set FBC_SHARED to the shared folder)", file)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rv rangeVectors
+	if err := json.Unmarshal(data, &rv); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	if len(rv.Blang) == 0 || len(rv.Masterminds) == 0 || len(rv.CRD.Cases) == 0 {
+		t.Fatalf("%s: missing cases", file)
+	}
+	return rv
+}
+
+// TestSkipRangeVectors pins skipRange parsing to blang/semver v4: every case
+// of ranges.json, matches, non-matches and exact error texts.
+func TestSkipRangeVectors(t *testing.T) {
+	rv := loadRangeVectors(t)
+	for _, c := range rv.Blang {
+		t.Run(c.Range, func(t *testing.T) {
+			r, err := parseSkipRange(c.Range)
+			if c.Error != "" {
+				if err == nil || err.Error() != c.Error {
+					t.Fatalf("error = %v, want %q", err, c.Error)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error %v", err)
+			}
+			bounds := rangeBounds(c.Range)
+			for _, m := range c.Matches {
+				v := blang.MustParse(m)
+				if !r(v) {
+					t.Errorf("%s should match", m)
+				}
+				if !slices.ContainsFunc(bounds, func(iv interval) bool { return iv.contains(v) }) {
+					t.Errorf("%s matches but lies outside the index bounds %v", m, bounds)
+				}
+			}
+			for _, m := range c.NonMatches {
+				if r(blang.MustParse(m)) {
+					t.Errorf("%s should not match", m)
+				}
+			}
+		})
+	}
+}
+
+// TestVersionRangeVectors pins the v1 version constraint to Masterminds
+// semver v3 applied as operator-controller applies it.
+func TestVersionRangeVectors(t *testing.T) {
+	rv := loadRangeVectors(t)
+	for _, c := range rv.Masterminds {
+		t.Run(c.Range, func(t *testing.T) {
+			r, err := ParseVersionRange(c.Range)
+			if c.Error != "" {
+				if err == nil || errors.Unwrap(err) == nil || errors.Unwrap(err).Error() != c.Error {
+					t.Fatalf("error = %v, want one wrapping %q", err, c.Error)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error %v", err)
+			}
+			for _, m := range c.Matches {
+				if !r.Contains(blang.MustParse(m)) {
+					t.Errorf("%s should match", m)
+				}
+			}
+			for _, m := range c.NonMatches {
+				if r.Contains(blang.MustParse(m)) {
+					t.Errorf("%s should not match", m)
+				}
+			}
+		})
+	}
+}
+
+// TestClusterExtensionVersionAdmission checks the CRD's CEL rule for
+// spec.source.catalog.version.
+func TestClusterExtensionVersionAdmission(t *testing.T) {
+	rv := loadRangeVectors(t)
+	for _, c := range rv.CRD.Cases {
+		if got, why := ClusterExtensionAccepts(c.Input); got != c.Accepted {
+			t.Errorf("ClusterExtensionAccepts(%q) = %v (%s), want %v", c.Input, got, why, c.Accepted)
+		}
+	}
+	long := ">=1.0.0 <2.0.0 || >=3.0.0 <4.0.0 || >=5.0.0 <6.0.0 || >=7.0.0 <8.0.0"
+	if ok, why := ClusterExtensionAccepts(long); ok || why != "longer than 64 characters" {
+		t.Errorf("a %d-character range: got %v %q", len(long), ok, why)
+	}
+}
+
+func TestLegacyVersionRelease(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"1.0.0", "1.0.0", 0},
+		{"1.0.0+1", "1.0.0", 1},     // a release beats none
+		{"1.0.0+2", "1.0.0+10", -1}, // releases compare numerically
+		{"1.0.0+02", "1.0.0", 0},    // not a release (leading zero): plain build metadata
+		{"1.0.0+abc", "1.0.0+abd", -1},
+		{"1.0.1", "1.0.0+9", 1},
+		{"1.0.0-rc.1+5", "1.0.0", -1},
+	} {
+		a, b := blang.MustParse(tc.a), blang.MustParse(tc.b)
+		if got := legacyVersionRelease(a).compare(legacyVersionRelease(b)); got != tc.want {
+			t.Errorf("compare(%s, %s) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// FuzzRangeBounds checks that the skipRange index never hides a match: any
+// version blang's range matches lies inside one of the index intervals.
+func FuzzRangeBounds(f *testing.F) {
+	for _, s := range []string{">=1.0.0 <2.0.0", "< 1.0.0 !0.0.0", "1.x", ">1.2.x", "! 1.0.0", "<1.0.0 || >=2.0.0 <3.0.0",
+		"=1.0.0 || =2.0.0", ">= 1.0.0", "1.0.0 - 2.0.0", "<=1.0.0+1", "!=1.2.x", ">=0.1.0-1556661347 <0.1.0-1556661832"} {
+		f.Add(s, "1.0.0")
+		f.Add(s, "0.0.1")
+		f.Add(s, "2.0.0-alpha")
+	}
+	f.Fuzz(func(t *testing.T, rng, ver string) {
+		if len(rng) > 200 {
+			return
+		}
+		r, err := blang.ParseRange(rng)
+		if err != nil {
+			return
+		}
+		v, err := blang.Parse(ver)
+		if err != nil || !r(v) {
+			return
+		}
+		for _, iv := range rangeBounds(rng) {
+			if iv.contains(v) {
+				return
+			}
+		}
+		t.Fatalf("range %q matches %s but no index interval %v contains it", rng, ver, rangeBounds(rng))
+	})
+}
