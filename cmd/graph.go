@@ -29,3 +29,60 @@ func loadGraph(cmd *cobra.Command, path string) (*graph.Catalog, error) {
 	}
 	return cat, nil
 }
+
+func init() { register(newGraphCmd) }
+
+func newGraphCmd() *cobra.Command {
+	var (
+		opts   graph.PictureOptions
+		output = newEnum("mermaid", "mermaid", "dot", "json")
+	)
+	cmd := &cobra.Command{
+		Use:   "graph CATALOG",
+		Short: "Draw the upgrade graph of a catalog (mermaid, Graphviz dot or JSON)",
+		Long: `graph draws every channel's upgrade edges: replaces, skips and the skipRange
+edges to each entry whose version the range contains, from the older bundle to
+the newer one.
+
+The mermaid output has the shape of 'opm alpha render-graph': packages and
+channels as subgraphs, entries newest first, the same node ids and edge
+labels, deprecated bundles and channels styled. With --draw-v0-semantics (on
+by default) entries that OLM classic never offers because a newer entry skips
+them are outlined, and the edges classic ignores are drawn dashed.
+
+--minimum-edge NAME draws only NAME's package and only the edges from NAME's
+version or newer, as opm does; it is the way to shrink a long history.`,
+		Example: `  fbc graph catalog/ --package etcd > etcd.mmd
+  fbc graph catalog/ --package etcd -o dot | dot -Tsvg > etcd.svg
+  fbc graph catalog/ --minimum-edge etcdoperator.v0.9.0 -o json`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cat, err := loadGraph(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			pic, err := graph.Draw(cat, opts)
+			if err != nil {
+				return graphQueryError(err)
+			}
+			for _, w := range pic.Warnings {
+				fmt.Fprintf(cmd.ErrOrStderr(), "fbc: warning: %s\n", w)
+			}
+			out := cmd.OutOrStdout()
+			switch output.String() {
+			case "dot":
+				return pic.WriteDOT(out)
+			case "json":
+				return pic.WriteJSON(out, cat)
+			}
+			return pic.WriteMermaid(out)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Package, "package", "p", "", "draw only this package")
+	f.StringVar(&opts.Channel, "channel", "", "draw only channels of this name")
+	f.StringVar(&opts.MinimumEdge, "minimum-edge", "", "draw only edges from this bundle's version or newer (and only its package)")
+	f.BoolVar(&opts.V0Semantics, "draw-v0-semantics", true, "mark entries and edges OLM classic ignores because a newer entry skips them")
+	output.register(cmd, "output", "o", "output format")
+	return cmd
+}
