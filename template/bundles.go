@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -87,12 +88,16 @@ feed:
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// Report the first failure in template order; the others may be only
-	// the cancellation it caused.
+	// Report the first failure in template order, passing over the
+	// cancellations the real failure caused.
+	first := -1
 	for j, err := range errs {
-		if err != nil {
-			return nil, &RenderError{Pos: stubs[jobs[j].first].pos, Ref: jobs[j].ref, Err: err}
+		if err != nil && (first < 0 || errors.Is(errs[first], context.Canceled) && !errors.Is(err, context.Canceled)) {
+			first = j
 		}
+	}
+	if first >= 0 {
+		return nil, &RenderError{Pos: stubs[jobs[first].first].pos, Ref: jobs[first].ref, Err: errs[first]}
 	}
 	var ps Problems
 	for j, bs := range results {

@@ -1,7 +1,9 @@
 package template
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -295,5 +297,21 @@ func TestRenderFailureNamesEntry(t *testing.T) {
 	}
 	if want := `t.yaml:5:5: rendering bundle "r/missing": manifest unknown: r/missing`; err.Error() != want {
 		t.Errorf("error %q, want %q", err, want)
+	}
+}
+
+func TestRenderFailureWinsOverTheCancellationItCaused(t *testing.T) {
+	// The first reference blocks until the second one's failure cancels
+	// it; the error must name the real failure, not the cancellation.
+	render := func(ctx context.Context, ref string) ([]declcfg.Bundle, error) {
+		if ref == "r/slow" {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("manifest unknown")
+	}
+	_, err := Render(context.Background(), "t.yaml", []byte("schema: olm.semver\nstable:\n  bundles:\n  - image: r/slow\n  - image: r/broken\n"), Options{Render: render})
+	if err == nil || err.Error() != `t.yaml:5:5: rendering bundle "r/broken": manifest unknown` {
+		t.Errorf("error %v", err)
 	}
 }
