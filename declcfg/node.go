@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -307,6 +308,44 @@ func yamlErrorPos(err error) (int, string) {
 	return 0, msg
 }
 
+// yamlParserProblems are the problems libyaml's parser (as opposed to its
+// scanner) reports. yaml.v3 prints a parser error's 0-based mark as its line,
+// one too low, and leaves the line out when that mark is 0.
+var yamlParserProblems = []string{
+	"did not find expected ',' or ']'",
+	"did not find expected ',' or '}'",
+	"did not find expected '-' indicator",
+	"did not find expected <document start>",
+	"did not find expected <stream-start>",
+	"did not find expected key",
+	"did not find expected node content",
+	"found duplicate %TAG directive",
+	"found duplicate %YAML directive",
+	"found incompatible YAML document",
+	"found undefined tag handle",
+}
+
+// yamlComposerProblems have no position at all: leave them without a line
+// rather than invent one.
+var yamlComposerProblems = []string{"unknown anchor", "anchor '", "document contains excessive aliasing"}
+
+// yamlErrorLine turns the line yaml.v3 printed into the 1-based line of the
+// problem.
+func yamlErrorLine(line int, msg string) int {
+	for _, p := range yamlComposerProblems {
+		if strings.HasPrefix(msg, p) {
+			return line
+		}
+	}
+	if slices.Contains(yamlParserProblems, msg) {
+		return line + 1
+	}
+	if line == 0 {
+		return 1 // a scanner error on the first line
+	}
+	return line
+}
+
 // yamlDoc is one document of a YAML stream. Empty is set for documents with
 // no content; Comment tells whether the empty document held comments.
 type yamlDoc struct {
@@ -326,6 +365,12 @@ func parseYAMLStream(data []byte, each func(d yamlDoc) error) error {
 		}
 		if err != nil {
 			line, msg := yamlErrorPos(err)
+			line = yamlErrorLine(line, msg)
+			// Problems found at the end of the input sit on the line after
+			// a final newline: name the last line instead.
+			if last := bytes.Count(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) + 1; line > last {
+				line = last
+			}
 			return &parseError{Line: line, Msg: msg}
 		}
 		d := yamlDoc{Line: doc.Line}
