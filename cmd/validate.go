@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"slices"
@@ -58,12 +59,29 @@ rule io-error). See docs/validate.md for the rules and output formats.`,
 				return err
 			}
 			stdout := cmd.OutOrStdout()
-			opts := vreport.Options{Color: output.String() == "text" && useColor(stdout)}
+			wd, err := os.Getwd()
+			if err != nil {
+				return fmt.Errorf("finding the working directory: %w", err)
+			}
+			opts := vreport.Options{
+				Color:   output.String() == "text" && useColor(stdout),
+				Tool:    vreport.Tool{Name: "fbc", Version: buildVersion().Version, InformationURI: informationURI},
+				WorkDir: wd,
+				Anchor:  firstFile(args),
+			}
 			if err := vreport.Write(stdout, output.String(), res, opts); err != nil {
 				return fmt.Errorf("writing report: %w", err)
 			}
-			if output.String() == "text" {
+			switch output.String() {
+			case "text":
 				fmt.Fprintln(cmd.ErrOrStderr(), vreport.Summary(res))
+			case "github":
+				fmt.Fprintln(cmd.ErrOrStderr(), vreport.Summary(res))
+				if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+					if err := appendStepSummary(path, res, opts); err != nil {
+						return err
+					}
+				}
 			}
 			return validateExit(res)
 		},
@@ -90,6 +108,43 @@ func validateExit(res *validate.Result) error {
 		return &exitError{code: ExitTrouble, err: fmt.Errorf("%d catalog files could not be read; the result is incomplete", unread)}
 	case !res.Valid():
 		return errFindings
+	}
+	return nil
+}
+
+// informationURI is where fbc lives, for SARIF's tool.driver and rule help
+// links.
+const informationURI = "https://github.com/fbc-project/fbc"
+
+// firstFile is the first path argument that is not standard input: SARIF
+// anchors diagnostics without a position there.
+func firstFile(args []string) string {
+	for _, a := range args {
+		if a != "-" {
+			return a
+		}
+	}
+	return ""
+}
+
+// appendStepSummary adds the Markdown summary to the job summary file the
+// GitHub runner names in $GITHUB_STEP_SUMMARY. Earlier steps' summaries in
+// the same file are kept: the section is appended in one write.
+func appendStepSummary(path string, res *validate.Result, opts vreport.Options) error {
+	var buf bytes.Buffer
+	if err := vreport.WriteStepSummary(&buf, res, opts); err != nil {
+		return fmt.Errorf("writing step summary: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("writing step summary: %w", err)
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		return fmt.Errorf("writing step summary %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing step summary %s: %w", path, err)
 	}
 	return nil
 }

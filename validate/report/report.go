@@ -14,7 +14,7 @@ import (
 )
 
 // Formats lists the output formats Write knows, the default first.
-var Formats = []string{"text", "json"}
+var Formats = []string{"text", "json", "sarif", "github"}
 
 // Tool names the program in machine-readable reports (SARIF's tool.driver).
 type Tool struct {
@@ -37,6 +37,10 @@ type Options struct {
 	// WorkDir is the absolute working directory: SARIF locations are made
 	// relative to it. Empty means paths are used as they are.
 	WorkDir string
+	// Anchor is the file SARIF results without a position point at (the
+	// catalog the user named), since GitHub code scanning rejects an upload
+	// with any unlocated result.
+	Anchor string
 }
 
 // Write writes res in format to w.
@@ -46,6 +50,10 @@ func Write(w io.Writer, format string, res *validate.Result, opts Options) error
 		return WriteText(w, res, opts)
 	case "json":
 		return WriteJSON(w, res)
+	case "sarif":
+		return WriteSARIF(w, res, opts)
+	case "github":
+		return WriteGitHub(w, res, opts)
 	}
 	return fmt.Errorf("unknown report format %q (want one of %s)", format, strings.Join(Formats, ", "))
 }
