@@ -1,0 +1,177 @@
+package image
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+)
+
+// DefaultCacheDir is where pulled images are cached unless Options.CacheDir
+// says otherwise: fbc/images under the user's cache directory
+// ($XDG_CACHE_HOME or ~/.cache on Linux).
+func DefaultCacheDir() (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "fbc", "images"), nil
+}
+
+// blobCache is a content-addressed store of manifests, configs and layers,
+// laid out like an OCI layout's blobs/ directory (blobs/sha256/HEX), plus
+// tags/ recording the digest each pulled tag last resolved to (used only
+// offline). Files appear by rename, so readers never see a partial blob, and
+// every read is verified against the digest, so a damaged file is noticed,
+// removed and fetched again. Several processes may share one cache.
+type blobCache struct {
+	dir string
+}
+
+func openBlobCache(dir string) (*blobCache, error) {
+	for _, sub := range []string{filepath.Join("blobs", "sha256"), "tags"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return &blobCache{dir: dir}, nil
+}
+
+func (c *blobCache) path(d v1.Hash) (string, error) {
+	if d.Algorithm != "sha256" || len(d.Hex) != 64 || strings.Trim(d.Hex, "0123456789abcdef") != "" {
+		return "", fmt.Errorf("unsupported digest %q", d)
+	}
+	return filepath.Join(c.dir, "blobs", d.Algorithm, d.Hex), nil
+}
+
+func (c *blobCache) open(d v1.Hash) (*os.File, error) {
+	p, err := c.path(d)
+	if err != nil {
+		return nil, err
+	}
+	return os.Open(p)
+}
+
+func (c *blobCache) remove(d v1.Hash) {
+	if p, err := c.path(d); err == nil {
+		os.Remove(p)
+	}
+}
+
+// readSmall returns a cached manifest or config if it is there and intact;
+// a damaged one is removed.
+func (c *blobCache) readSmall(d v1.Hash, max int64) ([]byte, bool) {
+	f, err := c.open(d)
+	if err != nil {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	f.Close()
+	if err != nil || int64(len(data)) > max || sha256Of(data) != d {
+		c.remove(d)
+		return nil, false
+	}
+	return data, true
+}
+
+// put stores a small blob the caller has verified.
+func (c *blobCache) put(d v1.Hash, data []byte) error {
+	w, err := c.writer(d)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(data); err != nil {
+		w.abort()
+		return err
+	}
+	return w.commit()
+}
+
+// cacheWriter writes a blob to a temporary file that commit renames into
+// place once the content is verified.
+type cacheWriter struct {
+	f      *os.File
+	final  string
+	failed error
+}
+
+func (c *blobCache) writer(d v1.Hash) (*cacheWriter, error) {
+	final, err := c.path(d)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(filepath.Dir(final), ".tmp-"+d.Hex[:12]+"-*")
+	if err != nil {
+		return nil, err
+	}
+	return &cacheWriter{f: f, final: final}, nil
+}
+
+// Write never fails the stream it is teed from: a cache that cannot be
+// written only means the blob is not kept.
+func (w *cacheWriter) Write(p []byte) (int, error) {
+	if w.failed == nil {
+		_, w.failed = w.f.Write(p)
+	}
+	return len(p), nil
+}
+
+func (w *cacheWriter) commit() error {
+	err := w.failed
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(w.f.Name(), w.final)
+	}
+	if err != nil {
+		os.Remove(w.f.Name())
+	}
+	return err
+}
+
+func (w *cacheWriter) abort() {
+	w.f.Close()
+	os.Remove(w.f.Name())
+}
+
+// Tag records: one file per fully qualified tag reference, named by a hash
+// of it (references may contain characters that are awkward in file names).
+func (c *blobCache) tagPath(ref string) string {
+	return filepath.Join(c.dir, "tags", sha256Of([]byte(ref)).Hex)
+}
+
+func (c *blobCache) tag(ref string) (v1.Hash, bool) {
+	data, err := os.ReadFile(c.tagPath(ref))
+	if err != nil {
+		return v1.Hash{}, false
+	}
+	name, digest, ok := strings.Cut(strings.TrimSpace(string(data)), "\n")
+	if !ok || name != ref {
+		return v1.Hash{}, false
+	}
+	d, err := v1.NewHash(strings.TrimSpace(digest))
+	return d, err == nil
+}
+
+func (c *blobCache) putTag(ref string, d v1.Hash) error {
+	p := c.tagPath(ref)
+	var suffix [6]byte
+	if _, err := rand.Read(suffix[:]); err != nil {
+		return err
+	}
+	tmp := p + ".tmp-" + hex.EncodeToString(suffix[:])
+	if err := os.WriteFile(tmp, []byte(ref+"\n"+d.String()+"\n"), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}

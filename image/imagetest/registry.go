@@ -1,0 +1,180 @@
+package imagetest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/registry"
+)
+
+// Corruption is how Faults damages a blob it serves.
+type Corruption int
+
+const (
+	// Flip changes the blob's last byte: same size, wrong digest.
+	Flip Corruption = iota + 1
+	// Truncate sends half the blob after promising all of it, then closes
+	// the connection.
+	Truncate
+)
+
+// Faults wraps a registry's handler: it records requests, can demand basic
+// auth, fail the next N requests with a status, and corrupt chosen blobs.
+type Faults struct {
+	next http.Handler
+
+	mu            sync.Mutex
+	requests      []string
+	user, pass    string
+	failRemaining int
+	failStatus    int
+	corrupt       map[string]Corruption
+}
+
+// NewFaults wraps next, passing everything through until told otherwise.
+func NewFaults(next http.Handler) *Faults {
+	return &Faults{next: next, corrupt: map[string]Corruption{}}
+}
+
+// RequireAuth makes every request need these basic-auth credentials.
+func (f *Faults) RequireAuth(user, pass string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.user, f.pass = user, pass
+}
+
+// FailNext answers the next n requests with status (e.g. 500).
+func (f *Faults) FailNext(n, status int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failRemaining, f.failStatus = n, status
+}
+
+// Corrupt damages the blob with this digest ("sha256:...") whenever it is
+// served.
+func (f *Faults) Corrupt(digest string, how Corruption) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.corrupt[digest] = how
+}
+
+// Requests returns the requests seen ("GET /v2/..."), oldest first.
+func (f *Faults) Requests() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.requests...)
+}
+
+// Reset forgets the requests seen so far.
+func (f *Faults) Reset() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.requests = nil
+}
+
+func writeRegistryError(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"errors":[{"code":%q,"message":%q}]}`, code, msg)
+}
+
+func (f *Faults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	f.requests = append(f.requests, r.Method+" "+r.URL.Path)
+	user, pass := f.user, f.pass
+	fail := f.failRemaining > 0
+	if fail {
+		f.failRemaining--
+	}
+	status := f.failStatus
+	var how Corruption
+	if i := strings.LastIndex(r.URL.Path, "/blobs/"); i >= 0 && r.Method == http.MethodGet {
+		how = f.corrupt[r.URL.Path[i+len("/blobs/"):]]
+	}
+	f.mu.Unlock()
+
+	if user != "" {
+		u, p, ok := r.BasicAuth()
+		if !ok || u != user || p != pass {
+			w.Header().Set("WWW-Authenticate", `Basic realm="imagetest"`)
+			writeRegistryError(w, http.StatusUnauthorized, "UNAUTHORIZED", "authentication required")
+			return
+		}
+	}
+	if fail {
+		writeRegistryError(w, status, "UNKNOWN", "injected failure")
+		return
+	}
+	if how == 0 {
+		f.next.ServeHTTP(w, r)
+		return
+	}
+	rec := httptest.NewRecorder()
+	f.next.ServeHTTP(rec, r)
+	body := rec.Body.Bytes()
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	if rec.Code != http.StatusOK || len(body) == 0 {
+		w.WriteHeader(rec.Code)
+		w.Write(body)
+		return
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	switch how {
+	case Flip:
+		body = bytes.Clone(body)
+		body[len(body)-1] ^= 0xff
+		w.Write(body)
+	case Truncate:
+		w.Write(body[:len(body)/2])
+		// Less than the promised Content-Length: the server closes the
+		// connection and the client sees an unexpected EOF.
+	}
+}
+
+// Registry is an in-process registry (go-containerregistry's pkg/registry)
+// on 127.0.0.1 behind Faults.
+type Registry struct {
+	*Faults
+	Server *httptest.Server
+	// Host is host:port, for references: Host + "/repo:tag".
+	Host string
+	user string
+	pass string
+}
+
+// NewRegistry starts a registry that is closed when the test ends.
+func NewRegistry(t testing.TB) *Registry {
+	t.Helper()
+	f := NewFaults(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	return &Registry{Faults: f, Server: srv, Host: strings.TrimPrefix(srv.URL, "http://")}
+}
+
+// RequireAuth makes the registry demand these credentials (Push keeps
+// working).
+func (r *Registry) RequireAuth(user, pass string) {
+	r.Faults.RequireAuth(user, pass)
+	r.user, r.pass = user, pass
+}
+
+// Push writes an image or index to Host/repo (repo includes :tag).
+func (r *Registry) Push(t testing.TB, repo string, img any) string {
+	t.Helper()
+	ref := r.Host + "/" + repo
+	if err := Push(ref, img, r.user, r.pass); err != nil {
+		t.Fatalf("pushing %s: %v", ref, err)
+	}
+	return ref
+}
