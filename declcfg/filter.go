@@ -1,0 +1,700 @@
+package declcfg
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/blang/semver/v4"
+)
+
+// Selection chooses part of a catalog for Filter. The zero value selects
+// everything.
+type Selection struct {
+	// Packages to keep; empty keeps every package.
+	Packages []string
+	// Channels to keep, by name, in each kept package; empty keeps them all.
+	Channels []string
+	// VersionRange keeps the bundles whose olm.package version is in the
+	// range, written in blang/semver range syntax, the syntax of skipRange
+	// and of olm.package.required (">=1.2.0 <2.0.0 || 3.x").
+	VersionRange string
+	// HeadsOnly keeps only each channel's head (of what the other criteria
+	// keep).
+	HeadsOnly bool
+	// Latest keeps the N highest versions of each channel (0: no limit).
+	Latest int
+	// WithDependencies adds, transitively, the bundles that satisfy the
+	// olm.package.required, olm.gvk.required and olm.constraint (package,
+	// gvk, all) properties of kept bundles, when no kept bundle already
+	// does. HeadsOnly and Latest trim the added bundles per channel too.
+	WithDependencies bool
+}
+
+// IsZero reports whether the selection keeps the whole catalog.
+func (s Selection) IsZero() bool {
+	return len(s.Packages) == 0 && len(s.Channels) == 0 && s.VersionRange == "" && !s.HeadsOnly && s.Latest == 0 && !s.WithDependencies
+}
+
+// SelectionError is a selection that does not fit the catalog: a package or
+// channel it does not have, an unparsable range, nothing left to keep.
+type SelectionError struct{ Msg string }
+
+func (e *SelectionError) Error() string { return e.Msg }
+
+func selectionErrorf(format string, args ...any) error {
+	return &SelectionError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Note is something Filter changed on its own or could not do, for the user
+// to read.
+type Note struct {
+	Package string
+	Message string
+	// Warning marks notes about a result that may not work as the user
+	// expects (a dependency no source provides).
+	Warning bool
+}
+
+func (n Note) String() string {
+	if n.Package == "" {
+		return n.Message
+	}
+	return fmt.Sprintf("package %q: %s", n.Package, n.Message)
+}
+
+// filterPackage is one package of the catalog being filtered.
+type filterPackage struct {
+	name     string
+	channels []*Channel
+	bundles  map[string]*Bundle
+	versions map[string]semver.Version
+}
+
+func (p *filterPackage) version(name string) (semver.Version, bool) {
+	v, ok := p.versions[name]
+	return v, ok
+}
+
+type bundleKey struct{ pkg, name string }
+
+// filter holds one Filter run: the index of the catalog and what is kept,
+// as entry names per package and channel.
+type filter struct {
+	cfg    *DeclarativeConfig
+	sel    Selection
+	rng    semver.Range
+	pkgs   map[string]*filterPackage
+	names  []string
+	gvks   map[GVK][]bundleKey
+	kept   map[string]map[string]map[string]bool
+	notes  []Note
+	warned map[string]bool
+}
+
+// Filter returns the part of cfg that sel selects. Channels keep valid
+// upgrade graphs over the kept entries (see subset.go), bundles are kept
+// when a kept channel lists them, and deprecations of anything dropped are
+// dropped with it. A package whose default channel is dropped gets a new
+// one: the first of sel.Channels it keeps, else the kept channel whose head
+// has the highest version; each such change is reported as a Note. Blobs of
+// other schemas follow their package; package-less ones are all kept.
+// Filter does not change cfg.
+func Filter(cfg *DeclarativeConfig, sel Selection) (*DeclarativeConfig, []Note, error) {
+	if sel.IsZero() {
+		return cfg, nil, nil
+	}
+	f := &filter{cfg: cfg, sel: sel, kept: map[string]map[string]map[string]bool{}, warned: map[string]bool{}}
+	if sel.HeadsOnly && sel.Latest > 0 {
+		return nil, nil, selectionErrorf("heads-only and latest cannot be combined: the head is what latest 1 keeps when the head is the highest version")
+	}
+	if sel.Latest < 0 {
+		return nil, nil, selectionErrorf("latest must be a positive number, not %d", sel.Latest)
+	}
+	if sel.VersionRange != "" {
+		r, err := semver.ParseRange(sel.VersionRange)
+		if err != nil {
+			return nil, nil, selectionErrorf("invalid version range %q: %v (write ranges like skipRange: \">=1.2.0 <2.0.0\")", sel.VersionRange, err)
+		}
+		f.rng = r
+	}
+	f.index()
+	selected, err := f.selectedPackages()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := f.checkChannels(selected); err != nil {
+		return nil, nil, err
+	}
+	var empty []string
+	for _, name := range selected {
+		p := f.pkgs[name]
+		for _, ch := range p.channels {
+			if len(sel.Channels) > 0 && !slices.Contains(sel.Channels, ch.Name) {
+				continue
+			}
+			k := map[string]bool{}
+			for _, e := range ch.Entries {
+				if f.rng == nil {
+					k[e.Name] = true
+				} else if v, ok := p.version(e.Name); ok && f.rng(v) {
+					k[e.Name] = true
+				}
+			}
+			f.keep(p, ch, f.trim(p, ch, k))
+		}
+		if len(f.kept[name]) == 0 {
+			if len(sel.Packages) > 0 {
+				return nil, nil, selectionErrorf("package %q has no bundle in the selection%s", name, f.describeSelection())
+			}
+			empty = append(empty, name)
+		}
+	}
+	if len(empty) > 0 {
+		f.notes = append(f.notes, Note{Message: fmt.Sprintf("%d package(s) have no bundle in the selection and are left out: %s", len(empty), listNames(empty, 10))})
+	}
+	if sel.WithDependencies {
+		f.addDependencies()
+	}
+	return f.result(), f.notes, nil
+}
+
+func (f *filter) index() {
+	f.pkgs = map[string]*filterPackage{}
+	get := func(name string) *filterPackage {
+		p := f.pkgs[name]
+		if p == nil {
+			p = &filterPackage{name: name, bundles: map[string]*Bundle{}, versions: map[string]semver.Version{}}
+			f.pkgs[name] = p
+			f.names = append(f.names, name)
+		}
+		return p
+	}
+	for i := range f.cfg.Packages {
+		get(f.cfg.Packages[i].Name)
+	}
+	for i := range f.cfg.Channels {
+		ch := &f.cfg.Channels[i]
+		p := get(ch.Package)
+		p.channels = append(p.channels, ch)
+	}
+	f.gvks = map[GVK][]bundleKey{}
+	for i := range f.cfg.Bundles {
+		b := &f.cfg.Bundles[i]
+		p := get(b.Package)
+		if _, dup := p.bundles[b.Name]; dup {
+			continue
+		}
+		p.bundles[b.Name] = b
+		if vs, err := b.Version(); err == nil {
+			if v, err := semver.Parse(vs); err == nil {
+				p.versions[b.Name] = v
+			}
+		}
+		for _, prop := range b.Properties {
+			if prop.Type != PropertyGVK {
+				continue
+			}
+			var g GVK
+			if prop.Decode(&g) == nil {
+				f.gvks[g] = append(f.gvks[g], bundleKey{b.Package, b.Name})
+			}
+		}
+	}
+	slices.Sort(f.names)
+}
+
+func (f *filter) selectedPackages() ([]string, error) {
+	if len(f.sel.Packages) == 0 {
+		var out []string
+		for _, n := range f.names {
+			if n != "" {
+				out = append(out, n)
+			}
+		}
+		return out, nil
+	}
+	var out, unknown []string
+	for _, n := range f.sel.Packages {
+		if slices.Contains(out, n) {
+			continue
+		}
+		if _, ok := f.pkgs[n]; !ok || n == "" {
+			unknown = append(unknown, n)
+			continue
+		}
+		out = append(out, n)
+	}
+	if len(unknown) > 0 {
+		var msgs []string
+		for _, n := range unknown {
+			m := fmt.Sprintf("package %q is not in the sources", n)
+			if s := closest(n, f.names); s != "" {
+				m += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			msgs = append(msgs, m)
+		}
+		return nil, selectionErrorf("%s", strings.Join(msgs, "; "))
+	}
+	return out, nil
+}
+
+func (f *filter) checkChannels(selected []string) error {
+	if len(f.sel.Channels) == 0 {
+		return nil
+	}
+	have := map[string]bool{}
+	var all []string
+	for _, n := range selected {
+		for _, ch := range f.pkgs[n].channels {
+			if !have[ch.Name] {
+				have[ch.Name] = true
+				all = append(all, ch.Name)
+			}
+		}
+	}
+	slices.Sort(all)
+	for _, c := range f.sel.Channels {
+		if have[c] {
+			continue
+		}
+		m := fmt.Sprintf("channel %q is in none of the selected packages", c)
+		if s := closest(c, all); s != "" {
+			m += fmt.Sprintf(" (did you mean %q?)", s)
+		} else if len(all) > 0 {
+			m += "; they have " + listNames(all, 10)
+		}
+		return selectionErrorf("%s", m)
+	}
+	return nil
+}
+
+func (f *filter) describeSelection() string {
+	var parts []string
+	if len(f.sel.Channels) > 0 {
+		parts = append(parts, "channels "+strings.Join(f.sel.Channels, ", "))
+	}
+	if f.sel.VersionRange != "" {
+		parts = append(parts, fmt.Sprintf("versions %q", f.sel.VersionRange))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// trim applies HeadsOnly and Latest to the entries k keeps of a channel.
+func (f *filter) trim(p *filterPackage, ch *Channel, k map[string]bool) map[string]bool {
+	if len(k) == 0 {
+		return k
+	}
+	switch {
+	case f.sel.HeadsOnly:
+		sub := subsetEntries(ch.Entries, func(n string) bool { return k[n] }, p.version)
+		if head, ok := channelHead(sub); ok {
+			return map[string]bool{head: true}
+		}
+		f.notes = append(f.notes, Note{Package: p.name, Warning: true,
+			Message: fmt.Sprintf("channel %q has no single head (a replaces cycle?); all its selected entries are kept", ch.Name)})
+		return k
+	case f.sel.Latest > 0 && len(k) > f.sel.Latest:
+		names := make([]string, 0, len(k))
+		for n := range k {
+			names = append(names, n)
+		}
+		slices.SortFunc(names, func(a, b string) int {
+			va, oka := p.version(a)
+			vb, okb := p.version(b)
+			switch {
+			case oka && okb:
+				if c := vb.Compare(va); c != 0 {
+					return c
+				}
+			case oka:
+				return -1
+			case okb:
+				return 1
+			}
+			return strings.Compare(a, b)
+		})
+		out := map[string]bool{}
+		for _, n := range names[:f.sel.Latest] {
+			out[n] = true
+		}
+		return out
+	}
+	return k
+}
+
+// keep adds entries of a channel to the kept set and returns the bundles that
+// were not kept before.
+func (f *filter) keep(p *filterPackage, ch *Channel, k map[string]bool) []bundleKey {
+	if len(k) == 0 {
+		return nil
+	}
+	chans := f.kept[p.name]
+	if chans == nil {
+		chans = map[string]map[string]bool{}
+		f.kept[p.name] = chans
+	}
+	before := f.keptBundles(p.name)
+	cur := chans[ch.Name]
+	if cur == nil {
+		cur = map[string]bool{}
+		chans[ch.Name] = cur
+	}
+	var added []bundleKey
+	for n := range k {
+		cur[n] = true
+		if !before[n] {
+			before[n] = true
+			added = append(added, bundleKey{p.name, n})
+		}
+	}
+	slices.SortFunc(added, func(a, b bundleKey) int { return strings.Compare(a.name, b.name) })
+	return added
+}
+
+func (f *filter) keptBundles(pkg string) map[string]bool {
+	out := map[string]bool{}
+	for _, k := range f.kept[pkg] {
+		for n := range k {
+			out[n] = true
+		}
+	}
+	return out
+}
+
+// requirement is one dependency of a bundle.
+type requirement struct {
+	pkg   string
+	rng   semver.Range
+	rngS  string
+	gvk   *GVK
+	owner bundleKey
+}
+
+func (r requirement) String() string {
+	if r.gvk != nil {
+		return fmt.Sprintf("API %s/%s %s", r.gvk.Group, r.gvk.Version, r.gvk.Kind)
+	}
+	return fmt.Sprintf("package %q (%s)", r.pkg, r.rngS)
+}
+
+func (f *filter) addDependencies() {
+	var queue []bundleKey
+	for _, name := range f.names {
+		kb := f.keptBundles(name)
+		names := make([]string, 0, len(kb))
+		for n := range kb {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			queue = append(queue, bundleKey{name, n})
+		}
+	}
+	for len(queue) > 0 {
+		bk := queue[0]
+		queue = queue[1:]
+		b := f.pkgs[bk.pkg].bundles[bk.name]
+		if b == nil {
+			continue
+		}
+		for _, req := range f.requirements(b) {
+			if f.satisfied(req) {
+				continue
+			}
+			providers := f.providers(req)
+			if len(providers) == 0 {
+				key := req.String()
+				if !f.warned[key] {
+					f.warned[key] = true
+					f.notes = append(f.notes, Note{Package: bk.pkg, Warning: true,
+						Message: fmt.Sprintf("bundle %q requires %s, which no bundle in the sources provides", bk.name, req)})
+				}
+				continue
+			}
+			for _, pkg := range sortedKeys(providers) {
+				p := f.pkgs[pkg]
+				for _, ch := range p.channels {
+					k := map[string]bool{}
+					for _, e := range ch.Entries {
+						if providers[pkg][e.Name] {
+							k[e.Name] = true
+						}
+					}
+					queue = append(queue, f.keep(p, ch, f.trim(p, ch, k))...)
+				}
+			}
+		}
+	}
+}
+
+// requirements lists what a bundle depends on.
+func (f *filter) requirements(b *Bundle) []requirement {
+	owner := bundleKey{b.Package, b.Name}
+	var out []requirement
+	addPkg := func(pr PackageRequired) {
+		r, err := semver.ParseRange(pr.VersionRange)
+		if err != nil {
+			key := owner.pkg + "/" + owner.name + "/" + pr.VersionRange
+			if !f.warned[key] {
+				f.warned[key] = true
+				f.notes = append(f.notes, Note{Package: b.Package, Warning: true,
+					Message: fmt.Sprintf("bundle %q requires package %q with an invalid versionRange %q (%v); the requirement is not followed", b.Name, pr.PackageName, pr.VersionRange, err)})
+			}
+			return
+		}
+		out = append(out, requirement{pkg: pr.PackageName, rng: r, rngS: pr.VersionRange, owner: owner})
+	}
+	var constraint func(c Constraint)
+	constraint = func(c Constraint) {
+		switch {
+		case c.Package != nil:
+			addPkg(*c.Package)
+		case c.GVK != nil:
+			g := *c.GVK
+			out = append(out, requirement{gvk: &g, owner: owner})
+		case c.All != nil:
+			for _, cc := range c.All.Constraints {
+				constraint(cc)
+			}
+		default:
+			key := owner.pkg + "/" + owner.name + "/constraint"
+			if !f.warned[key] {
+				f.warned[key] = true
+				f.notes = append(f.notes, Note{Package: b.Package,
+					Message: fmt.Sprintf("bundle %q has an olm.constraint (any, not or cel) that dependencies are not followed through", b.Name)})
+			}
+		}
+	}
+	for _, prop := range b.Properties {
+		switch prop.Type {
+		case PropertyPackageRequired:
+			var pr PackageRequired
+			if prop.Decode(&pr) == nil {
+				addPkg(pr)
+			}
+		case PropertyGVKRequired:
+			var g GVK
+			if prop.Decode(&g) == nil {
+				out = append(out, requirement{gvk: &g, owner: owner})
+			}
+		case PropertyConstraint:
+			var c Constraint
+			if json.Unmarshal(prop.Value, &c) == nil {
+				constraint(c)
+			}
+		}
+	}
+	return out
+}
+
+func (f *filter) satisfied(req requirement) bool {
+	if req.gvk != nil {
+		for _, bk := range f.gvks[*req.gvk] {
+			if f.keptBundles(bk.pkg)[bk.name] {
+				return true
+			}
+		}
+		return false
+	}
+	p := f.pkgs[req.pkg]
+	if p == nil {
+		return false
+	}
+	for n := range f.keptBundles(req.pkg) {
+		if v, ok := p.version(n); ok && req.rng(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// providers returns the bundles that satisfy req, by package.
+func (f *filter) providers(req requirement) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	add := func(pkg, name string) {
+		if out[pkg] == nil {
+			out[pkg] = map[string]bool{}
+		}
+		out[pkg][name] = true
+	}
+	if req.gvk != nil {
+		for _, bk := range f.gvks[*req.gvk] {
+			add(bk.pkg, bk.name)
+		}
+		return out
+	}
+	p := f.pkgs[req.pkg]
+	if p == nil {
+		return out
+	}
+	for n, v := range p.versions {
+		if req.rng(v) {
+			add(req.pkg, n)
+		}
+	}
+	return out
+}
+
+// result builds the filtered catalog.
+func (f *filter) result() *DeclarativeConfig {
+	out := &DeclarativeConfig{}
+	keptBundles := map[string]map[string]bool{}
+	for pkg := range f.kept {
+		keptBundles[pkg] = f.keptBundles(pkg)
+	}
+	keptChannels := map[string][]string{}
+	for _, ch := range f.cfg.Channels {
+		k := f.kept[ch.Package][ch.Name]
+		if len(k) == 0 {
+			continue
+		}
+		p := f.pkgs[ch.Package]
+		nc := ch
+		if !keepsAll(ch.Entries, k) {
+			nc.Entries = subsetEntries(ch.Entries, func(n string) bool { return k[n] }, p.version)
+		}
+		out.Channels = append(out.Channels, nc)
+		if !slices.Contains(keptChannels[ch.Package], ch.Name) {
+			keptChannels[ch.Package] = append(keptChannels[ch.Package], ch.Name)
+		}
+	}
+	for _, pkg := range f.cfg.Packages {
+		if len(f.kept[pkg.Name]) == 0 {
+			continue
+		}
+		if pkg.DefaultChannel != "" && !slices.Contains(keptChannels[pkg.Name], pkg.DefaultChannel) {
+			nd := f.newDefault(pkg.Name, keptChannels[pkg.Name], out.Channels)
+			f.notes = append(f.notes, Note{Package: pkg.Name,
+				Message: fmt.Sprintf("default channel %q is not kept; %q is the new default channel", pkg.DefaultChannel, nd)})
+			pkg.DefaultChannel = nd
+		}
+		out.Packages = append(out.Packages, pkg)
+	}
+	for _, b := range f.cfg.Bundles {
+		if keptBundles[b.Package][b.Name] {
+			out.Bundles = append(out.Bundles, b)
+		}
+	}
+	for _, d := range f.cfg.Deprecations {
+		if len(f.kept[d.Package]) == 0 {
+			continue
+		}
+		nd := d
+		nd.Entries = nil
+		for _, e := range d.Entries {
+			switch e.Reference.Schema {
+			case SchemaChannel:
+				if !slices.Contains(keptChannels[d.Package], e.Reference.Name) {
+					continue
+				}
+			case SchemaBundle:
+				if !keptBundles[d.Package][e.Reference.Name] {
+					continue
+				}
+			}
+			nd.Entries = append(nd.Entries, e)
+		}
+		if len(nd.Entries) > 0 {
+			out.Deprecations = append(out.Deprecations, nd)
+		}
+	}
+	for _, m := range f.cfg.Others {
+		if m.Package == "" || len(f.kept[m.Package]) > 0 {
+			out.Others = append(out.Others, m)
+		}
+	}
+	return out
+}
+
+// newDefault picks a package's default channel among the kept ones: the
+// first the user named, else the one whose head has the highest version,
+// then by name.
+func (f *filter) newDefault(pkg string, kept []string, channels []Channel) string {
+	for _, c := range f.sel.Channels {
+		if slices.Contains(kept, c) {
+			return c
+		}
+	}
+	p := f.pkgs[pkg]
+	best, bestV, bestOK := "", semver.Version{}, false
+	for _, ch := range channels {
+		if ch.Package != pkg {
+			continue
+		}
+		head, _ := channelHead(ch.Entries)
+		v, ok := p.version(head)
+		better := best == "" ||
+			(ok && (!bestOK || v.GT(bestV))) ||
+			(ok == bestOK && (!ok || v.EQ(bestV)) && ch.Name < best)
+		if better {
+			best, bestV, bestOK = ch.Name, v, ok
+		}
+	}
+	return best
+}
+
+func keepsAll(entries []ChannelEntry, k map[string]bool) bool {
+	for _, e := range entries {
+		if !k[e.Name] {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// listNames joins up to max names, saying how many more there are.
+func listNames(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
+}
+
+// closest returns the candidate nearest to s by edit distance, if it is near
+// enough to be a likely typo.
+func closest(s string, candidates []string) string {
+	best, bestD := "", len(s)/3+1
+	for _, c := range candidates {
+		if c == "" {
+			continue
+		}
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,275 @@
+package declcfg
+
+import (
+	"slices"
+
+	"github.com/blang/semver/v4"
+)
+
+// This file re-draws a channel's upgrade graph over a subset of its entries.
+// The rules follow opm's model checks (a valid channel has one head, the
+// replaces chain from the head reaches every entry that no entry skips, and
+// names that are not in the channel may be replaced or skipped freely), so a
+// subset of a valid channel is again a valid channel:
+//
+//   - A kept entry's replaces is re-pointed along the original replaces chain
+//     to the nearest kept entry. When none is kept below it, the original
+//     value stays: a dangling replaces on the tail is valid and still gives a
+//     cluster running that (dropped) bundle its upgrade edge.
+//   - skips are kept as written (a skipped name need not exist). Entries that
+//     only a dropped entry skipped are inherited by the kept entry that
+//     replaced or skipped the dropped one, so they stay skipped rather than
+//     stranded. skipRange is kept as written: it describes installed
+//     versions, not channel entries.
+//   - If the kept entries fall apart into several tops (their common
+//     ancestors were all dropped), the top with the highest version becomes
+//     the head: it replaces the top of what is left of the original replaces
+//     chain when it has no kept replaces of its own, and skips the other tops.
+//   - Any entry still stranded (only a skipped entry replaces it) is added to
+//     the skips of the entry that replaces it: the same upgrade edge, made
+//     visible to opm's stranded-bundle check.
+
+// versionOf reports the semver version of a channel entry's bundle.
+type versionOf func(name string) (semver.Version, bool)
+
+// channelShape is the structure opm sees in a channel: its entries by name,
+// the head (when there is exactly one), the replaces chain from it and the
+// set of skipped names.
+type channelShape struct {
+	entries []ChannelEntry
+	byName  map[string]int
+	heads   []string
+	chain   map[string]bool
+	skipped map[string]bool
+}
+
+func shapeOf(entries []ChannelEntry) *channelShape {
+	s := &channelShape{entries: entries, byName: make(map[string]int, len(entries)), chain: map[string]bool{}, skipped: map[string]bool{}}
+	for i, e := range entries {
+		if _, dup := s.byName[e.Name]; !dup {
+			s.byName[e.Name] = i
+		}
+	}
+	incoming := map[string]bool{}
+	for _, e := range entries {
+		if _, ok := s.byName[e.Replaces]; ok {
+			incoming[e.Replaces] = true
+		}
+		for _, sk := range e.Skips {
+			s.skipped[sk] = true
+			if _, ok := s.byName[sk]; ok {
+				incoming[sk] = true
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if !incoming[e.Name] && !seen[e.Name] {
+			seen[e.Name] = true
+			s.heads = append(s.heads, e.Name)
+		}
+	}
+	if len(s.heads) == 1 {
+		cur := s.heads[0]
+		s.chain[cur] = true
+		for {
+			next := s.entries[s.byName[cur]].Replaces
+			if s.skipped[next] || s.chain[next] {
+				break
+			}
+			if _, ok := s.byName[next]; !ok {
+				break
+			}
+			s.chain[next] = true
+			cur = next
+		}
+	}
+	return s
+}
+
+func (s *channelShape) entry(name string) (*ChannelEntry, bool) {
+	i, ok := s.byName[name]
+	if !ok {
+		return nil, false
+	}
+	return &s.entries[i], true
+}
+
+// onChain reports whether name is on the replaces chain from the head. In a
+// channel without a single head every entry counts, so replaces edges are
+// still followed.
+func (s *channelShape) onChain(name string) bool {
+	return len(s.heads) != 1 || s.chain[name]
+}
+
+// stranded lists the entries opm would call stranded (neither on the
+// replaces chain from the single head nor skipped), in entry order.
+func (s *channelShape) stranded() []string {
+	if len(s.heads) != 1 {
+		return nil
+	}
+	var out []string
+	for _, e := range s.entries {
+		if !s.chain[e.Name] && !s.skipped[e.Name] {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+// subsetEntries returns the entries of a channel that keep admits, with
+// edges re-drawn as described at the top of this file. Entries keep their
+// original order.
+func subsetEntries(entries []ChannelEntry, keep func(string) bool, version versionOf) []ChannelEntry {
+	orig := shapeOf(entries)
+	var out []ChannelEntry
+	done := map[string]bool{}
+	for _, p := range entries {
+		if !keep(p.Name) || done[p.Name] {
+			continue
+		}
+		done[p.Name] = true
+		out = append(out, redrawEntry(orig, p, keep))
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	joinTops(orig, out, version)
+	unstrand(out)
+	return out
+}
+
+// redrawEntry computes a kept entry's edges over the kept entries.
+func redrawEntry(orig *channelShape, p ChannelEntry, keep func(string) bool) ChannelEntry {
+	ne := ChannelEntry{Name: p.Name, Replaces: p.Replaces, SkipRange: p.SkipRange, Pos: p.Pos}
+	ne.Skips = slices.Clone(p.Skips)
+	visited := map[string]bool{p.Name: true}
+	var dropped []string // dropped entries whose skips p inherits
+	for _, s := range p.Skips {
+		if _, in := orig.byName[s]; in && !keep(s) {
+			dropped = append(dropped, s)
+		}
+	}
+	if orig.onChain(p.Name) {
+		for r := p.Replaces; ; {
+			e, in := orig.entry(r)
+			if !in || visited[r] {
+				break
+			}
+			if keep(r) {
+				ne.Replaces = r
+				break
+			}
+			visited[r] = true
+			dropped = append(dropped, e.Skips...)
+			if !orig.onChain(r) {
+				break
+			}
+			r = e.Replaces
+		}
+	}
+	for len(dropped) > 0 {
+		s := dropped[0]
+		dropped = dropped[1:]
+		e, in := orig.entry(s)
+		if !in || visited[s] {
+			continue
+		}
+		visited[s] = true
+		if keep(s) {
+			if !slices.Contains(ne.Skips, s) {
+				ne.Skips = append(ne.Skips, s)
+			}
+			continue
+		}
+		dropped = append(dropped, e.Skips...)
+	}
+	return ne
+}
+
+// joinTops makes one head out of several tops.
+func joinTops(orig *channelShape, out []ChannelEntry, version versionOf) {
+	cur := shapeOf(out)
+	if len(cur.heads) <= 1 {
+		return
+	}
+	tops := slices.Clone(cur.heads)
+	// The highest version wins; among equals (or unknown versions), the
+	// entry on the original replaces chain, then the earlier one.
+	rank := func(a, b string) int {
+		va, oka := version(a)
+		vb, okb := version(b)
+		switch {
+		case oka && okb:
+			if c := va.Compare(vb); c != 0 {
+				return -c
+			}
+		case oka:
+			return -1
+		case okb:
+			return 1
+		}
+		ca, cb := orig.chain[a], orig.chain[b]
+		if ca != cb {
+			if ca {
+				return -1
+			}
+			return 1
+		}
+		return cur.byName[a] - cur.byName[b]
+	}
+	slices.SortStableFunc(tops, rank)
+	head := &out[cur.byName[tops[0]]]
+	rest := tops[1:]
+	if _, kept := cur.byName[head.Replaces]; !kept {
+		// Prefer the top of the original replaces chain, so the chain below
+		// it stays a chain.
+		pick := 0
+		for i, t := range rest {
+			if orig.chain[t] {
+				pick = i
+				break
+			}
+		}
+		if head.Replaces != "" && !slices.Contains(head.Skips, head.Replaces) {
+			head.Skips = append(head.Skips, head.Replaces)
+		}
+		head.Replaces = rest[pick]
+		rest = slices.Delete(slices.Clone(rest), pick, pick+1)
+	}
+	for _, t := range rest {
+		if !slices.Contains(head.Skips, t) {
+			head.Skips = append(head.Skips, t)
+		}
+	}
+}
+
+// unstrand skips every entry that only a skipped entry replaces, until opm
+// would find nothing stranded. Each round skips at least one more entry, so
+// it ends within len(out) rounds.
+func unstrand(out []ChannelEntry) {
+	for range len(out) {
+		cur := shapeOf(out)
+		stranded := cur.stranded()
+		if len(stranded) == 0 {
+			return
+		}
+		for _, y := range stranded {
+			for i := range out {
+				if out[i].Replaces == y && out[i].Name != y {
+					out[i].Skips = append(out[i].Skips, y)
+					break
+				}
+			}
+		}
+	}
+}
+
+// channelHead returns the single head of a channel's entries, if it has one.
+func channelHead(entries []ChannelEntry) (string, bool) {
+	s := shapeOf(entries)
+	if len(s.heads) != 1 {
+		return "", false
+	}
+	return s.heads[0], true
+}

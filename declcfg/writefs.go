@@ -1,0 +1,219 @@
+package declcfg
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// ErrDirNotEmpty is returned (wrapped) when WriteDir would replace a
+// directory that holds files without DirOptions.Replace.
+var ErrDirNotEmpty = errors.New("directory is not empty")
+
+// DirOptions tunes WriteDir.
+type DirOptions struct {
+	// Format of the catalog files (default json).
+	Format Format
+	// Folder names the folder, relative to the tree's root and
+	// slash-separated, that holds a package's blobs (nil: the package's
+	// name). Package-less blobs always go to the root.
+	Folder func(pkg string) string
+	// Replace allows replacing a directory that is not empty.
+	Replace bool
+}
+
+// CheckDir reports whether WriteDir may write dir: it must not exist, be an
+// empty directory, or (with replace) be a directory that is not the working
+// directory, one of its parents, or a git checkout. Callers check early so
+// that a long run does not end in a refusal; WriteDir checks again.
+func CheckDir(dir string, replace bool) error {
+	st, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s exists and is not a directory", dir)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(ents) == 0 {
+		return nil
+	}
+	if !replace {
+		return fmt.Errorf("%s: %w", dir, ErrDirNotEmpty)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(abs, wd); err == nil && !strings.HasPrefix(rel, "..") {
+			return fmt.Errorf("refusing to replace %s: it holds the working directory", dir)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+		return fmt.Errorf("refusing to replace %s: it is a git checkout", dir)
+	}
+	return nil
+}
+
+// WriteDir writes cfg as a catalog tree: <dir>/<folder>/catalog.<format> for
+// each package (in opm order, as Write does) and <dir>/catalog.<format> for
+// package-less blobs. The tree is built in a temporary directory next to dir
+// and renamed into place, so dir holds either its old content or the whole
+// new tree, never part of it; on Linux an existing tree is swapped out in
+// one step (renameat2 RENAME_EXCHANGE).
+func WriteDir(cfg *DeclarativeConfig, dir string, opts DirOptions) (err error) {
+	if opts.Format == "" {
+		opts.Format = FormatJSON
+	}
+	if _, err := ParseFormat(string(opts.Format)); err != nil {
+		return err
+	}
+	files, err := layout(cfg, opts)
+	if err != nil {
+		return err
+	}
+	if err := CheckDir(dir, opts.Replace); err != nil {
+		return err
+	}
+	dir = filepath.Clean(dir)
+	parent, base := filepath.Split(dir)
+	if parent == "" {
+		parent = "."
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	for _, folder := range sortedKeys(files) {
+		d := filepath.Join(tmp, filepath.FromSlash(folder))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+		if err := writeCatalogFile(filepath.Join(d, "catalog."+string(opts.Format)), files[folder], opts.Format); err != nil {
+			return err
+		}
+	}
+	return replaceDir(tmp, dir, opts.Replace)
+}
+
+// layout groups blobs by the folder they are written to ("" is the root).
+func layout(cfg *DeclarativeConfig, opts DirOptions) (map[string]*DeclarativeConfig, error) {
+	folder := opts.Folder
+	if folder == nil {
+		folder = func(pkg string) string { return pkg }
+	}
+	files := map[string]*DeclarativeConfig{}
+	for pkg, part := range byPackage(cfg) {
+		f := ""
+		if pkg != "" {
+			f = folder(pkg)
+			if err := checkFolder(f); err != nil {
+				return nil, fmt.Errorf("package %q: %w", pkg, err)
+			}
+		}
+		if files[f] == nil {
+			files[f] = &DeclarativeConfig{}
+		}
+		files[f].Merge(part)
+	}
+	// A package folder must not be inside another one: loading would mix
+	// them up for nobody, but the layout would no longer say what is whose.
+	names := sortedKeys(files)
+	for i, a := range names {
+		for _, b := range names[i+1:] {
+			if a != "" && strings.HasPrefix(b, a+"/") {
+				return nil, fmt.Errorf("folder %q would be inside folder %q", b, a)
+			}
+		}
+	}
+	return files, nil
+}
+
+// checkFolder accepts relative slash-separated paths without empty, "." or
+// ".." elements, so that no package writes outside the tree.
+func checkFolder(f string) error {
+	if f == "" {
+		return fmt.Errorf("empty folder name")
+	}
+	if path.IsAbs(f) || strings.ContainsAny(f, "\\\x00") {
+		return fmt.Errorf("folder %q is not a relative path", f)
+	}
+	for _, el := range strings.Split(f, "/") {
+		if el == "" || el == "." || el == ".." {
+			return fmt.Errorf("folder %q is not a plain relative path", f)
+		}
+	}
+	return nil
+}
+
+func writeCatalogFile(name string, cfg *DeclarativeConfig, f Format) error {
+	file, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(file, 256<<10)
+	werr := Write(cfg, f, bw)
+	if werr == nil {
+		werr = bw.Flush()
+	}
+	if werr == nil {
+		werr = file.Sync()
+	}
+	if cerr := file.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}
+
+// replaceDir moves the finished tree tmp to dir. Go's os.Rename refuses
+// to replace any existing directory, even an empty one, so an existing dir
+// is swapped out (or, where that is not possible, moved aside) instead.
+func replaceDir(tmp, dir string, replace bool) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return os.Rename(tmp, dir)
+	}
+	if err != nil {
+		return err
+	}
+	if len(ents) > 0 && !replace {
+		// Something filled dir while the tree was being written.
+		return fmt.Errorf("%s: %w", dir, ErrDirNotEmpty)
+	}
+	if exchangeDirs(tmp, dir) == nil {
+		return os.RemoveAll(tmp) // now the old content
+	}
+	old := filepath.Join(filepath.Dir(tmp), "."+filepath.Base(dir)+".old-"+filepath.Base(tmp))
+	if err := os.Rename(dir, old); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if rerr := os.Rename(old, dir); rerr != nil {
+			return fmt.Errorf("%w (and restoring %s from %s failed: %v)", err, dir, old, rerr)
+		}
+		return err
+	}
+	return os.RemoveAll(old)
+}
