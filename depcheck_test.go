@@ -26,6 +26,7 @@ func TestImportRules(t *testing.T) {
 		"image":    {"declcfg"},
 		"render":   {"declcfg", "image"},
 		"template": {"declcfg", "image", "render"},
+		"compose":  {"declcfg", "image", "render"},
 		"internal": {"declcfg"},
 	}
 	// exclusive lists third-party module prefixes only one of our top-level

@@ -1,0 +1,163 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fbc-project/fbc/compose"
+	"github.com/fbc-project/fbc/declcfg"
+)
+
+func init() { register(newComposeCmd) }
+
+func newComposeCmd() *cobra.Command {
+	var (
+		sel        declcfg.Selection
+		configFile string
+		force      bool
+	)
+	onConflict := newEnum(string(declcfg.OnConflictError), string(declcfg.OnConflictError), string(declcfg.OnConflictFirst), string(declcfg.OnConflictLast))
+	output := newEnum(string(declcfg.FormatJSON), string(declcfg.FormatJSON), string(declcfg.FormatYAML))
+	cmd := &cobra.Command{
+		Use:   "compose OUTDIR [SOURCE...]",
+		Short: "Merge catalogs, or extract part of one, into a catalog directory",
+		Long: `Compose writes a catalog directory laid out one folder per package
+(OUTDIR/<package>/catalog.json, and OUTDIR/catalog.json for blobs that belong
+to no package) from one or more SOURCEs: catalog directories, catalog files,
+or - for standard input.
+
+Merging: a package belongs to one source. When two sources define the same
+package differently, compose stops and names both definitions (file:line);
+--on-conflict first or last keeps the first or last source's package instead.
+Identical definitions are kept once.
+
+Selecting: --package, --channel, --version, --heads-only and --latest keep part
+of the catalog. The channels that remain are re-drawn so that the result is
+still a valid catalog: replaces edges are re-pointed to the nearest kept entry,
+and deprecations of anything dropped are dropped. --with-dependencies adds the
+bundles that kept bundles require (olm.package.required, olm.gvk.required);
+a requirement no source satisfies is a warning, since OLM can find it in
+another catalog on the cluster.
+
+--config reads a catalog config (name, repo, tag, references: [{name, image}])
+and writes each reference's catalog into its own folder, OUTDIR/<name>/.
+
+OUTDIR is written in a temporary directory next to it and renamed into place:
+it never holds a partial tree. A non-empty OUTDIR is refused unless --force,
+which replaces it (in one step on Linux). See docs/compose.md.`,
+		Example: `  fbc compose out/ certified/ community/
+  fbc compose out/ catalog/ --package etcd --channel stable --heads-only
+  fbc compose out/ catalog/ --package etcd --version '>=0.9.0 <1.0.0' --with-dependencies
+  fbc compose out/ --config catalog.yaml --force`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			outDir, sources := args[0], args[1:]
+			if len(sources) == 0 && configFile == "" {
+				return usageErrorf("give at least one SOURCE or --config FILE")
+			}
+			if n := countStdin(sources); n > 1 {
+				return usageErrorf("standard input (-) can be read only once, got it %d times", n)
+			}
+			if cmd.Flags().Changed("latest") && sel.Latest < 1 {
+				return usageErrorf("--latest must be at least 1, got %d", sel.Latest)
+			}
+			if err := declcfg.CheckDir(outDir, force); err != nil {
+				return composeError(err)
+			}
+			opts := compose.Options{
+				Sources:    sources,
+				Selection:  sel,
+				OnConflict: declcfg.ConflictPolicy(onConflict.String()),
+				Stdin:      cmd.InOrStdin(),
+			}
+			if configFile != "" {
+				c, err := compose.ReadConfig(configFile)
+				if err != nil {
+					return composeError(err)
+				}
+				opts.Config = c
+			}
+			res, err := compose.Compose(cmd.Context(), opts)
+			if err != nil {
+				return composeError(err)
+			}
+			stderr := cmd.ErrOrStderr()
+			printNotes(stderr, res.Notes)
+			err = declcfg.WriteDir(res.Config, outDir, declcfg.DirOptions{
+				Format:  declcfg.Format(output.String()),
+				Folder:  res.Folder,
+				Replace: force,
+			})
+			if err != nil {
+				return composeError(fmt.Errorf("writing %s: %w", outDir, err))
+			}
+			fmt.Fprintf(stderr, "wrote %d package(s), %d bundle(s) to %s\n", countPackages(res.Config), len(res.Config.Bundles), outDir)
+			if opts.Config != nil && opts.Config.ImageRef() != "" {
+				fmt.Fprintf(stderr, "catalog %s is published as %s: fbc build %s --tag %s\n", opts.Config.Name, opts.Config.ImageRef(), outDir, opts.Config.ImageRef())
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVarP(&sel.Packages, "package", "p", nil, "keep only this package (repeatable)")
+	f.StringArrayVarP(&sel.Channels, "channel", "c", nil, "keep only channels with this name (repeatable)")
+	f.StringVar(&sel.VersionRange, "version", "", `keep only bundle versions in this range, written like skipRange (">=1.2.0 <2.0.0")`)
+	f.BoolVar(&sel.HeadsOnly, "heads-only", false, "keep only the head of each channel")
+	f.IntVar(&sel.Latest, "latest", 0, "keep only the N highest versions of each channel")
+	f.BoolVar(&sel.WithDependencies, "with-dependencies", false, "add the bundles that kept bundles require")
+	onConflict.register(cmd, "on-conflict", "", "what to do when sources define the same package differently")
+	output.register(cmd, "output", "o", "format of the catalog files")
+	f.BoolVar(&force, "force", false, "replace OUTDIR if it is not empty")
+	f.StringVar(&configFile, "config", "", "catalog config: name, repo, tag and references [{name, image}]")
+	cmd.MarkFlagsMutuallyExclusive("heads-only", "latest")
+	_ = cmd.MarkFlagFilename("config", "yaml", "yml", "json")
+	return cmd
+}
+
+// composeError maps compose failures to exit codes: problems in the sources'
+// content are findings (1); flags that do not fit the sources, a source that
+// cannot be read and an OUTDIR in the way are trouble with the run (2).
+func composeError(err error) error {
+	var (
+		sel      *declcfg.SelectionError
+		conflict *declcfg.ConflictError
+		loadErrs declcfg.LoadErrors
+		cfgErr   *compose.ConfigError
+	)
+	switch {
+	case errors.As(err, &sel):
+		return usageErrorf("%v", sel)
+	case errors.Is(err, declcfg.ErrDirNotEmpty):
+		return usageErrorf("%v: use --force to replace its content", err)
+	case errors.As(err, &conflict):
+		return findingsError(fmt.Errorf("%w\nuse --on-conflict first or --on-conflict last to keep one source's package", conflict))
+	case errors.As(err, &loadErrs) && !loadErrs.HasIO():
+		return findingsError(loadErrs)
+	case errors.As(err, &cfgErr), errors.Is(err, compose.ErrEmpty):
+		return findingsError(err)
+	}
+	return err
+}
+
+func printNotes(w io.Writer, notes []declcfg.Note) {
+	for _, n := range notes {
+		if n.Warning {
+			fmt.Fprintf(w, "warning: %s\n", n)
+		} else {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
+	}
+}
+
+func countPackages(cfg *declcfg.DeclarativeConfig) int {
+	n := 0
+	for _, p := range cfg.PackageNames() {
+		if p != "" {
+			n++
+		}
+	}
+	return n
+}
