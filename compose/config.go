@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -95,7 +96,7 @@ func ParseConfig(file string, data []byte) (*CatalogConfig, error) {
 		return nil, &ConfigError{Pos: at(doc), Msg: "a catalog config is an object with name, repo, tag and references"}
 	}
 	cfg := &CatalogConfig{File: file}
-	var problems []error
+	var problems []*ConfigError
 	bad := func(n *yaml.Node, format string, args ...any) {
 		problems = append(problems, &ConfigError{Pos: at(n), Msg: fmt.Sprintf(format, args...)})
 	}
@@ -179,7 +180,17 @@ func ParseConfig(file string, data []byte) (*CatalogConfig, error) {
 		bad(&extra, "a catalog config is one document; remove the extra ones")
 	}
 	if len(problems) > 0 {
-		return nil, errors.Join(problems...)
+		slices.SortStableFunc(problems, func(a, b *ConfigError) int {
+			if a.Pos.Line != b.Pos.Line {
+				return a.Pos.Line - b.Pos.Line
+			}
+			return a.Pos.Col - b.Pos.Col
+		})
+		errs := make([]error, len(problems))
+		for i, p := range problems {
+			errs[i] = p
+		}
+		return nil, errors.Join(errs...)
 	}
 	return cfg, nil
 }
