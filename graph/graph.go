@@ -41,6 +41,8 @@ type Package struct {
 	// Deprecated holds the package deprecation message when the package
 	// itself is deprecated (olm.deprecations, schema olm.package).
 	Deprecated string
+	// Pos is where the olm.package blob is, if the catalog has one.
+	Pos declcfg.Pos
 
 	bundles  map[string]*Bundle
 	channels map[string]*Channel
@@ -123,8 +125,8 @@ func New(cfg *declcfg.DeclarativeConfig) *Catalog {
 	}
 	for i := range cfg.Packages {
 		p := pkg(cfg.Packages[i].Name)
-		if p.DefaultChannel == "" {
-			p.DefaultChannel = cfg.Packages[i].DefaultChannel
+		if !p.Pos.IsValid() {
+			p.DefaultChannel, p.Pos = cfg.Packages[i].DefaultChannel, cfg.Packages[i].Pos
 		}
 	}
 	for i := range cfg.Bundles {

@@ -31,6 +31,19 @@ type Selection struct {
 	// Bundles counts the bundles of the selection.
 	Bundles int
 	Rows    []*SurveyRow
+
+	byName map[string]*SurveyRow
+}
+
+// row returns the row of the named bundle, nil if the selection has none.
+func (sel *Selection) row(name string) *SurveyRow {
+	if sel.byName == nil {
+		sel.byName = make(map[string]*SurveyRow, len(sel.Rows))
+		for _, r := range sel.Rows {
+			sel.byName[r.From.Name] = r
+		}
+	}
+	return sel.byName[name]
 }
 
 // SurveyRow is one installed bundle's fate.

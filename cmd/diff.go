@@ -1,0 +1,114 @@
+package cmd
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fbc-project/fbc/graph"
+)
+
+func init() { register(newDiffCmd) }
+
+func newDiffCmd() *cobra.Command {
+	var (
+		semantics = newEnum("both", "classic", "v1", "both")
+		output    = newEnum("text", "text", "json", "github")
+	)
+	cmd := &cobra.Command{
+		Use:   "diff OLD NEW",
+		Short: "Show what a catalog change does to upgrades, and fail if it strands users",
+		Long: `diff compares two catalogs (directories, files, or - for stdin) the way a
+GitOps pull-request check should: what changed (packages, channels, bundles,
+entries, edges, channel heads) and whether the change is safe for clusters
+running the old catalog.
+
+The change is unsafe when, under the chosen semantics and for a subscription
+to each channel:
+  - a bundle that could reach the channel's head before no longer can
+    (no upgrade, a dead end, or a resolution error);
+  - a channel's head moved to a lower version;
+  - a bundle was removed and no entry replaces it, skips it or covers its
+    version with a skipRange;
+  - a package or channel was removed, or a channel no longer resolves.
+Bundles that could not reach the head before either are warnings.
+
+-o github prints GitHub Actions annotations on the new catalog's files and,
+when $GITHUB_STEP_SUMMARY is set, appends a markdown summary to it.
+
+Exit status: 0 safe, 1 unsafe, 2 usage or unreadable input.`,
+		Example: `  git worktree add /tmp/base origin/main
+  fbc diff /tmp/base/catalog catalog
+  fbc diff old/ new/ --semantics v1 -o json
+  fbc diff "$BASE/catalog" catalog -o github`,
+		Args: exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] == "-" && args[1] == "-" {
+				return usageErrorf("only one of OLD and NEW can be read from standard input")
+			}
+			oldCat, err := loadGraph(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			newCat, err := loadGraph(cmd, args[1])
+			if err != nil {
+				return err
+			}
+			sems := []graph.Semantics{graph.Classic, graph.V1}
+			if s := semantics.String(); s != "both" {
+				sems = []graph.Semantics{graph.Semantics(s)}
+			}
+			report, err := graph.Diff(oldCat, newCat, sems)
+			if err != nil {
+				return graphQueryError(err)
+			}
+			report.Old, report.New = args[0], args[1]
+			out := cmd.OutOrStdout()
+			switch output.String() {
+			case "json":
+				err = report.WriteJSON(out)
+			case "github":
+				err = writeGitHubDiff(report, cmd)
+			default:
+				err = report.WriteText(out)
+			}
+			if err != nil {
+				return err
+			}
+			if !report.Safe() {
+				return findingsError(fmt.Errorf("the change is unsafe for clusters running %s", args[0]))
+			}
+			return nil
+		},
+	}
+	semantics.register(cmd, "semantics", "", "upgrade rules to judge the change by")
+	output.register(cmd, "output", "o", "output format")
+	return cmd
+}
+
+// writeGitHubDiff prints the annotations and appends the job summary to
+// $GITHUB_STEP_SUMMARY in a single write when the variable is set.
+func writeGitHubDiff(report *graph.DiffReport, cmd *cobra.Command) error {
+	path := os.Getenv("GITHUB_STEP_SUMMARY")
+	if path == "" {
+		return report.WriteGitHub(cmd.OutOrStdout(), nil)
+	}
+	var summary bytes.Buffer
+	if err := report.WriteGitHub(cmd.OutOrStdout(), &summary); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return &exitError{code: ExitTrouble, err: fmt.Errorf("writing the job summary: %w", err)}
+	}
+	if _, err := f.Write(summary.Bytes()); err != nil {
+		f.Close()
+		return &exitError{code: ExitTrouble, err: fmt.Errorf("writing the job summary %s: %w", path, err)}
+	}
+	if err := f.Close(); err != nil {
+		return &exitError{code: ExitTrouble, err: fmt.Errorf("writing the job summary %s: %w", path, err)}
+	}
+	return nil
+}

@@ -1,0 +1,215 @@
+package graph
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+func semanticsList(ss []Semantics) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// where names a change's or finding's place: package, package/channel.
+func where(pkg, ch string) string {
+	if ch == "" {
+		return pkg
+	}
+	return pkg + "/" + ch
+}
+
+// describe renders a change as one line with a +, - or ~ marker.
+func (c Change) describe() string {
+	at := where(c.Package, c.Channel)
+	withDetail := func(s string) string {
+		if c.Detail == "" {
+			return s
+		}
+		return s + " (" + c.Detail + ")"
+	}
+	switch c.Kind {
+	case "package-added":
+		return "+ " + withDetail("package "+c.Package)
+	case "package-removed":
+		return "- package " + c.Package
+	case "default-channel":
+		return fmt.Sprintf("~ %s: default channel %s", at, c.Detail)
+	case "bundle-added":
+		return fmt.Sprintf("+ %s: %s", at, withDetail("bundle "+c.Bundle))
+	case "bundle-removed":
+		return fmt.Sprintf("- %s: %s", at, withDetail("bundle "+c.Bundle))
+	case "channel-added":
+		return fmt.Sprintf("+ %s: %s", at, withDetail("channel"))
+	case "channel-removed":
+		return fmt.Sprintf("- %s: channel", at)
+	case "entry-added":
+		return fmt.Sprintf("+ %s: %s", at, withDetail("entry "+c.Bundle))
+	case "entry-removed":
+		return fmt.Sprintf("- %s: %s", at, withDetail("entry "+c.Bundle))
+	case "edge-added":
+		return fmt.Sprintf("+ %s: %s %s", at, c.Bundle, c.Detail)
+	case "edge-removed":
+		return fmt.Sprintf("- %s: %s %s", at, c.Bundle, c.Detail)
+	case "head-moved":
+		return fmt.Sprintf("~ %s: %s head %s", at, c.Semantics, c.Detail)
+	}
+	return fmt.Sprintf("~ %s: %s %s %s", at, c.Kind, c.Bundle, c.Detail)
+}
+
+func (f Finding) place() string {
+	p := where(f.Package, f.Channel)
+	if f.Bundle != "" {
+		p += " " + f.Bundle
+	}
+	return p
+}
+
+// semanticsTag names the semantics a finding holds under, when it depends
+// on them.
+func (f Finding) semanticsTag() string {
+	if len(f.Semantics) == 0 {
+		return ""
+	}
+	return " (" + semanticsList(f.Semantics) + ")"
+}
+
+func (d *DiffReport) verdict() string {
+	errs, warns := 0, 0
+	for _, f := range d.Findings {
+		if f.Severity == SeverityError {
+			errs++
+		} else {
+			warns++
+		}
+	}
+	if errs > 0 {
+		return fmt.Sprintf("unsafe: %d %s, %d %s", errs, plural(errs, "error", "errors"), warns, plural(warns, "warning", "warnings"))
+	}
+	if warns > 0 {
+		return fmt.Sprintf("safe, with %d %s", warns, plural(warns, "warning", "warnings"))
+	}
+	return "safe"
+}
+
+// WriteText writes the changes, the findings and the verdict.
+func (d *DiffReport) WriteText(w io.Writer) error {
+	t := &textWriter{w: w}
+	t.printf("%s -> %s (semantics: %s)\n", d.Old, d.New, semanticsList(d.Semantics))
+	if len(d.Changes) == 0 {
+		t.printf("\nno changes to packages, channels, bundles or edges\n")
+	} else {
+		t.printf("\nchanges:\n")
+		for _, c := range d.Changes {
+			t.printf("  %s\n", c.describe())
+		}
+	}
+	if len(d.Findings) > 0 {
+		t.printf("\nfindings:\n")
+		for _, f := range d.Findings {
+			t.printf("  %s %s%s %s: %s\n", f.Severity, f.Rule, f.semanticsTag(), f.place(), f.Message)
+		}
+	}
+	t.printf("\n%s\n", d.verdict())
+	return t.err
+}
+
+type diffJSON struct {
+	Old       string      `json:"old"`
+	New       string      `json:"new"`
+	Semantics []Semantics `json:"semantics"`
+	Safe      bool        `json:"safe"`
+	Changes   []Change    `json:"changes"`
+	Findings  []Finding   `json:"findings"`
+}
+
+// WriteJSON writes the report as one JSON object.
+func (d *DiffReport) WriteJSON(w io.Writer) error {
+	out := diffJSON{Old: d.Old, New: d.New, Semantics: d.Semantics, Safe: d.Safe(), Changes: d.Changes, Findings: d.Findings}
+	if out.Changes == nil {
+		out.Changes = []Change{}
+	}
+	if out.Findings == nil {
+		out.Findings = []Finding{}
+	}
+	for i := range out.Findings {
+		if out.Findings[i].Semantics == nil {
+			out.Findings[i].Semantics = []Semantics{}
+		}
+	}
+	return writeJSON(w, out)
+}
+
+// WriteGitHub writes one GitHub Actions workflow command per finding
+// (annotations on the new catalog's files where the position is known) and
+// the verdict to w, and a markdown summary to summary when it is not nil.
+func (d *DiffReport) WriteGitHub(w, summary io.Writer) error {
+	t := &textWriter{w: w}
+	for _, f := range d.Findings {
+		var props []string
+		if f.Pos.IsValid() {
+			props = append(props, "file="+escapeProperty(f.Pos.File))
+			if f.Pos.Line > 0 {
+				props = append(props, fmt.Sprintf("line=%d", f.Pos.Line))
+			}
+			if f.Pos.Col > 0 {
+				props = append(props, fmt.Sprintf("col=%d", f.Pos.Col))
+			}
+		}
+		props = append(props, "title="+escapeProperty(fmt.Sprintf("%s: %s", f.Rule, f.place())))
+		t.printf("::%s %s::%s\n", f.Severity, strings.Join(props, ","), escapeData(f.Message+f.semanticsTag()))
+	}
+	t.printf("fbc diff: %s\n", d.verdict())
+	if t.err != nil || summary == nil {
+		return t.err
+	}
+	return d.writeSummary(summary)
+}
+
+// escapeData escapes a workflow command's message.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command property value.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// mdCell makes s safe inside a markdown table cell.
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
+}
+
+// writeSummary renders the markdown job summary in one write, since the
+// summary file is appended to by every step of the job.
+func (d *DiffReport) writeSummary(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Catalog upgrade check: %s\n\n", d.verdict())
+	fmt.Fprintf(&b, "`%s` → `%s`, judged under %s semantics.\n\n", mdCell(d.Old), mdCell(d.New), semanticsList(d.Semantics))
+	if len(d.Findings) > 0 {
+		b.WriteString("| severity | rule | semantics | where | problem |\n|---|---|---|---|---|\n")
+		for _, f := range d.Findings {
+			sems := semanticsList(f.Semantics)
+			if sems == "" {
+				sems = "any"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", f.Severity, f.Rule, sems, mdCell(f.place()), mdCell(f.Message))
+		}
+		b.WriteString("\n")
+	}
+	if len(d.Changes) == 0 {
+		b.WriteString("No changes to packages, channels, bundles or edges.\n\n")
+	} else {
+		fmt.Fprintf(&b, "<details><summary>%d %s</summary>\n\n```\n", len(d.Changes), plural(len(d.Changes), "change", "changes"))
+		for _, c := range d.Changes {
+			b.WriteString(strings.ReplaceAll(c.describe(), "```", "'''") + "\n")
+		}
+		b.WriteString("```\n\n</details>\n\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
