@@ -13,7 +13,7 @@ import (
 
 // ConfigsLabel is the label that tells OLM where a catalog image keeps its
 // file-based catalog.
-const ConfigsLabel = "operators.operatorframework.io.index.configs.v1"
+const ConfigsLabel = LabelCatalogConfigs
 
 // ConfigsDir is where catalog images keep the catalog.
 const ConfigsDir = "/configs"

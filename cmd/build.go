@@ -1,0 +1,147 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/validate"
+	vreport "github.com/fbc-project/fbc/validate/report"
+)
+
+func init() { register(newBuildCmd) }
+
+func newBuildCmd() *cobra.Command {
+	var (
+		opts       image.BuildOptions
+		targets    image.BuildTargets
+		labels     []string
+		noValidate bool
+	)
+	cmd := &cobra.Command{
+		Use:   "build DIR --tag REF (--push | --output oci:DIR | --output docker-archive:FILE)",
+		Short: "Build a catalog image without a container runtime",
+		Long: `Build a catalog image from the catalog directory DIR without Docker: the base
+image (pulled like any image fbc reads) plus one reproducible layer holding DIR
+at /configs, the label operators.operatorframework.io.index.configs.v1=/configs,
+your -l labels, and on an opm base ENTRYPOINT ["/bin/opm"] with
+CMD ["serve", "/configs"]. --base-image scratch builds a binary-less image:
+no base layers, no entrypoint. --platform linux/amd64,linux/arm64 builds an
+image index, each image on the base's image for its platform.
+
+The catalog is validated first; an invalid catalog is reported and nothing is
+built (exit 1). Building the same directory on the same base twice gives the
+same digest: files are stored sorted, owned by root, 0644/0755, with every
+time set to SOURCE_DATE_EPOCH (default 0).
+
+Unlike the generated Dockerfile, no serve cache is pre-built (that needs
+running opm): opm builds it at startup. See docs/build.md.
+
+The image is pushed to --tag with --push, and/or written to local outputs:
+oci:DIR[:TAG] (an OCI image layout) or docker-archive:FILE[:REF] (docker load /
+podman load). stdout gets the pushed reference by digest (REPO@sha256:...), or
+the digest when nothing was pushed.`,
+		Example: `  fbc build catalog --tag quay.io/me/catalog:v1 --push
+  fbc build catalog --tag quay.io/me/catalog:v1 --output oci:out/catalog
+  fbc build catalog --tag localhost:5000/catalog:dev --base-image scratch --push --use-http`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := args[0]
+			var err error
+			if opts.Labels, err = parseLabels(cmd, labels); err != nil {
+				return err
+			}
+			if targets.Tag == "" {
+				return usageErrorf("--tag is required: it names the image")
+			}
+			if !targets.Push && len(targets.Outputs) == 0 {
+				return usageErrorf("nothing to do: give --push, --output oci:DIR or --output docker-archive:FILE")
+			}
+			if opts.Pull.UseHTTP && opts.Pull.SkipTLSVerify {
+				return usageErrorf("--use-http and --skip-tls-verify cannot both be set: --skip-tls-verify already allows plain HTTP")
+			}
+			if opts.Created, err = sourceDateEpoch(); err != nil {
+				return usageErrorf("%v", err)
+			}
+			if st, err := os.Stat(dir); err != nil {
+				return fmt.Errorf("catalog directory: %w", err)
+			} else if !st.IsDir() {
+				return fmt.Errorf("%s is not a directory", dir)
+			}
+			stderr := cmd.ErrOrStderr()
+			if !noValidate {
+				if err := validateBeforeBuild(cmd, dir); err != nil {
+					return err
+				}
+			}
+			opts.Pull.Log, opts.Log = stderr, stderr
+			res, err := image.Build(cmd.Context(), dir, opts, targets)
+			if err != nil {
+				return err
+			}
+			for _, w := range res.Written {
+				fmt.Fprintf(stderr, "wrote %s\n", w)
+			}
+			if res.Pushed != "" {
+				fmt.Fprintf(stderr, "pushed %s\n", targets.Tag)
+				_, err = fmt.Fprintln(cmd.OutOrStdout(), res.Pushed)
+				return err
+			}
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), res.Digest)
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&targets.Tag, "tag", "t", "", "name of the image: push destination and name in local outputs (required)")
+	f.StringVarP(&opts.BaseImage, "base-image", "i", image.DefaultBaseImage, `base image ("scratch" for a binary-less image)`)
+	f.BoolVar(&targets.Push, "push", false, "push the image to --tag")
+	f.StringArrayVarP(&targets.Outputs, "output", "o", nil, "write the image to oci:DIR[:TAG] or docker-archive:FILE[:REF] (repeatable)")
+	f.BoolVar(&targets.Force, "force", false, "replace existing output files and directories")
+	f.StringArrayVarP(&labels, "extra-labels", "l", nil, "extra image label KEY=VALUE (repeatable; commas are part of the value)")
+	f.StringSliceVar(&opts.Platforms, "platform", []string{image.DefaultPlatform}, "platform(s) to build, os/arch[/variant]; several (comma-separated or repeated) build an image index")
+	f.BoolVar(&opts.Pull.UseHTTP, "use-http", false, "allow plain HTTP to registries")
+	f.BoolVar(&opts.Pull.SkipTLSVerify, "skip-tls-verify", false, "accept any TLS certificate (and allow plain HTTP)")
+	f.BoolVar(&noValidate, "no-validate", false, "build without validating the catalog first")
+	return cmd
+}
+
+// sourceDateEpoch reads SOURCE_DATE_EPOCH (reproducible-builds.org): the
+// time stamped on the image and its files. Unset means the Unix epoch.
+func sourceDateEpoch() (time.Time, error) {
+	v, ok := os.LookupEnv("SOURCE_DATE_EPOCH")
+	if !ok || v == "" {
+		return time.Unix(0, 0), nil
+	}
+	secs, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || secs < 0 {
+		return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH=%q: want a non-negative number of seconds", v)
+	}
+	return time.Unix(secs, 0), nil
+}
+
+// validateBeforeBuild reports the catalog's problems on stderr and fails
+// with exit 1 when there are errors (warnings are shown and the build goes
+// on).
+func validateBeforeBuild(cmd *cobra.Command, dir string) error {
+	res, err := validate.Validate(cmd.Context(), []string{dir}, validate.Options{})
+	if err != nil {
+		return err
+	}
+	stderr := cmd.ErrOrStderr()
+	if len(res.Diagnostics) > 0 {
+		if err := vreport.WriteText(stderr, res, vreport.Options{Color: useColor(stderr)}); err != nil {
+			return err
+		}
+	}
+	if err := validateExit(res); err != nil {
+		if err == errFindings {
+			return findingsError(fmt.Errorf("%s: not building an invalid catalog (%s)", dir, vreport.Summary(res)))
+		}
+		return err
+	}
+	return nil
+}

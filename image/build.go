@@ -1,0 +1,266 @@
+package image
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+)
+
+// The entrypoint and command of a catalog image built on an opm base image.
+// The generated Dockerfile runs `opm serve /configs --cache-dir=/tmp/cache`,
+// which enforces the integrity of a cache pre-built during `docker build`.
+// fbc runs no container, so it cannot pre-build that cache (its format and
+// digest belong to the opm release in the base image); the command serves
+// without --cache-dir instead, and opm builds its cache in a temporary
+// directory at startup. docs/build.md explains the trade-off.
+var (
+	catalogEntrypoint = []string{"/bin/opm"}
+	catalogCmd        = []string{"serve", ConfigsDir}
+)
+
+// BuildOptions configure a catalog image build.
+type BuildOptions struct {
+	// BaseImage is the image the catalog is added to: a reference Open
+	// understands, or "scratch" for a binary-less image (no base layers, no
+	// entrypoint). Empty means DefaultBaseImage.
+	BaseImage string
+	// Platforms to build. One platform builds one image; several build an
+	// image index with one image per platform, each on the base's image for
+	// that platform, all sharing the catalog layer. Empty means
+	// Pull.Platform, or DefaultPlatform.
+	Platforms []string
+	// Labels are extra labels, on top of the base image's and the configs
+	// label.
+	Labels map[string]string
+	// Created is the image's creation time and the modification time of
+	// every file in the catalog layer. The zero value means the Unix epoch,
+	// so that builds are reproducible by default.
+	Created time.Time
+	// Pull says how the base image is pulled and the result pushed.
+	Pull Options
+	// Log receives warnings; nil discards them.
+	Log io.Writer
+	// TempDir holds the layer file while the build lives; empty means the
+	// system default.
+	TempDir string
+}
+
+// CatalogImage is a built catalog image, or an index of them (one per
+// platform). Its layer lives in a temporary file until Close.
+type CatalogImage struct {
+	img   v1.Image      // one platform
+	index v1.ImageIndex // several platforms
+	layer *catalogLayer
+}
+
+// BuildCatalogImage builds a catalog image from the catalog directory dir:
+// the base image plus one reproducible layer holding dir at /configs, the
+// configs label and, unless the base is scratch, opm's entrypoint and serve
+// command. It does not validate the catalog; callers do that first.
+func BuildCatalogImage(ctx context.Context, dir string, opts BuildOptions) (_ *CatalogImage, err error) {
+	if opts.BaseImage == "" {
+		opts.BaseImage = DefaultBaseImage
+	}
+	for k, v := range opts.Labels {
+		if err := CheckLabel(k, v); err != nil {
+			return nil, err
+		}
+	}
+	platforms, err := buildPlatforms(opts)
+	if err != nil {
+		return nil, err
+	}
+	created := opts.Created
+	if created.IsZero() {
+		created = time.Unix(0, 0)
+	}
+	created = created.UTC()
+
+	// The layer first: a catalog that cannot be packed fails before any
+	// network traffic.
+	layer, err := buildCatalogLayer(ctx, dir, created, types.OCILayer, opts.TempDir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			layer.remove()
+		}
+	}()
+	scratch := opts.BaseImage == Scratch
+	var adds []mutate.IndexAddendum
+	for _, p := range platforms {
+		var base v1.Image
+		if scratch {
+			base, err = scratchImage(p)
+		} else {
+			pull := opts.Pull
+			pull.Platform = p.String()
+			base, err = openBaseImage(ctx, opts.BaseImage, pull)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := checkBasePlatform(base, p, len(platforms) > 1, opts); err != nil {
+			return nil, err
+		}
+		img, err := catalogImage(base, layer, scratch, opts.Labels, created)
+		if err != nil {
+			return nil, fmt.Errorf("assembling the image for %s: %w", p, err)
+		}
+		if len(platforms) == 1 {
+			return &CatalogImage{img: img, layer: layer}, nil
+		}
+		adds = append(adds, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &p}})
+	}
+	index := mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex), adds...)
+	return &CatalogImage{index: index, layer: layer}, nil
+}
+
+// buildPlatforms parses and checks the platforms to build.
+func buildPlatforms(opts BuildOptions) ([]v1.Platform, error) {
+	names := opts.Platforms
+	if len(names) == 0 {
+		names = []string{opts.Pull.Platform}
+	}
+	var out []v1.Platform
+	seen := map[string]bool{}
+	for _, n := range names {
+		if n == "" {
+			n = DefaultPlatform
+		}
+		p, err := v1.ParsePlatform(n)
+		if err != nil || p.OS == "" || p.Architecture == "" {
+			return nil, fmt.Errorf("invalid platform %q: want os/arch[/variant], e.g. linux/arm64", n)
+		}
+		if seen[p.String()] {
+			return nil, fmt.Errorf("platform %s given twice", p)
+		}
+		seen[p.String()] = true
+		out = append(out, *p)
+	}
+	return out, nil
+}
+
+// checkBasePlatform catches a base that is a single image of another
+// platform than asked for: in an index that would be a lie (an error), for a
+// single image a warning.
+func checkBasePlatform(base v1.Image, want v1.Platform, multi bool, opts BuildOptions) error {
+	cf, err := base.ConfigFile()
+	if err != nil {
+		return err
+	}
+	have := v1.Platform{OS: cf.OS, Architecture: cf.Architecture, Variant: cf.Variant}
+	if platformMatches(&have, want) {
+		return nil
+	}
+	if multi {
+		return fmt.Errorf("base image %s has no %s image (it is %s)", opts.BaseImage, want.String(), have.String())
+	}
+	if opts.Log != nil {
+		fmt.Fprintf(opts.Log, "warning: base image %s is %s, not %s; the catalog image is %s\n", opts.BaseImage, have.String(), want.String(), have.String())
+	}
+	return nil
+}
+
+// Digest is the digest of the image's manifest, or of the index's.
+func (c *CatalogImage) Digest() (string, error) {
+	var d v1.Hash
+	var err error
+	if c.index != nil {
+		d, err = c.index.Digest()
+	} else {
+		d, err = c.img.Digest()
+	}
+	if err != nil {
+		return "", err
+	}
+	return d.String(), nil
+}
+
+// Close removes the layer's temporary file.
+func (c *CatalogImage) Close() error { return c.layer.remove() }
+
+// scratchImage is the empty base of binary-less catalog images: an OCI image
+// with no layers whose config names the target platform (runtimes and
+// registries expect one even for an image that runs nothing).
+func scratchImage(p v1.Platform) (v1.Image, error) {
+	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
+	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
+	cf, err := img.ConfigFile()
+	if err != nil {
+		return nil, err
+	}
+	cf = cf.DeepCopy()
+	cf.OS, cf.Architecture, cf.Variant = p.OS, p.Architecture, p.Variant
+	return mutate.ConfigFile(img, cf)
+}
+
+// catalogImage appends the catalog layer to base and sets what the generated
+// Dockerfile sets: the configs label, extra labels, and (on an opm base) the
+// entrypoint and command. History records each step, with a fixed time.
+func catalogImage(base v1.Image, layer *catalogLayer, scratch bool, labels map[string]string, created time.Time) (v1.Image, error) {
+	at := v1.Time{Time: created}
+	img, err := mutate.Append(base, mutate.Addendum{
+		Layer:     layer,
+		MediaType: layer.mediaType,
+		History: v1.History{
+			Created:   at,
+			CreatedBy: "COPY catalog " + ConfigsDir + " # fbc build",
+			Comment:   "fbc build",
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	cf, err := img.ConfigFile()
+	if err != nil {
+		return nil, err
+	}
+	cf = cf.DeepCopy()
+	cf.Created = at
+	step := func(createdBy string) {
+		cf.History = append(cf.History, v1.History{Created: at, CreatedBy: createdBy, Comment: "fbc build", EmptyLayer: true})
+	}
+	if !scratch {
+		cf.Config.Entrypoint = slices.Clone(catalogEntrypoint)
+		cf.Config.Cmd = slices.Clone(catalogCmd)
+		step(fmt.Sprintf("ENTRYPOINT %s", execForm(catalogEntrypoint)))
+		step(fmt.Sprintf("CMD %s", execForm(catalogCmd)))
+	}
+	all := maps.Clone(cf.Config.Labels)
+	if all == nil {
+		all = map[string]string{}
+	}
+	all[ConfigsLabel] = ConfigsDir
+	maps.Copy(all, labels)
+	cf.Config.Labels = all
+	keys := slices.Sorted(maps.Keys(labels))
+	set := []string{ConfigsLabel + "=" + ConfigsDir}
+	for _, k := range keys {
+		set = append(set, dockerfileQuote(k)+"="+dockerfileQuote(labels[k]))
+	}
+	step("LABEL " + strings.Join(set, " "))
+	return mutate.ConfigFile(img, cf)
+}
+
+func execForm(args []string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = fmt.Sprintf("%q", a)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
+}
+
+// removeAll is os.RemoveAll for cleanup paths whose errors cannot be acted on.
+func removeAll(p string) { _ = os.RemoveAll(p) }

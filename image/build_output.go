@@ -1,0 +1,288 @@
+package image
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/fbc-project/fbc/declcfg"
+)
+
+// BuildTargets say where a built catalog image goes. At least one target is
+// required.
+type BuildTargets struct {
+	// Tag is the image's name: the push destination, the RepoTags entry of a
+	// docker archive and the ref.name of an OCI layout unless the output
+	// reference names its own.
+	Tag string
+	// Push pushes the image to Tag.
+	Push bool
+	// Outputs are local destinations: oci:DIR[:TAG] (an OCI image layout)
+	// or docker-archive:FILE[:REF] (a `docker save` tarball).
+	Outputs []string
+	// Force replaces existing output files and directories.
+	Force bool
+}
+
+// BuildResult is what a build produced.
+type BuildResult struct {
+	// Digest is the image's manifest digest.
+	Digest string
+	// Pushed is the pushed image by digest (REPO@sha256:...), if pushed.
+	Pushed string
+	// Written are the local outputs, as given.
+	Written []string
+}
+
+// output is a parsed local destination.
+type output struct {
+	raw  string
+	ref  Reference
+	name string // ref.name of an OCI layout or the RepoTags entry of an archive
+}
+
+// Build builds the catalog image of dir (see BuildCatalogImage) and sends it
+// to its targets. Targets are checked before anything is pulled or built.
+func Build(ctx context.Context, dir string, opts BuildOptions, targets BuildTargets) (*BuildResult, error) {
+	tag, outputs, err := checkTargets(targets, opts.Pull)
+	if err != nil {
+		return nil, err
+	}
+	if platforms, err := buildPlatforms(opts); err != nil {
+		return nil, err
+	} else if len(platforms) > 1 {
+		for _, o := range outputs {
+			if o.ref.Kind == KindDockerArchive {
+				return nil, fmt.Errorf("output %q: a docker archive holds one image, not an index of %d platforms: build one platform, or write oci:DIR", o.raw, len(platforms))
+			}
+		}
+	}
+	ci, err := BuildCatalogImage(ctx, dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer ci.Close()
+	res := &BuildResult{}
+	if res.Digest, err = ci.Digest(); err != nil {
+		return nil, err
+	}
+	for _, o := range outputs {
+		if err := ci.writeOutput(o, targets.Force); err != nil {
+			return nil, fmt.Errorf("writing %s: %w", o.raw, err)
+		}
+		res.Written = append(res.Written, o.raw)
+	}
+	if targets.Push {
+		if res.Pushed, err = ci.push(ctx, tag, opts.Pull); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func checkTargets(t BuildTargets, opts Options) (name.Tag, []output, error) {
+	if !t.Push && len(t.Outputs) == 0 {
+		return name.Tag{}, nil, errors.New("nothing to do: push the image (--push) or write it (--output oci:DIR or docker-archive:FILE)")
+	}
+	var nameOpts []name.Option
+	if opts.UseHTTP || opts.SkipTLSVerify {
+		nameOpts = append(nameOpts, name.Insecure)
+	}
+	tag, err := name.NewTag(t.Tag, nameOpts...)
+	if err != nil {
+		return name.Tag{}, nil, fmt.Errorf("invalid tag %q: %v", t.Tag, err)
+	}
+	var outs []output
+	for _, raw := range t.Outputs {
+		ref, err := ParseReference(raw)
+		if err != nil {
+			return name.Tag{}, nil, err
+		}
+		o := output{raw: raw, ref: ref, name: ref.Tag}
+		switch {
+		case ref.Kind != KindOCILayout && ref.Kind != KindDockerArchive:
+			return name.Tag{}, nil, fmt.Errorf("output %q: want oci:DIR[:TAG] or docker-archive:FILE[:REF]", raw)
+		case ref.Digest != "":
+			return name.Tag{}, nil, fmt.Errorf("output %q: a digest cannot be chosen; name the image with a tag", raw)
+		case o.name == "" && ref.Kind == KindOCILayout:
+			o.name = tag.TagStr()
+		case o.name == "":
+			o.name = tag.String()
+		}
+		outs = append(outs, o)
+	}
+	return tag, outs, nil
+}
+
+func (c *CatalogImage) writeOutput(o output, force bool) error {
+	if err := os.MkdirAll(filepath.Dir(filepath.Clean(o.ref.Path)), 0o755); err != nil {
+		return err
+	}
+	switch o.ref.Kind {
+	case KindOCILayout:
+		return c.WriteOCILayout(o.ref.Path, o.name, force)
+	default:
+		return c.WriteDockerArchive(o.ref.Path, o.name, force)
+	}
+}
+
+// WriteOCILayout writes the image as a new OCI image layout directory whose
+// index holds this one image, annotated with refName. The layout is built
+// next to dir and renamed into place; an existing non-empty dir is replaced
+// only with force.
+func (c *CatalogImage) WriteOCILayout(dir, refName string, force bool) error {
+	if refName != "" && !ociRefName.MatchString(refName) {
+		return fmt.Errorf("tag %q cannot name an image in an OCI layout: must match %s", refName, ociRefName)
+	}
+	if err := checkReplaceable(dir, force); err != nil {
+		return err
+	}
+	parent, base := filepath.Split(filepath.Clean(dir))
+	if parent == "" {
+		parent = "."
+	}
+	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer removeAll(tmp)
+	p, err := layout.Write(tmp, empty.Index)
+	if err != nil {
+		return err
+	}
+	var opts []layout.Option
+	if refName != "" {
+		opts = append(opts, layout.WithAnnotations(map[string]string{annotationRefName: refName}))
+	}
+	if c.index != nil {
+		err = p.AppendIndex(c.index, opts...)
+	} else {
+		err = p.AppendImage(c.img, opts...)
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	return replace(tmp, dir)
+}
+
+// WriteDockerArchive writes the image as a `docker save` tarball (loadable
+// with docker load or podman load) named ref, atomically; an existing file is
+// replaced only with force.
+func (c *CatalogImage) WriteDockerArchive(file, ref string, force bool) error {
+	if c.index != nil {
+		return errors.New("a docker archive holds one image, not an index")
+	}
+	tag, err := name.NewTag(ref)
+	if err != nil {
+		return fmt.Errorf("image name %q: %v", ref, err)
+	}
+	if err := checkReplaceable(file, force); err != nil {
+		return err
+	}
+	return declcfg.WriteAtomic(file, 0o644, func(w io.Writer) error {
+		return tarball.Write(tag, c.img, w)
+	})
+}
+
+// checkReplaceable refuses to overwrite an existing file or non-empty
+// directory without force.
+func checkReplaceable(p string, force bool) error {
+	st, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case force:
+		return nil
+	case st.IsDir():
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return err
+		}
+		if len(entries) == 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s already exists (use --force to replace it)", p)
+}
+
+// replace renames the finished tmp directory to dst, moving an existing dst
+// aside first and removing it only once tmp is in place.
+func replace(tmp, dst string) error {
+	st, err := os.Stat(dst)
+	if errors.Is(err, fs.ErrNotExist) {
+		return os.Rename(tmp, dst)
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		if err := os.Remove(dst); err != nil {
+			return err
+		}
+		return os.Rename(tmp, dst)
+	}
+	old := tmp + ".old"
+	if err := os.Rename(dst, old); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		_ = os.Rename(old, dst)
+		return err
+	}
+	removeAll(old)
+	return nil
+}
+
+// Push pushes the image to the tag ref and returns it by digest.
+// Credentials, TLS and plain-HTTP choices come from opts, as for pulling.
+func (c *CatalogImage) Push(ctx context.Context, ref string, opts Options) (string, error) {
+	var nameOpts []name.Option
+	if opts.UseHTTP || opts.SkipTLSVerify {
+		nameOpts = append(nameOpts, name.Insecure)
+	}
+	tag, err := name.NewTag(ref, nameOpts...)
+	if err != nil {
+		return "", fmt.Errorf("invalid tag %q: %v", ref, err)
+	}
+	return c.push(ctx, tag, opts)
+}
+
+func (c *CatalogImage) push(ctx context.Context, ref name.Tag, opts Options) (string, error) {
+	client, err := NewClient(opts)
+	if err != nil {
+		return "", err
+	}
+	d, err := c.Digest()
+	if err != nil {
+		return "", err
+	}
+	ropts := []remote.Option{
+		remote.WithContext(ctx),
+		remote.WithAuthFromKeychain(client.opts.Keychain),
+		remote.WithTransport(client.base),
+	}
+	if c.index != nil {
+		err = remote.WriteIndex(ref, c.index, ropts...)
+	} else {
+		err = remote.Write(ref, c.img, ropts...)
+	}
+	if err != nil {
+		return "", fmt.Errorf("pushing %s: %w", ref, fromTransportError(err, ref.RegistryStr()))
+	}
+	return ref.Context().Digest(d).String(), nil
+}
