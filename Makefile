@@ -4,7 +4,7 @@ BIN       := bin/fbc
 # Pinned tool versions (run with `go run`, so nothing is installed globally).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@2025.1.1
 
-.PHONY: build test test-deps lint bench bench-data fuzz clean
+.PHONY: build test test-deps lint bench bench-data fuzz clean docs
 
 build:
 	$(GO) build -trimpath -buildvcs=auto -o $(BIN) .
@@ -22,6 +22,12 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) mod tidy -diff
+	$(GO) run ./cmd/docgen -check
+
+# docs regenerates the CLI reference in docs/cli from the command tree
+# (`make lint` fails while it is out of date).
+docs:
+	$(GO) run ./cmd/docgen
 
 # bench runs every benchmark once per size; scaled inputs come from bench-data.
 bench: bench-data
