@@ -1,0 +1,82 @@
+package declcfg
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCheckPackageName(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"etcd": true, "my-operator": true, "0x1": true, "a": true,
+		"": false, "Foo": false, "foo_bar": false, "-foo": false, "foo-": false, "foo.bar": false,
+		"a123456789012345678901234567890123456789012345678901234567890123": false, // 64
+	} {
+		err := CheckPackageName(name)
+		assert.Equal(t, ok, err == nil, "%q: %v", name, err)
+	}
+}
+
+func TestIconMediaType(t *testing.T) {
+	tests := []struct {
+		name, data, want, err string
+	}{
+		{"png", "\x89PNG\r\n\x1a\n\x00\x00", "image/png", ""},
+		{"jpeg", "\xff\xd8\xff\xe0\x00\x10JFIF", "image/jpeg", ""},
+		{"gif87", "GIF87a\x01\x00", "image/gif", ""},
+		{"webp", "RIFF\x10\x00\x00\x00WEBPVP8 ", "image/webp", ""},
+		{"riff but not webp", "RIFF\x10\x00\x00\x00WAVEfmt ", "", "not an image"},
+		{"bmp", "BM\x1e\x00\x00\x00", "image/bmp", ""},
+		{"ico", "\x00\x00\x01\x00\x01\x00", "image/vnd.microsoft.icon", ""},
+		{"avif", "\x00\x00\x00\x1cftypavif\x00\x00", "image/avif", ""},
+		{"svg", `<svg xmlns="http://www.w3.org/2000/svg"/>`, "image/svg+xml", ""},
+		{"svg with prolog, doctype, comment, BOM", "\xef\xbb\xbf<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"x\">\n<!-- c -->\n<svg></svg>", "image/svg+xml", ""},
+		{"html", "<html><svg/></html>", "", "markup, but not an SVG document"},
+		{"text", "hello", "", "it is text"},
+		{"empty", "", "", "the file is empty"},
+		{"pdf", "%PDF-1.4", "", "PDF document"},
+		{"tiff", "MM\x00*\x00\x00", "", "TIFF image, which consoles do not display"},
+		{"heif", "\x00\x00\x00\x18ftypheic", "", "HEIF image"},
+		{"binary", "\x01\x02\x03\x04", "", "unrecognised binary content"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := IconMediaType([]byte(tt.data))
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// TestIconMediaTypeCorpus reads every package icon of the real catalogs and
+// expects the media type their authors declared.
+func TestIconMediaTypeCorpus(t *testing.T) {
+	corpus := sharedCorpus(t)
+	roots, err := filepath.Glob(filepath.Join(corpus, "*", "catalogs", "v4.18"))
+	require.NoError(t, err)
+	n := 0
+	for _, root := range roots {
+		cfg, err := Load(context.Background(), []string{root}, LoadOptions{})
+		require.NoError(t, err)
+		for _, p := range cfg.Packages {
+			if p.Icon == nil || len(p.Icon.Data) == 0 {
+				continue
+			}
+			n++
+			got, err := IconMediaType(p.Icon.Data)
+			if assert.NoError(t, err, "%s: %s", p.Pos, p.Name) {
+				assert.Equal(t, p.Icon.MediaType, got, "%s: %s", p.Pos, p.Name)
+			}
+		}
+	}
+	t.Logf("%d icons", n)
+	assert.Greater(t, n, 50)
+}
