@@ -271,10 +271,13 @@ func (c *CatalogImage) push(ctx context.Context, ref name.Tag, opts Options) (st
 	if err != nil {
 		return "", err
 	}
+	// Transient failures are retried as pulls are: the client's number of
+	// retries, its first delay doubling each time.
 	ropts := []remote.Option{
 		remote.WithContext(ctx),
 		remote.WithAuthFromKeychain(client.opts.Keychain),
 		remote.WithTransport(client.base),
+		remote.WithRetryBackoff(remote.Backoff{Duration: client.opts.RetryDelay, Factor: 2, Jitter: 0.1, Steps: client.opts.Retries + 1}),
 	}
 	if c.index != nil {
 		err = remote.WriteIndex(ref, c.index, ropts...)
