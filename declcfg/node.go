@@ -356,6 +356,19 @@ type yamlDoc struct {
 }
 
 func parseYAMLStream(data []byte, each func(d yamlDoc) error) error {
+	if docs, ok := fastParseYAML(data); ok {
+		for _, d := range docs {
+			if err := each(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return parseYAMLv3(data, each)
+}
+
+// parseYAMLv3 parses any YAML with yaml.v3.
+func parseYAMLv3(data []byte, each func(d yamlDoc) error) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
 		var doc yaml.Node
@@ -379,7 +392,7 @@ func parseYAMLStream(data []byte, each func(d yamlDoc) error) error {
 		} else {
 			root := doc.Content[0]
 			d.Node, d.Line = root, root.Line
-			if root.Kind == yaml.ScalarNode && root.Tag == "!!null" && root.Value == "" {
+			if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" && root.Value == "" {
 				d.Empty = true
 				d.Comment = doc.HeadComment != "" || doc.FootComment != "" || doc.LineComment != "" ||
 					root.HeadComment != "" || root.FootComment != "" || root.LineComment != ""
@@ -487,7 +500,7 @@ func mappingPairs(n *yaml.Node) ([]pair, error) {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
 			// "<<: *anchor" copies the anchor's keys that are not set here.
 			src := v
 			if src.Kind == yaml.AliasNode && src.Alias != nil {
@@ -530,7 +543,7 @@ func mappingPairs(n *yaml.Node) ([]pair, error) {
 
 func hasKey(n *yaml.Node, key string) bool {
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Tag != "!!merge" && n.Content[i].Value == key {
+		if n.Content[i].ShortTag() != "!!merge" && n.Content[i].Value == key {
 			return true
 		}
 	}

@@ -1,0 +1,727 @@
+package declcfg
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Catalog YAML is almost always written by opm (sigs.k8s.io/yaml): block
+// mappings and sequences, one-line scalars, literal block scalars. yaml.v3
+// scans such files byte by byte through an internal buffer, which makes it the
+// bulk of the cost of loading a catalog. fastYAML parses exactly that subset
+// with bulk byte scans and builds the same yaml.v3 nodes. On anything outside
+// the subset (comments, anchors, tags, flow collections, folded scalars,
+// multi-line quoted scalars, tabs, CRLF, errors) it gives up and the caller
+// parses the file with yaml.v3, which stays the definition of YAML here.
+// TestFastYAMLMatchesYAMLv3 and FuzzFastYAML hold the two to the same trees.
+
+type fastYAML struct {
+	data  []byte
+	lines []lineSpan
+	i     int // current line index
+	// start overrides where the current line's content begins (a compact
+	// mapping inside "- key: value" starts after the dash).
+	start int
+}
+
+type lineSpan struct {
+	start, end int // byte offsets of the line without its newline
+	indent     int // leading spaces; -1 for blank lines
+}
+
+// bail aborts the fast path.
+type bail struct{}
+
+func fastParseYAML(data []byte) (docs []yamlDoc, ok bool) {
+	// Tabs are whitespace in some places and content in others; opm never
+	// writes them, so files with tabs go to yaml.v3.
+	if !printable(data) || bytes.IndexByte(data, '\t') >= 0 {
+		return nil, false
+	}
+	p := &fastYAML{data: data, start: -1}
+	p.splitLines()
+	defer func() {
+		if r := recover(); r != nil {
+			if _, isBail := r.(bail); !isBail {
+				panic(r)
+			}
+			docs, ok = nil, false
+		}
+	}()
+	return p.stream(), true
+}
+
+// printable reports whether data holds only characters YAML allows in a
+// stream, without line breaks other than \n (which the line splitter does not
+// handle).
+func printable(data []byte) bool {
+	for i := 0; i < len(data); {
+		c := data[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\n') || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return false
+		case r == 0x85, r == 0x2028, r == 0x2029:
+			return false // line breaks to yaml.v3, not to the line splitter
+		case r >= 0xA0 && r <= 0xD7FF, r >= 0xE000 && r <= 0xFFFD && r != 0xFEFF, r >= 0x10000 && r <= 0x10FFFF:
+		default:
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+func (p *fastYAML) splitLines() {
+	n := bytes.Count(p.data, []byte("\n")) + 1
+	p.lines = make([]lineSpan, 0, n)
+	for off := 0; off <= len(p.data); {
+		end := bytes.IndexByte(p.data[off:], '\n')
+		if end < 0 {
+			end = len(p.data)
+		} else {
+			end += off
+		}
+		ls := lineSpan{start: off, end: end, indent: -1}
+		for j := off; j < end; j++ {
+			if p.data[j] != ' ' {
+				ls.indent = j - off
+				break
+			}
+		}
+		p.lines = append(p.lines, ls)
+		if end == len(p.data) {
+			break
+		}
+		off = end + 1
+	}
+}
+
+func (p *fastYAML) text(i int) []byte { return p.data[p.lines[i].start:p.lines[i].end] }
+
+// col converts a byte offset in line i to yaml.v3's 1-based character column.
+func (p *fastYAML) col(i, off int) int {
+	seg := p.data[p.lines[i].start : p.lines[i].start+off]
+	for _, c := range seg {
+		if c >= utf8.RuneSelf {
+			return utf8.RuneCount(seg) + 1
+		}
+	}
+	return off + 1
+}
+
+// skipBlank moves past blank lines; comments and directives bail.
+func (p *fastYAML) skipBlank() {
+	for p.i < len(p.lines) && p.lines[p.i].indent < 0 {
+		p.i++
+	}
+	if p.i < len(p.lines) {
+		t := p.text(p.i)[p.lines[p.i].indent:]
+		if t[0] == '#' || t[0] == '%' {
+			panic(bail{})
+		}
+	}
+}
+
+func (p *fastYAML) isDocMarker(i int) bool {
+	t := p.text(i)
+	if len(t) < 3 || p.lines[i].indent != 0 {
+		return false
+	}
+	if string(t[:3]) == "---" || string(t[:3]) == "..." {
+		if len(t) == 3 && t[0] == '-' {
+			return true
+		}
+		panic(bail{}) // "--- content", "..." and friends
+	}
+	return false
+}
+
+func (p *fastYAML) stream() []yamlDoc {
+	var docs []yamlDoc
+	first := true
+	for {
+		p.skipBlank()
+		if p.i >= len(p.lines) {
+			return docs
+		}
+		explicit := false
+		if p.isDocMarker(p.i) {
+			explicit = true
+			p.i++
+			p.skipBlank()
+		} else if !first {
+			panic(bail{})
+		}
+		first = false
+		if p.i >= len(p.lines) || p.isDocMarker(p.i) {
+			if explicit {
+				// "---" with nothing after it: yaml.v3 yields an empty null document.
+				docs = append(docs, yamlDoc{Empty: true, Line: p.i})
+			}
+			continue
+		}
+		if p.lines[p.i].indent != 0 {
+			panic(bail{})
+		}
+		n := p.node(0, true)
+		docs = append(docs, yamlDoc{Node: n, Line: n.Line})
+		p.skipBlank()
+		if p.i < len(p.lines) && !p.isDocMarker(p.i) {
+			panic(bail{})
+		}
+	}
+}
+
+// lineContent returns the current line's content and its byte offset.
+func (p *fastYAML) lineContent() ([]byte, int) {
+	off := p.lines[p.i].indent
+	if p.start >= 0 {
+		off = p.start
+	}
+	return p.text(p.i)[off:], off
+}
+
+// node parses the block node starting at the current line, whose content is
+// at column indent.
+func (p *fastYAML) node(indent int, top bool) *yaml.Node {
+	t, _ := p.lineContent()
+	if isSeqItem(t) {
+		return p.sequence(indent)
+	}
+	if _, _, ok := splitKey(t); ok {
+		return p.mapping(indent)
+	}
+	if top {
+		panic(bail{}) // a scalar document
+	}
+	panic(bail{})
+}
+
+func isSeqItem(t []byte) bool {
+	return len(t) > 0 && t[0] == '-' && (len(t) == 1 || t[1] == ' ')
+}
+
+// splitKey finds "key: value" or "key:" in t. It bails on keys it does not
+// handle (quoted with escapes, complex keys).
+func splitKey(t []byte) (key []byte, rest []byte, ok bool) {
+	if len(t) == 0 {
+		return nil, nil, false
+	}
+	switch t[0] {
+	case '"', '\'':
+		end := closingQuote(t)
+		if end < 0 || end+1 >= len(t) || t[end+1] != ':' {
+			return nil, nil, false
+		}
+		if end+2 < len(t) && t[end+2] != ' ' {
+			return nil, nil, false
+		}
+		return t[:end+1], t[end+2:], true
+	case '?', '[', '{', '&', '*', '!', '|', '>', '%', '@', '`', '#', ',', ']', '}':
+		return nil, nil, false
+	}
+	for j := 0; j < len(t); j++ {
+		if t[j] == ':' && (j+1 == len(t) || t[j+1] == ' ') {
+			if j == 0 {
+				return nil, nil, false
+			}
+			return t[:j], t[j+1:], true
+		}
+		if t[j] == '#' && j > 0 && t[j-1] == ' ' {
+			return nil, nil, false
+		}
+	}
+	return nil, nil, false
+}
+
+// closingQuote returns the index of the quote closing the scalar at t[0].
+func closingQuote(t []byte) int {
+	q := t[0]
+	for j := 1; j < len(t); j++ {
+		switch {
+		case q == '"' && t[j] == '\\':
+			j++
+		case t[j] == q:
+			if q == '\'' && j+1 < len(t) && t[j+1] == '\'' {
+				j++
+				continue
+			}
+			return j
+		}
+	}
+	return -1
+}
+
+func (p *fastYAML) mapping(indent int) *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	for {
+		t, off := p.lineContent()
+		line := p.i
+		keyText, rest, ok := splitKey(t)
+		if !ok || len(keyText) > 1000 {
+			panic(bail{}) // YAML limits implicit keys to 1024 characters
+		}
+		key := p.scalarToken(keyText, line, off)
+		if m.Line == 0 {
+			m.Line, m.Column = key.Line, key.Column
+		}
+		p.start = -1
+		value := p.value(rest, line, off+len(keyText)+1, indent)
+		m.Content = append(m.Content, key, value)
+		p.skipBlank()
+		if p.i >= len(p.lines) || p.isDocMarker(p.i) {
+			return m
+		}
+		next := p.lines[p.i].indent
+		if next < indent {
+			return m
+		}
+		if next > indent {
+			panic(bail{})
+		}
+		if isSeqItem(p.text(p.i)[next:]) {
+			return m // the sequence item belongs to an enclosing sequence
+		}
+	}
+}
+
+func (p *fastYAML) sequence(indent int) *yaml.Node {
+	s := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	for {
+		t, off := p.lineContent()
+		if !isSeqItem(t) {
+			panic(bail{})
+		}
+		line := p.i
+		if s.Line == 0 {
+			s.Line, s.Column = line+1, p.col(line, off)
+		}
+		rest := t[1:]
+		p.start = -1
+		s.Content = append(s.Content, p.item(rest, line, off+1, indent))
+		p.skipBlank()
+		if p.i >= len(p.lines) || p.isDocMarker(p.i) {
+			return s
+		}
+		next := p.lines[p.i].indent
+		if next < indent {
+			return s
+		}
+		if next > indent || !isSeqItem(p.text(p.i)[next:]) {
+			if next > indent {
+				panic(bail{})
+			}
+			return s // a key of the enclosing mapping at the same indent
+		}
+	}
+}
+
+// item parses what follows "-" on line (rest starts at byte off).
+func (p *fastYAML) item(rest []byte, line, off, seqIndent int) *yaml.Node {
+	trimmed := bytes.TrimLeft(rest, " ")
+	if len(trimmed) == 0 {
+		return p.nested(line, seqIndent, true)
+	}
+	contentOff := off + len(rest) - len(trimmed)
+	if isSeqItem(trimmed) {
+		panic(bail{}) // "- - x"
+	}
+	if _, _, ok := splitKey(trimmed); ok {
+		// A compact mapping: its keys sit at the column after "- ".
+		p.start = contentOff
+		return p.mapping(contentOff)
+	}
+	return p.inlineValue(trimmed, line, contentOff, seqIndent)
+}
+
+// value parses what follows "key:" (rest starts at byte off of line).
+func (p *fastYAML) value(rest []byte, line, off, mapIndent int) *yaml.Node {
+	trimmed := bytes.TrimLeft(rest, " ")
+	if len(trimmed) == 0 {
+		return p.nested(line, mapIndent, false)
+	}
+	contentOff := off + len(rest) - len(trimmed)
+	return p.inlineValue(trimmed, line, contentOff, mapIndent)
+}
+
+// nested parses a value that starts on a later line. In a mapping, a
+// sequence may sit at the key's own indentation.
+func (p *fastYAML) nested(line, parentIndent int, inSeq bool) *yaml.Node {
+	p.i = line + 1
+	p.skipBlank()
+	if p.i >= len(p.lines) || p.isDocMarker(p.i) {
+		panic(bail{}) // an empty value: yaml.v3 positions it in ways not worth copying
+	}
+	next := p.lines[p.i].indent
+	t := p.text(p.i)[next:]
+	if next > parentIndent || (!inSeq && next == parentIndent && isSeqItem(t)) {
+		return p.node(next, false)
+	}
+	panic(bail{})
+}
+
+// inlineValue parses a scalar (or empty flow collection, or block scalar)
+// that starts on line at byte off; indent is the enclosing block's.
+func (p *fastYAML) inlineValue(t []byte, line, off, indent int) *yaml.Node {
+	switch t[0] {
+	case '|':
+		return p.literal(t, line, off, indent)
+	case '{', '[':
+		if string(t) == "{}" {
+			p.i = line + 1
+			return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Line: line + 1, Column: p.col(line, off)}
+		}
+		if string(t) == "[]" {
+			p.i = line + 1
+			return &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle, Line: line + 1, Column: p.col(line, off)}
+		}
+		panic(bail{})
+	case '"', '\'':
+		if closingQuote(t) < 0 {
+			return p.quotedLines(line, off, indent)
+		}
+		n := p.scalarToken(t, line, off)
+		p.i = line + 1
+		return n
+	}
+	n := p.plain(t, line, off, indent)
+	return n
+}
+
+// quotedLines parses a quoted scalar that spans lines, folding line breaks
+// as YAML does: one break becomes a space, each further (empty) line a
+// newline, and the whitespace around breaks goes; in double quotes a
+// backslash at the end of a line joins the lines without a space.
+func (p *fastYAML) quotedLines(line, off, indent int) *yaml.Node {
+	start := p.lines[line].start + off
+	q := p.data[start]
+	end := -1
+	for j := start + 1; j < len(p.data); j++ {
+		c := p.data[j]
+		if q == '"' && c == '\\' {
+			j++
+			continue
+		}
+		if c == q {
+			if q == '\'' && j+1 < len(p.data) && p.data[j+1] == '\'' {
+				j++
+				continue
+			}
+			end = j
+			break
+		}
+	}
+	if end < 0 {
+		panic(bail{})
+	}
+	segs := bytes.Split(p.data[start+1:end], []byte("\n"))
+	last := line + len(segs) - 1
+	// Continuation lines must be indented past the enclosing block, and
+	// nothing may follow the closing quote.
+	for k := line + 1; k <= last; k++ {
+		if ls := p.lines[k]; ls.indent >= 0 && ls.indent <= indent {
+			panic(bail{})
+		}
+	}
+	if tail := p.data[end+1 : p.lines[last].end]; len(bytes.TrimLeft(tail, " ")) > 0 {
+		panic(bail{})
+	}
+	var b []byte
+	breaks := 0
+	for k, seg := range segs {
+		joined := false
+		if k > 0 {
+			seg = bytes.TrimLeft(seg, " \t")
+		}
+		if k < len(segs)-1 {
+			trimmed := bytes.TrimRight(seg, " \t")
+			if len(trimmed) < len(seg) && len(trimmed) > 0 && trimmed[len(trimmed)-1] == '\\' {
+				panic(bail{}) // an escaped space before the break
+			}
+			seg = trimmed
+			if q == '"' && endsWithOddBackslashes(seg) {
+				seg = seg[:len(seg)-1]
+				joined = true
+			}
+		}
+		if len(seg) == 0 && (joined || joinedPrev(b)) {
+			panic(bail{}) // escaped breaks next to empty lines: rare, and subtle
+		}
+		if k > 0 && len(seg) == 0 && k < len(segs)-1 {
+			breaks++
+			continue
+		}
+		if k > 0 {
+			switch {
+			case breaks > 0:
+				b = append(b, bytes.Repeat([]byte("\n"), breaks)...)
+			case !joinedPrev(b):
+				b = append(b, ' ')
+			}
+		}
+		breaks = 0
+		b = append(b, seg...)
+		if joined {
+			b = append(b, 0) // marks "join without a space"; removed below
+		}
+	}
+	b = bytes.ReplaceAll(b, []byte{0}, nil)
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Line: line + 1, Column: p.col(line, off)}
+	if q == '"' {
+		n.Style = yaml.DoubleQuotedStyle
+		n.Value = unquoteDouble(b)
+	} else {
+		n.Style = yaml.SingleQuotedStyle
+		n.Value = strings.ReplaceAll(string(b), "''", "'")
+	}
+	p.i = last + 1
+	return n
+}
+
+func joinedPrev(b []byte) bool { return len(b) > 0 && b[len(b)-1] == 0 }
+
+func endsWithOddBackslashes(b []byte) bool {
+	n := 0
+	for j := len(b) - 1; j >= 0 && b[j] == '\\'; j-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+// scalarToken parses a complete one-line scalar (a key, or a quoted value).
+func (p *fastYAML) scalarToken(t []byte, line, off int) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.ScalarNode, Line: line + 1, Column: p.col(line, off)}
+	switch t[0] {
+	case '"':
+		end := closingQuote(t)
+		if end != len(t)-1 {
+			panic(bail{})
+		}
+		n.Value = unquoteDouble(t[1:end])
+		n.Tag, n.Style = "!!str", yaml.DoubleQuotedStyle
+	case '\'':
+		end := closingQuote(t)
+		if end != len(t)-1 {
+			panic(bail{})
+		}
+		n.Value = strings.ReplaceAll(string(t[1:end]), "''", "'")
+		n.Tag, n.Style = "!!str", yaml.SingleQuotedStyle
+	default:
+		checkPlain(t)
+		n.Value = string(t)
+		n.Tag = n.ShortTag()
+	}
+	return n
+}
+
+// checkPlain bails on plain scalars whose meaning depends on rules the fast
+// path does not implement.
+func checkPlain(t []byte) {
+	switch t[0] {
+	case '&', '*', '!', '|', '>', '%', '@', '`', '#', ',', '[', ']', '{', '}', '"', '\'':
+		panic(bail{})
+	case '-', '?', ':':
+		if len(t) == 1 || t[1] == ' ' {
+			panic(bail{})
+		}
+	}
+	if t[len(t)-1] == ' ' || t[len(t)-1] == ':' {
+		panic(bail{})
+	}
+	if bytes.Contains(t, []byte(": ")) || bytes.Contains(t, []byte(" #")) {
+		panic(bail{})
+	}
+	if string(t) == "<<" {
+		panic(bail{})
+	}
+}
+
+// checkContinuation bails on continuation lines of a plain scalar that a
+// comment, a mapping value or a sequence item could end.
+func checkContinuation(t []byte) {
+	if t[0] == '#' || t[len(t)-1] == ' ' || t[len(t)-1] == ':' ||
+		bytes.Contains(t, []byte(": ")) || bytes.Contains(t, []byte(" #")) ||
+		(t[0] == '-' && (len(t) == 1 || t[1] == ' ')) {
+		panic(bail{})
+	}
+}
+
+// plain parses a plain scalar, folding continuation lines (more indented than
+// the enclosing block) as YAML does.
+func (p *fastYAML) plain(t []byte, line, off, indent int) *yaml.Node {
+	checkPlain(t)
+	n := &yaml.Node{Kind: yaml.ScalarNode, Line: line + 1, Column: p.col(line, off)}
+	p.i = line + 1
+	var b []byte
+	blanks := 0
+	for j := p.i; j < len(p.lines); j++ {
+		ls := p.lines[j]
+		if ls.indent < 0 {
+			blanks++
+			continue
+		}
+		if ls.indent <= indent || p.isDocMarker(j) {
+			break
+		}
+		cont := p.text(j)[ls.indent:]
+		checkContinuation(cont)
+		if b == nil {
+			b = append(b, t...)
+		}
+		if blanks == 0 {
+			b = append(b, ' ')
+		}
+		for ; blanks > 0; blanks-- {
+			b = append(b, '\n')
+		}
+		b = append(b, cont...)
+		p.i = j + 1
+	}
+	if b != nil {
+		n.Value = string(b)
+	} else {
+		n.Value = string(t)
+	}
+	n.Tag = n.ShortTag()
+	return n
+}
+
+// literal parses a "|" block scalar with clip, strip or keep chomping.
+func (p *fastYAML) literal(header []byte, line, off, indent int) *yaml.Node {
+	chomp := byte(0)
+	switch string(header) {
+	case "|":
+	case "|-":
+		chomp = '-'
+	case "|+":
+		chomp = '+'
+	default:
+		panic(bail{}) // indentation indicators, trailing comments
+	}
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.LiteralStyle, Line: line + 1, Column: p.col(line, off)}
+	// The block's indentation is that of its first non-blank line; leading
+	// blank lines must be truly empty (whitespace-only ones have subtle rules).
+	first := line + 1
+	for first < len(p.lines) && p.lines[first].indent < 0 {
+		if p.lines[first].end > p.lines[first].start {
+			panic(bail{})
+		}
+		first++
+	}
+	if first >= len(p.lines) || p.lines[first].indent <= indent || p.isDocMarker(first) {
+		panic(bail{}) // an empty block scalar
+	}
+	blockIndent := p.lines[first].indent
+	var b strings.Builder
+	last := first // last content line
+	for k := line + 1; k < len(p.lines); k++ {
+		ls := p.lines[k]
+		if ls.indent < 0 {
+			if ls.end-ls.start > blockIndent {
+				panic(bail{}) // spaces beyond the indentation on a blank line are content
+			}
+			continue
+		}
+		if ls.indent < blockIndent || p.isDocMarker(k) {
+			break
+		}
+		last = k
+	}
+	for k := line + 1; k <= last; k++ {
+		if k > line+1 {
+			b.WriteByte('\n')
+		}
+		if ls := p.lines[k]; ls.indent >= 0 {
+			b.Write(p.data[ls.start+blockIndent : ls.end])
+		}
+	}
+	// Line breaks after the last content line: its own, and those of the
+	// blank lines that follow it inside the block (a final newline of the
+	// file does not start another line).
+	trailing := 0
+	for k := last; k < len(p.lines) && (k == last || p.lines[k].indent < 0); k++ {
+		if p.lines[k].end < len(p.data) {
+			trailing++
+		}
+	}
+	switch chomp {
+	case '+':
+		b.WriteString(strings.Repeat("\n", trailing))
+	case 0:
+		if trailing > 0 {
+			b.WriteByte('\n')
+		}
+	}
+	n.Value = b.String()
+	p.i = last + 1
+	return n
+}
+
+// unquoteDouble decodes a one-line double-quoted scalar's escapes.
+func unquoteDouble(t []byte) string {
+	if bytes.IndexByte(t, '\\') < 0 {
+		return string(t)
+	}
+	var b strings.Builder
+	for j := 0; j < len(t); j++ {
+		c := t[j]
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		j++
+		if j >= len(t) {
+			panic(bail{})
+		}
+		switch t[j] {
+		case '\\', '"':
+			b.WriteByte(t[j])
+		case 'n':
+			b.WriteByte('\n')
+		case 't', '\t':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case '0':
+			b.WriteByte(0)
+		case 'a':
+			b.WriteByte('\a')
+		case 'v':
+			b.WriteByte('\v')
+		case 'e':
+			b.WriteByte(0x1b)
+		case ' ':
+			b.WriteByte(' ')
+		case 'x', 'u', 'U':
+			width := map[byte]int{'x': 2, 'u': 4, 'U': 8}[t[j]]
+			if j+1+width > len(t) {
+				panic(bail{})
+			}
+			v, err := strconv.ParseUint(string(t[j+1:j+1+width]), 16, 32)
+			if err != nil || v > utf8.MaxRune || (v >= 0xD800 && v <= 0xDFFF) {
+				panic(bail{})
+			}
+			b.WriteRune(rune(v))
+			j += width
+		default:
+			panic(bail{})
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,170 @@
+package declcfg
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// sameTree reports the first difference between two node trees, comparing
+// what the rest of fbc reads: kind, resolved tag, value, style and position.
+func sameTree(a, b *yaml.Node, path string) error {
+	if a == nil || b == nil {
+		if a != b {
+			return fmt.Errorf("%s: one side is nil", path)
+		}
+		return nil
+	}
+	style := func(n *yaml.Node) yaml.Style { return n.Style &^ (yaml.TaggedStyle) }
+	if a.Kind != b.Kind || a.ShortTag() != b.ShortTag() || a.Value != b.Value || style(a) != style(b) ||
+		a.Line != b.Line || a.Column != b.Column || len(a.Content) != len(b.Content) {
+		return fmt.Errorf("%s: fast {kind %d tag %s style %d %d:%d len %d %.60q} != yaml.v3 {kind %d tag %s style %d %d:%d len %d %.60q}", path,
+			a.Kind, a.ShortTag(), a.Style, a.Line, a.Column, len(a.Content), a.Value,
+			b.Kind, b.ShortTag(), b.Style, b.Line, b.Column, len(b.Content), b.Value)
+	}
+	for i := range a.Content {
+		if err := sameTree(a.Content[i], b.Content[i], fmt.Sprintf("%s/%d", path, i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compareFast parses data both ways; fastOK tells whether the fast path took
+// it. A difference is an error.
+func compareFast(data []byte) (fastOK bool, err error) {
+	fast, ok := fastParseYAML(data)
+	if !ok {
+		return false, nil
+	}
+	var slow []yamlDoc
+	if err := parseYAMLv3(data, func(d yamlDoc) error { slow = append(slow, d); return nil }); err != nil {
+		return true, fmt.Errorf("fast path accepted input yaml.v3 rejects: %v", err)
+	}
+	if len(fast) != len(slow) {
+		return true, fmt.Errorf("fast path found %d documents, yaml.v3 %d", len(fast), len(slow))
+	}
+	for i := range fast {
+		if fast[i].Empty != slow[i].Empty || fast[i].Comment != slow[i].Comment {
+			return true, fmt.Errorf("document %d: empty %v/%v comment %v/%v", i, fast[i].Empty, slow[i].Empty, fast[i].Comment, slow[i].Comment)
+		}
+		if fast[i].Empty {
+			continue
+		}
+		if err := sameTree(fast[i].Node, slow[i].Node, fmt.Sprintf("doc%d", i)); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+func TestFastYAMLMatchesYAMLv3(t *testing.T) {
+	cases := map[string]string{
+		"opm style":        "---\nschema: olm.channel\nname: s\npackage: p\nentries:\n- name: a\n  replaces: b\n  skips:\n  - c\n  - d\n- name: e\n",
+		"nested":           "a:\n  b:\n    - x\n    - y: 1\n      z: []\n",
+		"literal":          "a: |\n  line one\n\n  line three\n    indented\nb: |-\n  strip\n\nc: |+\n  keep\n\n\nd: x\n",
+		"plain fold":       "description: this is a long\n  plain scalar folded\n\n  with a paragraph\nnext: 1\n",
+		"quoted":           "a: \"x\\ty\\u00e9\\\"q\\\"\"\nb: 'it''s'\n\"c d\": e\n",
+		"scalars":          "a: 1\nb: 1.5\nc: true\nd: null\ne: ~\nf: 0x1F\ng: 2021-01-01\nh: .inf\ni: 1.0.0\nj: -3\n",
+		"empties":          "a: {}\nb: []\n",
+		"docs":             "---\na: 1\n---\n---\nb: 2\n",
+		"no final newline": "a: |\n  x",
+		"unicode":          "é: ü\nk: \"é\": x\n",
+		"seq of seq":       "- - a\n",
+		"comment":          "# c\na: 1\n",
+		"anchor":           "a: &x 1\nb: *x\n",
+		"flow":             "a: {b: 1}\n",
+		"folded":           "a: >\n  x\n",
+		"sq lines":         "- description: 'version of the\n    drivers, it''s\n\n    here'\n  x: 1\n",
+		"dq lines":         "a: \"one \\\n  two\n  three\\ttab\n\n\n  four\"\nb: 2\n",
+		"plain quote cont": "a: the default\n  \"10000 ms\" is used.\n",
+	}
+	// These are outside the fast path's subset; everything else must take it.
+	slowOnly := map[string]bool{"seq of seq": true, "comment": true, "anchor": true, "flow": true, "folded": true, "unicode": true}
+	for name, src := range cases {
+		t.Run(name, func(t *testing.T) {
+			ok, err := compareFast([]byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok == slowOnly[name] {
+				t.Errorf("fast path taken = %v, want %v", ok, !slowOnly[name])
+			}
+		})
+	}
+}
+
+// TestFastYAMLCorpus holds the fast path to yaml.v3 on every YAML file of the
+// shared corpus (catalogs, templates, bundle manifests) and reports how many
+// it takes.
+func TestFastYAMLCorpus(t *testing.T) {
+	root := filepath.Join("..", "..", "shared", "corpus")
+	if d := os.Getenv("FBC_SHARED"); d != "" {
+		root = filepath.Join(d, "corpus")
+	}
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("corpus not available: %v", err)
+	}
+	var files, fast, catalogs, catalogsFast int
+	var fastBytes, allBytes int64
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files++
+		allBytes += int64(len(data))
+		ok, cerr := compareFast(data)
+		if cerr != nil {
+			t.Errorf("%s: %v", p, cerr)
+		}
+		isCatalog := strings.Contains(p, "/catalogs/")
+		if isCatalog {
+			catalogs++
+		}
+		if ok {
+			fast++
+			fastBytes += int64(len(data))
+			if isCatalog {
+				catalogsFast++
+			}
+		} else if isCatalog {
+			t.Logf("catalog file not on the fast path: %s", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("fast path: %d of %d YAML files (%d of %d MB); catalogs: %d of %d", fast, files, fastBytes>>20, allBytes>>20, catalogsFast, catalogs)
+}
+
+// FuzzFastYAML: whatever the fast path accepts, yaml.v3 must parse to the
+// same trees.
+func FuzzFastYAML(f *testing.F) {
+	for _, s := range []string{
+		"---\nschema: olm.channel\nentries:\n- name: a\n  skips:\n  - b\n",
+		"a: |\n  x\n\n  y\nb: |-\n  z\n",
+		"a: 'x\n  y'\nb: \"p\\\n  q\"\n",
+		"a: plain\n  folded\n\n  more\n",
+		"k: {}\nl: []\nm: 1.0\nn: ~\n",
+		"- a\n- b: c\n  d: e\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return
+		}
+		if _, err := compareFast(data); err != nil {
+			t.Fatalf("%v\ninput: %q", err, data)
+		}
+	})
+}
