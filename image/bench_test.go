@@ -1,0 +1,115 @@
+package image_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/image/imagetest"
+)
+
+// distinctBundles pushes n bundle images that differ by one file, and
+// returns their digest references.
+func distinctBundles(b testing.TB, reg *imagetest.Registry, n int) []string {
+	base, err := imagetest.DirEntries(bundleDir+"/manifests", "manifests")
+	if err != nil {
+		b.Fatal(err)
+	}
+	meta, err := imagetest.DirEntries(bundleDir+"/metadata", "metadata")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var refs []string
+	for i := 0; i < n; i++ {
+		entries := append(append(append([]imagetest.Entry{}, base...), meta...),
+			imagetest.Entry{Name: "metadata/build.txt", Body: []byte(strconv.Itoa(i))})
+		l := must(imagetest.Layer(entries...))
+		img := must(imagetest.Image(imagetest.Config{Labels: map[string]string{image.LabelBundlePackage: "skupper-operator"}}, l))
+		reg.Push(b, fmt.Sprintf("bundles/b%03d:v1", i), img)
+		refs = append(refs, digestRef(b, reg.Host, fmt.Sprintf("bundles/b%03d", i), img))
+	}
+	return refs
+}
+
+func pullAll(b testing.TB, c *image.Client, refs []string) {
+	err := c.OpenAll(context.Background(), refs, func(ctx context.Context, i int, img *image.Image) error {
+		fsys, err := img.ReadFiles(ctx, []string{"manifests/", "metadata/"}, image.Limits{})
+		if err == nil && len(image.Paths(fsys)) != 3 {
+			err = fmt.Errorf("%s: read %v", refs[i], image.Paths(fsys))
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// peakRSS is the process's peak resident set (VmHWM) in bytes.
+func peakRSS() float64 {
+	data, _ := os.ReadFile("/proc/self/status")
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// BenchmarkPull100Bundles pulls 100 digest-pinned bundle images from an
+// in-process registry and reads their manifests/ and metadata/, with a
+// cold cache (every blob fetched) and a warm one (no request at all).
+// Allocations of the cold case include the in-process registry's own.
+func BenchmarkPull100Bundles(b *testing.B) {
+	reg := imagetest.NewRegistry(b)
+	refs := distinctBundles(b, reg, 100)
+	b.Run("cold", func(b *testing.B) {
+		b.ReportAllocs()
+		reg.Reset()
+		for i := 0; i < b.N; i++ {
+			opts := testOptions(b)
+			c := must(image.NewClient(opts))
+			pullAll(b, c, refs)
+		}
+		b.ReportMetric(float64(len(reg.Requests()))/float64(b.N), "requests/op")
+		b.ReportMetric(peakRSS()/(1<<20), "peakRSS-MiB")
+	})
+	b.Run("warm", func(b *testing.B) {
+		opts := testOptions(b)
+		pullAll(b, must(image.NewClient(opts)), refs)
+		reg.Reset()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			pullAll(b, must(image.NewClient(opts)), refs)
+		}
+		b.StopTimer()
+		if r := reg.Requests(); len(r) != 0 {
+			b.Fatalf("warm pulls made %d requests", len(r))
+		}
+		b.ReportMetric(0, "requests/op")
+		b.ReportMetric(peakRSS()/(1<<20), "peakRSS-MiB")
+	})
+}
+
+// TestWarmCache100NoRequests is the assertion behind the benchmark: 100
+// digest-pinned images with a warm cache, zero requests.
+func TestWarmCache100NoRequests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("pushes 100 images")
+	}
+	reg := imagetest.NewRegistry(t)
+	refs := distinctBundles(t, reg, 100)
+	opts := testOptions(t)
+	pullAll(t, must(image.NewClient(opts)), refs)
+	reg.Reset()
+	pullAll(t, must(image.NewClient(opts)), refs)
+	if r := reg.Requests(); len(r) != 0 {
+		t.Errorf("warm pull of 100 images made %d requests: %v", len(r), r[:min(5, len(r))])
+	}
+}
+
