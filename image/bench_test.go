@@ -112,4 +112,3 @@ func TestWarmCache100NoRequests(t *testing.T) {
 		t.Errorf("warm pull of 100 images made %d requests: %v", len(r), r[:min(5, len(r))])
 	}
 }
-
