@@ -179,6 +179,9 @@ func (c *Client) httpClient(ctx context.Context, repo name.Repository) (*http.Cl
 		return nil, fmt.Errorf("looking up credentials for %s: %w", repo.RegistryStr(), err)
 	}
 	rt, err := transport.NewWithContext(ctx, repo.Registry, auth, c.base, []string{repo.Scope(transport.PullScope)})
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return nil, fmt.Errorf("cannot connect to registry %s (is it running, and is the address right?): %w", repo.RegistryStr(), err)
+	}
 	if err != nil {
 		return nil, fromTransportError(err, repo.RegistryStr())
 	}
@@ -334,7 +337,7 @@ func (s *registryStore) blob(ctx context.Context, desc v1.Descriptor) (io.ReadCl
 			}
 			return nil
 		}
-		v.fail = w.abort
+		v.fail, v.incomplete = w.abort, w.abort
 	}
 	return v, nil
 }

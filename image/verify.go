@@ -30,9 +30,11 @@ func (e *BlobError) Error() string {
 }
 
 // verifier checks a stream against a digest and (when known) a size as it
-// is read. The check happens at end of stream: a reader must be drained to
-// be trusted. done, if set, runs once the content is verified (the cache
-// uses it to keep the blob); fail runs when it is not.
+// is read. The check happens at the end of the stream (or once the promised
+// size is read): a reader must be drained to be trusted. done, if set, runs
+// once the content is verified (the cache uses it to keep a download); fail
+// runs when the content is proven bad or the stream breaks; incomplete runs
+// when the stream is closed before it was verified.
 type verifier struct {
 	r     io.Reader
 	h     hash.Hash
@@ -41,11 +43,12 @@ type verifier struct {
 	n     int64
 	where string
 	// cached marks a stream read from the cache, so a bad one is refetched.
-	cached bool
-	done   func() error
-	fail   func()
-	err    error
-	close  func() error
+	cached     bool
+	done       func() error
+	fail       func()
+	incomplete func()
+	err        error
+	close      func() error
 }
 
 // verified wraps rc so that reading it to the end checks digest and size.
@@ -69,27 +72,18 @@ func (v *verifier) Read(p []byte) (int, error) {
 	n, err := v.r.Read(p)
 	v.n += int64(n)
 	v.h.Write(p[:n])
-	if v.size >= 0 && v.n > v.size {
-		return n, v.failed(fmt.Sprintf("longer than the %d bytes its descriptor says", v.size))
-	}
 	switch {
+	case v.size >= 0 && v.n > v.size:
+		return n, v.failed(fmt.Sprintf("longer than the %d bytes its descriptor says", v.size))
+	case v.size >= 0 && v.n == v.size && (err == nil || err == io.EOF):
+		// All promised bytes are in: check now, so a reader that stops at
+		// the size (io.CopyN, a tar reader) still gets verified content.
+		return n, v.finish()
 	case err == io.EOF:
-		if v.size >= 0 && v.n < v.size {
+		if v.size >= 0 {
 			return n, v.failed(fmt.Sprintf("truncated: got %d of %d bytes", v.n, v.size))
 		}
-		got := v1.Hash{Algorithm: "sha256", Hex: fmt.Sprintf("%x", v.h.Sum(nil))}
-		if got != v.want {
-			return n, v.failed(fmt.Sprintf("digest mismatch: content hashes to %s", got))
-		}
-		if v.done != nil {
-			if derr := v.done(); derr != nil {
-				v.err = derr
-				return n, derr
-			}
-			v.done = nil
-		}
-		v.err = io.EOF
-		return n, io.EOF
+		return n, v.finish()
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		msg := fmt.Sprintf("truncated after %d bytes", v.n)
 		if v.size >= 0 {
@@ -101,28 +95,49 @@ func (v *verifier) Read(p []byte) (int, error) {
 		return n, v.err
 	case err != nil:
 		v.err = err
-		if v.fail != nil {
-			v.fail()
-			v.fail = nil
-		}
+		v.broken()
 	}
 	return n, err
 }
 
+// finish checks the digest of a complete stream and ends it with io.EOF.
+func (v *verifier) finish() error {
+	got := v1.Hash{Algorithm: "sha256", Hex: fmt.Sprintf("%x", v.h.Sum(nil))}
+	if got != v.want {
+		return v.failed(fmt.Sprintf("digest mismatch: content hashes to %s", got))
+	}
+	v.fail, v.incomplete = nil, nil
+	if v.done != nil {
+		done := v.done
+		v.done = nil
+		if err := done(); err != nil {
+			v.err = err
+			return err
+		}
+	}
+	v.err = io.EOF
+	return io.EOF
+}
+
 func (v *verifier) failed(msg string) error {
 	v.err = &BlobError{Digest: v.want, Where: v.where, Msg: msg, Cached: v.cached}
-	if v.fail != nil {
-		v.fail()
-		v.fail = nil
-	}
+	v.broken()
 	return v.err
 }
 
-// Close releases the stream; content not verified by then is discarded.
-func (v *verifier) Close() error {
-	if v.fail != nil && v.err != io.EOF {
+// broken runs fail once; the stream is over, so incomplete no longer applies.
+func (v *verifier) broken() {
+	if v.fail != nil {
 		v.fail()
-		v.fail = nil
+	}
+	v.fail, v.incomplete = nil, nil
+}
+
+// Close releases the stream; a download not verified by then is discarded.
+func (v *verifier) Close() error {
+	if v.incomplete != nil && v.err != io.EOF {
+		v.incomplete()
+		v.incomplete = nil
 	}
 	return v.close()
 }
