@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"log"
 	"net/http/httptest"
 	"net/url"
@@ -30,6 +31,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/fbc-project/fbc/declcfg"
 )
 
 // writeTree creates files (path -> content) under a new temporary directory.
@@ -604,5 +607,55 @@ func TestBaseLayerCompressions(t *testing.T) {
 				t.Fatalf("uncompressed %q, %v", got, err)
 			}
 		})
+	}
+}
+
+// TestBuiltCatalogReadsBack opens a pushed catalog image with Open and
+// ReadFiles, the way render reads catalog images, and loads /configs: it
+// must be the catalog that was built, .indexignore included.
+func TestBuiltCatalogReadsBack(t *testing.T) {
+	ctx := context.Background()
+	host := testRegistry(t)
+	pull := Options{UseHTTP: true, NoCache: true}
+	src := "../testdata/catalog"
+	res, err := Build(ctx, src, BuildOptions{BaseImage: Scratch, Pull: pull}, BuildTargets{Tag: host + "/catalog:v1", Push: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := Open(ctx, res.Pushed, pull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := img.Labels()[LabelCatalogConfigs]; got != "/configs" {
+		t.Fatalf("configs label %q", got)
+	}
+	fsys, err := img.ReadFiles(ctx, []string{"/configs"}, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	configs, err := fs.Sub(fsys, "configs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromImage, err := declcfg.LoadFS(ctx, configs, "configs", declcfg.WalkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromDir, err := declcfg.Load(ctx, []string{src}, declcfg.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	if err := declcfg.WriteJSON(fromImage, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := declcfg.WriteJSON(fromDir, &b); err != nil {
+		t.Fatal(err)
+	}
+	if a.Len() == 0 || a.String() != b.String() {
+		t.Errorf("catalog read back from the image differs from the directory:\n%s\nvs\n%s", a.String(), b.String())
+	}
+	if _, err := fs.Stat(configs, "NOTES.md"); err != nil {
+		t.Errorf("file hidden by .indexignore not shipped: %v", err)
 	}
 }
