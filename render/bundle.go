@@ -1,0 +1,370 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"text/template"
+
+	"github.com/fbc-project/fbc/declcfg"
+)
+
+// bundleFiles is a bundle's file tree: a directory, or the files of an image.
+type bundleFiles struct {
+	// Source names the bundle as the user named it.
+	Source string
+	FS     fs.FS
+	// Manifests and Metadata are the two directories within FS.
+	Manifests, Metadata string
+	// Display names a file of FS for messages.
+	Display func(p string) string
+}
+
+// parsedBundle is a rendered olm.bundle plus what --with-channels needs,
+// which the blob itself does not carry.
+type parsedBundle struct {
+	Bundle         declcfg.Bundle
+	CSV            *csvInfo
+	Channels       []string
+	DefaultChannel string
+	Source         string
+}
+
+// bundleParser turns bundle files into an olm.bundle the way opm does.
+type bundleParser struct {
+	files bundleFiles
+	warn  func(string)
+}
+
+func (p *bundleParser) invalid(file string, line int, err error) *Error {
+	e := &Error{Source: p.files.Source, Err: err, Invalid: true, Line: line}
+	if file != "" {
+		e.File = p.files.Display(file)
+	}
+	return e
+}
+
+func (p *bundleParser) ioError(file string, err error) *Error {
+	e := &Error{Source: p.files.Source, Err: err}
+	if file != "" {
+		e.File = p.files.Display(file)
+	}
+	return e
+}
+
+// readDocument reads the first document of a bundle file.
+func (p *bundleParser) readDocument(name string) (document, *Error) {
+	data, err := fs.ReadFile(p.files.FS, name)
+	if err != nil {
+		return document{}, p.ioError(name, unwrapPathError(err))
+	}
+	doc, err := firstDocument(data)
+	if err != nil {
+		var de *docError
+		if errors.As(err, &de) {
+			return document{}, p.invalid(name, de.Line, errors.New(de.Msg))
+		}
+		return document{}, p.invalid(name, 0, err)
+	}
+	return doc, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
+}
+
+// manifest is one object of manifests/ with where it came from.
+type manifest struct {
+	file string
+	line int
+	obj  *kubeObject
+}
+
+// readManifests decodes every file directly in the manifests directory, in
+// name order. opm skips dotfiles and subdirectories, and silently drops
+// files it cannot decode; fbc skips the same files but reports the rest.
+func (p *bundleParser) readManifests() ([]manifest, *Error) {
+	dir := p.files.Manifests
+	entries, err := fs.ReadDir(p.files.FS, dir)
+	if err != nil {
+		return nil, p.ioError(dir, unwrapPathError(err))
+	}
+	var out []manifest
+	for _, e := range entries {
+		name := path.Join(dir, e.Name())
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if e.IsDir() {
+			p.warnf("%s: ignored: OLM reads only the files directly in %s/", p.files.Display(name), dir)
+			continue
+		}
+		doc, perr := p.readDocument(name)
+		if perr != nil {
+			return nil, perr
+		}
+		if doc.Empty {
+			p.warnf("%s: ignored: the file holds no object", p.files.Display(name))
+			continue
+		}
+		obj, err := decodeKubeObject(doc.JSON)
+		if err != nil {
+			return nil, p.invalid(name, doc.Line, err)
+		}
+		out = append(out, manifest{file: name, line: doc.Line, obj: obj})
+	}
+	if len(out) == 0 {
+		return nil, p.invalid(dir, 0, errors.New("no Kubernetes objects: a bundle's manifests directory holds its ClusterServiceVersion and CRDs"))
+	}
+	return out, nil
+}
+
+func (p *bundleParser) warnf(format string, args ...any) {
+	if p.warn != nil {
+		p.warn(fmt.Sprintf(format, args...))
+	}
+}
+
+// bundleMetadata is what metadata/ holds.
+type bundleMetadata struct {
+	annotations  *annotationsFile
+	dependencies []typedProperty
+	properties   []typedProperty
+	depsFile     string
+	propsFile    string
+}
+
+// readMetadata tries every file of the metadata directory as annotations,
+// dependencies and properties; the first non-empty one of each kind wins, in
+// name order, as in opm.
+func (p *bundleParser) readMetadata() (*bundleMetadata, *Error) {
+	dir := p.files.Metadata
+	entries, err := fs.ReadDir(p.files.FS, dir)
+	if err != nil {
+		return nil, p.ioError(dir, unwrapPathError(err))
+	}
+	md := &bundleMetadata{}
+	for _, e := range entries {
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		name := path.Join(dir, e.Name())
+		doc, perr := p.readDocument(name)
+		if perr != nil {
+			if !isYAMLName(name) && perr.Invalid {
+				p.warnf("%s: ignored: not YAML or JSON", p.files.Display(name))
+				continue
+			}
+			return nil, perr
+		}
+		if doc.Empty {
+			continue
+		}
+		af, df, pf, err := metadataKinds(doc.JSON)
+		if err != nil {
+			if !isYAMLName(name) {
+				p.warnf("%s: ignored: %v", p.files.Display(name), err)
+				continue
+			}
+			return nil, p.invalid(name, doc.Line, err)
+		}
+		if md.annotations == nil && !af.empty() {
+			md.annotations = af
+		}
+		if md.dependencies == nil && len(df.Dependencies) > 0 {
+			md.dependencies, md.depsFile = df.Dependencies, name
+		}
+		if md.properties == nil && len(pf.Properties) > 0 {
+			md.properties, md.propsFile = pf.Properties, name
+		}
+	}
+	if md.annotations == nil {
+		return nil, p.invalid(dir, 0, fmt.Errorf("no annotations file: a bundle's metadata directory needs an annotations.yaml with %s", AnnotationPackage))
+	}
+	if md.annotations.Annotations.Package == "" {
+		return nil, p.invalid(dir, 0, fmt.Errorf("the annotations file does not name the package (%s)", AnnotationPackage))
+	}
+	return md, nil
+}
+
+func isYAMLName(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// bundleOptions tunes one bundle's rendering.
+type bundleOptions struct {
+	// Image is the bundle's image reference; empty for a directory unless
+	// a template or an image map provides one.
+	Image string
+	// ImageTemplate, when set and Image is empty, computes Image.
+	ImageTemplate *template.Template
+	Warn          func(string)
+}
+
+// parseBundle renders one bundle's files into an olm.bundle.
+func parseBundle(files bundleFiles, opts bundleOptions) (*parsedBundle, *Error) {
+	p := &bundleParser{files: files, warn: opts.Warn}
+	manifests, perr := p.readManifests()
+	if perr != nil {
+		return nil, perr
+	}
+	var (
+		csvM   *manifest
+		csv    *csvInfo
+		crds   []*crdInfo
+		source = files.Source
+	)
+	for i := range manifests {
+		m := &manifests[i]
+		switch {
+		case m.obj.kind() == kindCSV:
+			if csvM != nil {
+				return nil, p.invalid(m.file, m.line, fmt.Errorf("a second ClusterServiceVersion (%s; the first is %s in %s): a bundle holds exactly one, and opm would silently drop this one", m.obj.name(), csvM.obj.name(), files.Display(csvM.file)))
+			}
+			c, err := parseCSV(m.obj)
+			if err != nil {
+				return nil, p.invalid(m.file, m.line, err)
+			}
+			csvM, csv = m, c
+		case isCRD(m.obj):
+			c, err := parseCRD(m.obj)
+			if err != nil {
+				return nil, p.invalid(m.file, m.line, err)
+			}
+			crds = append(crds, c)
+		}
+	}
+	if csv == nil {
+		return nil, p.invalid(files.Manifests, 0, errors.New("no ClusterServiceVersion: every bundle needs exactly one"))
+	}
+	provided, perr := providedAPIs(p, csvM, csv, crds)
+	if perr != nil {
+		return nil, perr
+	}
+	required, err := requiredAPIs(csv)
+	if err != nil {
+		return nil, p.invalid(csvM.file, csvM.line, err)
+	}
+	md, perr := p.readMetadata()
+	if perr != nil {
+		return nil, perr
+	}
+	pkg := string(md.annotations.Annotations.Package)
+	objects := make([]*kubeObject, len(manifests))
+	for i, m := range manifests {
+		objects[i] = m.obj
+	}
+	props, firstVersion, perr := bundleProperties(p, pkg, csv, csvM, md, provided, required, objects)
+	if perr != nil {
+		return nil, perr
+	}
+	image := opts.Image
+	if image == "" && opts.ImageTemplate != nil {
+		var b strings.Builder
+		data := struct{ Package, Name, Version string }{pkg, csv.Name, firstVersion}
+		if err := opts.ImageTemplate.Execute(&b, data); err != nil {
+			return nil, &Error{Source: source, Err: fmt.Errorf("image reference template: %w", err)}
+		}
+		image = b.String()
+	}
+	return &parsedBundle{
+		Bundle: declcfg.Bundle{
+			Schema:        declcfg.SchemaBundle,
+			Name:          csv.Name,
+			Package:       pkg,
+			Image:         image,
+			Properties:    props,
+			RelatedImages: relatedImages(csv, image),
+		},
+		CSV:            csv,
+		Channels:       splitChannels(string(md.annotations.Annotations.Channels)),
+		DefaultChannel: strings.TrimSpace(string(md.annotations.Annotations.DefaultChannel)),
+		Source:         source,
+	}, nil
+}
+
+// apiKey identifies a provided API; plural matters for the owned-CRD check.
+type apiKey struct {
+	Group, Version, Kind, Plural string
+}
+
+// providedAPIs lists every version of every CRD plus the owned APIServices,
+// and checks that every CRD the CSV owns is in the bundle (opm's
+// AllProvidedAPIsInBundle).
+func providedAPIs(p *bundleParser, csvM *manifest, csv *csvInfo, crds []*crdInfo) ([]apiKey, *Error) {
+	var out []apiKey
+	seen := map[apiKey]bool{}
+	add := func(k apiKey) {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	for _, c := range crds {
+		for _, v := range c.Versions {
+			add(apiKey{c.Group, v, c.Kind, c.Plural})
+		}
+	}
+	for _, a := range csv.OwnedAPIServices {
+		add(apiKey{a.Group, a.Version, a.Kind, a.Name})
+	}
+	for _, o := range csv.OwnedCRDs {
+		plural, group, ok := strings.Cut(o.Name, ".")
+		if !ok {
+			return nil, p.invalid(csvM.file, csvM.line, fmt.Errorf("spec.customresourcedefinitions.owned: name %q is not <plural>.<group>", o.Name))
+		}
+		if !seen[apiKey{group, o.Version, o.Kind, plural}] {
+			return nil, p.invalid(csvM.file, csvM.line, fmt.Errorf("the CSV owns CRD %s (version %s, kind %s), but no CustomResourceDefinition in %s provides it", o.Name, o.Version, o.Kind, p.files.Display(p.files.Manifests)))
+		}
+	}
+	return out, nil
+}
+
+// requiredAPIs lists the CSV's required CRDs (group and plural from the
+// name) and APIServices.
+func requiredAPIs(csv *csvInfo) ([]apiKey, error) {
+	var out []apiKey
+	for _, r := range csv.RequiredCRDs {
+		plural, group, ok := strings.Cut(r.Name, ".")
+		if !ok {
+			return nil, fmt.Errorf("spec.customresourcedefinitions.required: name %q is not <plural>.<group>", r.Name)
+		}
+		out = append(out, apiKey{group, r.Version, r.Kind, plural})
+	}
+	for _, a := range csv.RequiredAPIServices {
+		out = append(out, apiKey{a.Group, a.Version, a.Kind, a.Name})
+	}
+	return out, nil
+}
+
+// relatedImages lists the CSV's related images as written, then the bundle
+// image and the operator's container images that are not already listed.
+// Render sorts them (once: the sort is not stable, as in opm).
+func relatedImages(csv *csvInfo, image string) []declcfg.RelatedImage {
+	out := append([]declcfg.RelatedImage(nil), csv.RelatedImages...)
+	seen := map[string]bool{}
+	for _, ri := range out {
+		seen[ri.Image] = true
+	}
+	if image != "" && !seen[image] {
+		seen[image] = true
+		out = append(out, declcfg.RelatedImage{Image: image})
+	}
+	for _, img := range csv.OperatorImages {
+		if !seen[img] {
+			seen[img] = true
+			out = append(out, declcfg.RelatedImage{Image: img})
+		}
+	}
+	return out
+}

@@ -1,0 +1,285 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/fbc-project/fbc/declcfg"
+)
+
+// Migration level names, in the order they run (opm's names).
+const (
+	MigrateNone               = "none"
+	MigrateBundleObjectToMeta = "bundle-object-to-csv-metadata"
+	// MigrateAll runs every migration (opm's --migrate).
+	MigrateAll = "all"
+)
+
+// MigrationLevels lists the levels a user can name, in order.
+var MigrationLevels = []string{MigrateNone, MigrateBundleObjectToMeta}
+
+type migration struct {
+	name string
+	run  func(*declcfg.DeclarativeConfig) error
+}
+
+var migrations = []migration{
+	{MigrateBundleObjectToMeta, bundleObjectsToCSVMetadata},
+}
+
+// migrationsUpTo returns the migrations up to and including level.
+func migrationsUpTo(level string) ([]migration, error) {
+	switch level {
+	case "", MigrateNone:
+		return nil, nil
+	case MigrateAll:
+		return migrations, nil
+	}
+	for i, m := range migrations {
+		if m.name == level {
+			return migrations[:i+1], nil
+		}
+	}
+	return nil, fmt.Errorf("unknown migration level %q: use one of %s", level, strings.Join(MigrationLevels, ", "))
+}
+
+// Migrate runs the migrations up to and including level on cfg in place.
+// Bundles that cannot be migrated (no image, no CSV) are left alone, as opm
+// leaves them.
+func Migrate(cfg *declcfg.DeclarativeConfig, level string) error {
+	ms, err := migrationsUpTo(level)
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if err := m.run(cfg); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	return nil
+}
+
+// bundleObjectsToCSVMetadata replaces the olm.bundle.object properties of
+// every bundle that has an image and a CSV with one olm.csv.metadata
+// property. Bundle directories rendered without an image keep their
+// objects: without an image nothing else could deliver the manifests.
+func bundleObjectsToCSVMetadata(cfg *declcfg.DeclarativeConfig) error {
+	for i := range cfg.Bundles {
+		b := &cfg.Bundles[i]
+		if b.Image == "" || hasProperty(b.Properties, declcfg.PropertyCSVMetadata) {
+			continue
+		}
+		csvJSON, err := bundleCSV(b.Properties)
+		if err != nil {
+			return fmt.Errorf("bundle %q: %w", b.Name, err)
+		}
+		if csvJSON == nil {
+			continue
+		}
+		meta, err := csvMetadata(csvJSON)
+		if err != nil {
+			return fmt.Errorf("bundle %q: reading its ClusterServiceVersion: %w", b.Name, err)
+		}
+		props := make([]declcfg.Property, 0, len(b.Properties))
+		for _, p := range b.Properties {
+			if p.Type != declcfg.PropertyBundleObject {
+				props = append(props, p)
+			}
+		}
+		b.Properties = append(props, declcfg.Property{Type: declcfg.PropertyCSVMetadata, Value: meta})
+	}
+	return nil
+}
+
+func hasProperty(props []declcfg.Property, typ string) bool {
+	for _, p := range props {
+		if p.Type == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// bundleCSV finds the first olm.bundle.object that is a CSV and returns it
+// as JSON (the data may be YAML), or nil if there is none.
+func bundleCSV(props []declcfg.Property) ([]byte, error) {
+	for i, p := range props {
+		if p.Type != declcfg.PropertyBundleObject {
+			continue
+		}
+		data, err := declcfg.DecodeBundleObject(p.Value)
+		if err != nil {
+			return nil, fmt.Errorf("properties[%d] (%s): %w", i, p.Type, err)
+		}
+		j := data
+		if !isJSONFile(data) {
+			if j, err = yaml.YAMLToJSON(data); err != nil {
+				return nil, fmt.Errorf("properties[%d] (%s): %w", i, p.Type, err)
+			}
+		}
+		var head struct {
+			Kind string `json:"kind"`
+		}
+		if json.Unmarshal(j, &head) == nil && head.Kind == kindCSV {
+			return j, nil
+		}
+	}
+	return nil, nil
+}
+
+// The olm.csv.metadata value mirrors the fields of operator-framework/api's
+// v1alpha1 types that opm copies, with their JSON names, order and
+// omitempty rules, so that the JSON is the same as opm's.
+
+type csvDescriptor struct {
+	Path         string          `json:"path"`
+	DisplayName  string          `json:"displayName,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	XDescriptors []string        `json:"x-descriptors,omitempty"`
+	Value        json.RawMessage `json:"value,omitempty"`
+}
+
+type csvResourceReference struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Version string `json:"version"`
+}
+
+type csvCRDDescription struct {
+	Name              string                 `json:"name"`
+	Version           string                 `json:"version"`
+	Kind              string                 `json:"kind"`
+	DisplayName       string                 `json:"displayName,omitempty"`
+	Description       string                 `json:"description,omitempty"`
+	Resources         []csvResourceReference `json:"resources,omitempty"`
+	StatusDescriptors []csvDescriptor        `json:"statusDescriptors,omitempty"`
+	SpecDescriptors   []csvDescriptor        `json:"specDescriptors,omitempty"`
+	ActionDescriptor  []csvDescriptor        `json:"actionDescriptors,omitempty"`
+}
+
+type csvAPIServiceDescription struct {
+	Name              string                 `json:"name"`
+	Group             string                 `json:"group"`
+	Version           string                 `json:"version"`
+	Kind              string                 `json:"kind"`
+	DeploymentName    string                 `json:"deploymentName,omitempty"`
+	ContainerPort     int32                  `json:"containerPort,omitempty"`
+	DisplayName       string                 `json:"displayName,omitempty"`
+	Description       string                 `json:"description,omitempty"`
+	Resources         []csvResourceReference `json:"resources,omitempty"`
+	StatusDescriptors []csvDescriptor        `json:"statusDescriptors,omitempty"`
+	SpecDescriptors   []csvDescriptor        `json:"specDescriptors,omitempty"`
+	ActionDescriptor  []csvDescriptor        `json:"actionDescriptors,omitempty"`
+}
+
+type csvInstallMode struct {
+	Type      string `json:"type"`
+	Supported bool   `json:"supported"`
+}
+
+type csvAppLink struct {
+	Name string `json:"name,omitempty"`
+	URL  string `json:"url,omitempty"`
+}
+
+type csvMaintainer struct {
+	Name  string `json:"name,omitempty"`
+	Email string `json:"email,omitempty"`
+}
+
+type csvGVK struct {
+	Group   string `json:"group"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+}
+
+// csvSource is the part of a CSV that olm.csv.metadata copies.
+type csvSource struct {
+	Metadata struct {
+		Annotations map[string]string `json:"annotations"`
+		Labels      map[string]string `json:"labels"`
+	} `json:"metadata"`
+	Spec struct {
+		CRDs struct {
+			Owned    []csvCRDDescription `json:"owned,omitempty"`
+			Required []csvCRDDescription `json:"required,omitempty"`
+		} `json:"customresourcedefinitions"`
+		APIServices struct {
+			Owned    []csvAPIServiceDescription `json:"owned,omitempty"`
+			Required []csvAPIServiceDescription `json:"required,omitempty"`
+		} `json:"apiservicedefinitions"`
+		Description    string           `json:"description"`
+		DisplayName    string           `json:"displayName"`
+		InstallModes   []csvInstallMode `json:"installModes"`
+		Keywords       []string         `json:"keywords"`
+		Links          []csvAppLink     `json:"links"`
+		Maintainers    []csvMaintainer  `json:"maintainers"`
+		Maturity       string           `json:"maturity"`
+		MinKubeVersion string           `json:"minKubeVersion"`
+		NativeAPIs     []csvGVK         `json:"nativeAPIs"`
+		Provider       csvAppLink       `json:"provider"`
+	} `json:"spec"`
+}
+
+// csvMetadataValue is the olm.csv.metadata value, in opm's field order.
+// apiServiceDefinitions, crdDescriptions and provider are structs, so
+// omitempty never drops them: opm always writes them, possibly as {}.
+type csvMetadataValue struct {
+	Annotations           map[string]string `json:"annotations,omitempty"`
+	APIServiceDefinitions struct {
+		Owned    []csvAPIServiceDescription `json:"owned,omitempty"`
+		Required []csvAPIServiceDescription `json:"required,omitempty"`
+	} `json:"apiServiceDefinitions"`
+	CRDDescriptions struct {
+		Owned    []csvCRDDescription `json:"owned,omitempty"`
+		Required []csvCRDDescription `json:"required,omitempty"`
+	} `json:"crdDescriptions"`
+	Description    string            `json:"description,omitempty"`
+	DisplayName    string            `json:"displayName,omitempty"`
+	InstallModes   []csvInstallMode  `json:"installModes,omitempty"`
+	Keywords       []string          `json:"keywords,omitempty"`
+	Labels         map[string]string `json:"labels,omitempty"`
+	Links          []csvAppLink      `json:"links,omitempty"`
+	Maintainers    []csvMaintainer   `json:"maintainers,omitempty"`
+	Maturity       string            `json:"maturity,omitempty"`
+	MinKubeVersion string            `json:"minKubeVersion,omitempty"`
+	NativeAPIs     []csvGVK          `json:"nativeAPIs,omitempty"`
+	Provider       csvAppLink        `json:"provider"`
+}
+
+// csvMetadata builds the olm.csv.metadata value of a CSV given as JSON.
+func csvMetadata(csvJSON []byte) (json.RawMessage, error) {
+	var src csvSource
+	if err := json.Unmarshal(csvJSON, &src); err != nil {
+		return nil, fmt.Errorf("%s", typeErrorWords(err))
+	}
+	v := csvMetadataValue{
+		Annotations:    src.Metadata.Annotations,
+		Description:    src.Spec.Description,
+		DisplayName:    src.Spec.DisplayName,
+		InstallModes:   src.Spec.InstallModes,
+		Keywords:       src.Spec.Keywords,
+		Labels:         src.Metadata.Labels,
+		Links:          src.Spec.Links,
+		Maintainers:    src.Spec.Maintainers,
+		Maturity:       src.Spec.Maturity,
+		MinKubeVersion: src.Spec.MinKubeVersion,
+		NativeAPIs:     src.Spec.NativeAPIs,
+		Provider:       src.Spec.Provider,
+	}
+	v.APIServiceDefinitions.Owned = src.Spec.APIServices.Owned
+	v.APIServiceDefinitions.Required = src.Spec.APIServices.Required
+	v.CRDDescriptions.Owned = src.Spec.CRDs.Owned
+	v.CRDDescriptions.Required = src.Spec.CRDs.Required
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
