@@ -41,6 +41,8 @@ FUZZTIME ?= 20s
 fuzz:
 	$(GO) test ./declcfg -run '^$$' -fuzz '^FuzzParseFile$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./declcfg -run '^$$' -fuzz '^FuzzDecodeDocument$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./image -run '^$$' -fuzz '^FuzzReadFiles$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./image -run '^$$' -fuzz '^FuzzParseReference$$' -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf bin
