@@ -5,6 +5,8 @@ package validate
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -44,7 +46,8 @@ type Rule struct {
 
 // Options tunes a validation run.
 type Options struct {
-	// Strict makes warnings about unknown fields errors.
+	// Strict makes the warnings about probable typos errors: unknown-field,
+	// unknown-property and unknown-schema.
 	Strict bool
 	// SchemaDirs hold user CUE definitions applied as extra policy.
 	SchemaDirs []string
@@ -90,39 +93,103 @@ func (r *Result) Count() (errors, warnings int) {
 	return errors, warnings
 }
 
-// Validate checks the catalogs at paths (directories, files or "-"). The
-// error is for runs that could not happen (a path that does not exist); all
-// problems with catalog content are diagnostics.
+// Validate checks the catalogs at paths (directories, files or "-") as one
+// catalog. The error is for runs that could not happen (a path that does not
+// exist, a --schema directory that does not compile); all problems with
+// catalog content are diagnostics.
+//
+// Files are parsed in parallel and checked in path order as they arrive;
+// each file's YAML nodes are dropped once its documents are checked, so
+// memory depends on the largest files and the number of blobs, not on the
+// size of the catalog.
 func Validate(ctx context.Context, paths []string, opts Options) (*Result, error) {
-	res := &Result{}
+	c, err := newChecker(opts)
+	if err != nil {
+		return nil, err
+	}
 	for _, p := range paths {
 		err := declcfg.WalkPath(ctx, p, opts.Stdin, declcfg.WalkOptions{Concurrency: opts.Concurrency}, func(f *declcfg.File) error {
-			res.Stats.Files++
-			for _, le := range f.Errors {
-				res.Diagnostics = append(res.Diagnostics, fromLoadError(le))
-			}
-			for _, doc := range f.Docs {
-				blob, errs, _ := declcfg.DecodeDocument(doc)
-				for _, le := range errs {
-					res.Diagnostics = append(res.Diagnostics, fromLoadError(le))
-				}
-				switch {
-				case blob.Package != nil:
-					res.Stats.Packages++
-				case blob.Channel != nil:
-					res.Stats.Channels++
-				case blob.Bundle != nil:
-					res.Stats.Bundles++
-				}
-			}
+			c.file(f)
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	SortDiagnostics(res.Diagnostics)
-	return res, nil
+	return c.result(), nil
+}
+
+// ValidateConfig checks an in-memory catalog, such as one a template
+// produced, with the same rules as Validate. Diagnostics carry the position
+// of the blob they concern when the blob has one (a loaded catalog), and no
+// position otherwise.
+func ValidateConfig(ctx context.Context, cfg *declcfg.DeclarativeConfig, opts Options) (*Result, error) {
+	c, err := newChecker(opts)
+	if err != nil {
+		return nil, err
+	}
+	if cfg == nil {
+		return c.result(), nil
+	}
+	var blobs []declcfg.Blob
+	for i := range cfg.Packages {
+		blobs = append(blobs, declcfg.Blob{Schema: declcfg.SchemaPackage, Package: &cfg.Packages[i]})
+	}
+	for i := range cfg.Channels {
+		blobs = append(blobs, declcfg.Blob{Schema: declcfg.SchemaChannel, Channel: &cfg.Channels[i]})
+	}
+	for i := range cfg.Bundles {
+		blobs = append(blobs, declcfg.Blob{Schema: declcfg.SchemaBundle, Bundle: &cfg.Bundles[i]})
+	}
+	for i := range cfg.Deprecations {
+		blobs = append(blobs, declcfg.Blob{Schema: declcfg.SchemaDeprecations, Deprecation: &cfg.Deprecations[i]})
+	}
+	for i := range cfg.Others {
+		blobs = append(blobs, declcfg.Blob{Schema: cfg.Others[i].Schema, Meta: &cfg.Others[i]})
+	}
+	for _, b := range blobs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		doc, err := blobDocument(b)
+		if err != nil {
+			return nil, err
+		}
+		c.document(doc, &b)
+	}
+	return c.result(), nil
+}
+
+// blobDocument turns a typed blob into the node tree the checks walk.
+func blobDocument(b declcfg.Blob) (declcfg.Document, error) {
+	var v any
+	switch {
+	case b.Package != nil:
+		v = b.Package
+	case b.Channel != nil:
+		v = b.Channel
+	case b.Bundle != nil:
+		v = b.Bundle
+	case b.Deprecation != nil:
+		v = b.Deprecation
+	default:
+		v = b.Meta
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return declcfg.Document{}, fmt.Errorf("encoding %s blob: %w", b.Schema, err)
+	}
+	f := declcfg.ParseFile("", data)
+	if len(f.Docs) != 1 {
+		return declcfg.Document{}, fmt.Errorf("encoding %s blob: %v", b.Schema, declcfg.LoadErrors(f.Errors))
+	}
+	return f.Docs[0], nil
+}
+
+func (c *checker) result() *Result {
+	c.finish()
+	SortDiagnostics(c.diags)
+	return &Result{Diagnostics: c.diags, Stats: c.stats}
 }
 
 func fromLoadError(le *declcfg.LoadError) Diagnostic {

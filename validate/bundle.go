@@ -1,0 +1,261 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/blang/semver/v4"
+	yaml "go.yaml.in/yaml/v3"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/fbc-project/fbc/declcfg"
+)
+
+const maxReleaseLength = 20
+
+// bundleBlob applies the rules about one bundle: its olm.package property
+// (exactly one, matching the package, strict semver version, valid release
+// and normalized name), image references, inline objects, the CSV they
+// carry, and records it in the catalog index.
+func (c *checker) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle, props []propertyNode) {
+	bi := &bundleIndex{name: b.Name, pos: d.pos(root)}
+	where := func(p propertyNode) string { return fmt.Sprintf("properties[%d]", p.index) }
+
+	var pkgProps []propertyNode
+	objects := 0
+	var csv *csvIdentity
+	for _, p := range props {
+		switch p.typ {
+		case declcfg.PropertyPackage:
+			pkgProps = append(pkgProps, p)
+		case declcfg.PropertyBundleObject:
+			objects++
+			if id := c.bundleObject(d, p, where(p)); id != nil && csv == nil && id.kind == "ClusterServiceVersion" {
+				csv = id
+			}
+		}
+	}
+
+	var version *semver.Version
+	switch len(pkgProps) {
+	case 0:
+		d.reportf(RulePackageProperty, root, "%s has no olm.package property; add one: {type: olm.package, value: {packageName: %s, version: ...}}", bundleLabel(b.Name), orPlaceholder(b.Package, "<package>"))
+	case 1:
+		version = c.packageProperty(d, root, b, pkgProps[0], bi)
+	default:
+		for _, p := range pkgProps[1:] {
+			d.reportf(RulePackageProperty, p.item, "%s has %d olm.package properties (%s is one more); keep exactly one", bundleLabel(b.Name), len(pkgProps), where(p))
+		}
+	}
+
+	if b.Image != "" {
+		if err := parseImageReference(b.Image); err != nil {
+			d.reportf(RuleImageReference, field(root, "image"), "image %q is not a valid image reference: %v", b.Image, err)
+		}
+	} else if objects == 0 {
+		at := field(root, "image")
+		if at == nil {
+			at = root
+		}
+		d.reportf(RuleBundleImage, at, "%s has no image and no olm.bundle.object properties; set image to the bundle image reference", bundleLabel(b.Name))
+	}
+	for i, ri := range items(field(root, "relatedImages")) {
+		img := field(ri, "image")
+		if s := strValue(img); s != "" {
+			if err := parseImageReference(s); err != nil {
+				d.reportf(RuleImageReference, img, "relatedImages[%d].image %q is not a valid image reference: %v", i, s, err)
+			}
+		}
+	}
+
+	c.csvMismatch(d, root, b, version, csv)
+
+	if b.Package != "" && b.Name != "" {
+		p := c.index.pkg(b.Package)
+		p.bundles = append(p.bundles, bi)
+		p.use(bi.pos)
+	}
+}
+
+// bundleLabel names a bundle in messages, also when its name is missing.
+func bundleLabel(name string) string {
+	if name == "" {
+		return "the bundle"
+	}
+	return fmt.Sprintf("bundle %q", name)
+}
+
+func orPlaceholder(s, placeholder string) string {
+	if s == "" {
+		return placeholder
+	}
+	return s
+}
+
+// packageProperty checks the olm.package value and returns the parsed
+// version.
+func (c *checker) packageProperty(d *docContext, root *yaml.Node, b *declcfg.Bundle, p propertyNode, bi *bundleIndex) *semver.Version {
+	v := p.value
+	if v == nil || v.Kind != yaml.MappingNode {
+		return nil // the shape walk reports it
+	}
+	pn := field(v, "packageName")
+	if name := strValue(pn); b.Package != "" && name != "" && name != b.Package {
+		d.reportf(RulePackageProperty, pn, "olm.package packageName %q does not match the bundle's package %q", name, b.Package)
+	}
+	vn := field(v, "version")
+	raw := strValue(vn)
+	if raw == "" {
+		return nil
+	}
+	ver, err := semver.Parse(raw)
+	if err != nil {
+		hint := ""
+		if t, terr := semver.ParseTolerant(raw); terr == nil {
+			hint = fmt.Sprintf("; write %q", t.String())
+		}
+		d.reportf(RuleBundleVersion, vn, "bundle %q: version %q is not strict semver: %v%s", b.Name, raw, err, hint)
+		return nil
+	}
+	key := ver.String()
+	rn := field(v, "release")
+	release := releaseText(rn)
+	if release != "" {
+		if err := checkRelease(release); err != nil {
+			d.reportf(RuleBundleRelease, rn, "bundle %q: %v", b.Name, err)
+			return &ver
+		}
+		if len(ver.Build) > 0 {
+			d.reportf(RuleBundleRelease, vn, "bundle %q: version %q has build metadata and a release (%q); drop the build metadata, the release tells rebuilds apart", b.Name, raw, release)
+		}
+		if want := fmt.Sprintf("%s-v%s-%s", b.Package, ver.String(), release); b.Name != want && b.Package != "" {
+			d.reportf(RuleBundleRelease, field(root, "name"), "bundle %q has a release, so its name must be %q (<package>-v<version>-<release>)", b.Name, want)
+		}
+		key += "-" + release
+	}
+	bi.versionKey, bi.version = key, &ver
+	return &ver
+}
+
+// releaseText reads release as opm does: a string, or a number written as
+// one.
+func releaseText(n *yaml.Node) string {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	switch n.ShortTag() {
+	case "!!str", "!!int", "!!float":
+		return n.Value
+	}
+	return ""
+}
+
+// checkRelease applies opm's release rules: at most 20 characters of
+// dot-separated semver prerelease identifiers.
+func checkRelease(r string) error {
+	if len(r) > maxReleaseLength {
+		return fmt.Errorf("release %q is longer than %d characters", r, maxReleaseLength)
+	}
+	for i, seg := range strings.Split(r, ".") {
+		if _, err := semver.NewPRVersion(seg); err != nil {
+			return fmt.Errorf("release %q: segment %d: %v", r, i, err)
+		}
+	}
+	return nil
+}
+
+// csvIdentity is what the mismatch check needs from a bundle object.
+type csvIdentity struct {
+	kind, name, version string
+}
+
+// bundleObject checks that an olm.bundle.object holds base64 of a Kubernetes
+// object and returns its identity.
+func (c *checker) bundleObject(d *docContext, p propertyNode, where string) *csvIdentity {
+	dn := field(p.value, "data")
+	data := strValue(dn)
+	if data == "" {
+		return nil // the shape walk reports it
+	}
+	n := base64.StdEncoding.DecodedLen(len(data))
+	if cap(c.scratch) < n {
+		c.scratch = make([]byte, n)
+	}
+	buf := c.scratch[:n]
+	n, err := base64.StdEncoding.Decode(buf, []byte(data))
+	if err != nil {
+		d.reportf(RuleBundleObject, dn, "%s: olm.bundle.object data is not base64: %v", where, err)
+		return nil
+	}
+	buf = buf[:n]
+	var obj struct {
+		APIVersion *string `json:"apiVersion"`
+		Kind       *string `json:"kind"`
+		Metadata   *struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+		Spec struct {
+			Version json.RawMessage `json:"version"`
+		} `json:"spec"`
+	}
+	trimmed := bytes.TrimLeft(buf, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		err = json.Unmarshal(trimmed, &obj)
+	} else {
+		// opm converts YAML manifests to JSON when it loads them.
+		err = sigsyaml.Unmarshal(buf, &obj)
+	}
+	if err != nil {
+		d.reportf(RuleBundleObject, dn, "%s: olm.bundle.object data is not a JSON or YAML object: %v", where, err)
+		return nil
+	}
+	var missing []string
+	if obj.APIVersion == nil || *obj.APIVersion == "" {
+		missing = append(missing, "apiVersion")
+	}
+	if obj.Kind == nil || *obj.Kind == "" {
+		missing = append(missing, "kind")
+	}
+	if obj.Metadata == nil || obj.Metadata.Name == "" {
+		missing = append(missing, "metadata.name")
+	}
+	if len(missing) > 0 {
+		d.reportf(RuleBundleObject, dn, "%s: olm.bundle.object data is not a Kubernetes object: it has no %s", where, strings.Join(missing, ", "))
+		return nil
+	}
+	id := &csvIdentity{kind: *obj.Kind, name: obj.Metadata.Name}
+	var sv string
+	if json.Unmarshal(obj.Spec.Version, &sv) == nil {
+		id.version = sv
+	}
+	return id
+}
+
+// csvMismatch warns when a bundle's name or version disagrees with its CSV,
+// or, without an inline CSV, with the version its own name ends with.
+func (c *checker) csvMismatch(d *docContext, root *yaml.Node, b *declcfg.Bundle, version *semver.Version, csv *csvIdentity) {
+	if b.Name == "" {
+		return
+	}
+	nameNode := field(root, "name")
+	if csv != nil {
+		if csv.name != b.Name {
+			d.reportf(RuleCSVMismatch, nameNode, "bundle %q holds ClusterServiceVersion %q; name the bundle after its CSV (opm render does)", b.Name, csv.name)
+		}
+		if version != nil && csv.version != "" {
+			if cv, err := semver.ParseTolerant(csv.version); err == nil && !cv.Equals(*version) {
+				d.reportf(RuleCSVMismatch, nameNode, "bundle %q has olm.package version %s, but its ClusterServiceVersion's spec.version is %s", b.Name, version, csv.version)
+			}
+		}
+		return
+	}
+	if version == nil {
+		return
+	}
+	if nv, ok := nameVersion(b.Name); ok && !nv.Equals(*version) {
+		d.reportf(RuleCSVMismatch, nameNode, "bundle %q has olm.package version %s, but its name says %s; one of them is wrong", b.Name, version, nv)
+	}
+}

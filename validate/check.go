@@ -1,0 +1,280 @@
+package validate
+
+import (
+	"fmt"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/fbc-project/fbc/declcfg"
+)
+
+// checker runs one validation. Files arrive one at a time; each document is
+// checked while its nodes are alive (shape, properties, bundle contents,
+// policy) and leaves behind only a compact record in the catalog index
+// (names, edges, versions, positions). The cross-blob rules run on the index
+// once every file has been seen, so memory stays proportional to the number
+// of blobs, not to the bytes of the catalog.
+type checker struct {
+	opts     Options
+	schema   *catalogSchema
+	policies []*policy
+	severity map[string]Severity
+
+	index *catalogIndex
+	diags []Diagnostic
+	stats Stats
+
+	// scratch is reused to decode olm.bundle.object data.
+	scratch []byte
+}
+
+func newChecker(opts Options) (*checker, error) {
+	s, err := builtin()
+	if err != nil {
+		return nil, fmt.Errorf("compiling the built-in CUE schemas: %w", err)
+	}
+	c := &checker{opts: opts, schema: s, index: newCatalogIndex(), severity: map[string]Severity{}}
+	for _, r := range catalogue {
+		c.severity[r.ID] = r.Severity
+	}
+	if opts.Strict {
+		for _, id := range strictRules {
+			c.severity[id] = SeverityError
+		}
+	}
+	for _, dir := range opts.SchemaDirs {
+		p, err := loadPolicy(dir)
+		if err != nil {
+			return nil, err
+		}
+		c.policies = append(c.policies, p)
+	}
+	return c, nil
+}
+
+// strictRules are the warnings Options.Strict turns into errors: the ones
+// about names that are probably typos.
+var strictRules = []string{RuleUnknownField, RuleUnknownProperty, RuleUnknownSchema}
+
+func (c *checker) policyDefines(f func(*policy) bool) bool {
+	for _, p := range c.policies {
+		if f(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// blobRef says which package, channel and bundle a diagnostic concerns.
+type blobRef struct {
+	pkg, channel, bundle string
+}
+
+func (c *checker) add(rule string, pos declcfg.Pos, ref blobRef, msg string) {
+	sev, ok := c.severity[rule]
+	if !ok {
+		sev = SeverityError
+	}
+	c.diags = append(c.diags, Diagnostic{Rule: rule, Severity: sev, Pos: pos,
+		Package: ref.pkg, Channel: ref.channel, Bundle: ref.bundle, Message: msg})
+}
+
+func (c *checker) addLoadError(le *declcfg.LoadError, ref blobRef) {
+	d := fromLoadError(le)
+	d.Package, d.Channel, d.Bundle = ref.pkg, ref.channel, ref.bundle
+	c.diags = append(c.diags, d)
+}
+
+// docContext is what the checks of one document share.
+type docContext struct {
+	c    *checker
+	file string
+	ref  blobRef
+	// fixed replaces every position (in-memory blobs have none of their own
+	// beyond the blob's).
+	fixed *declcfg.Pos
+	// loaderSeen holds the positions at which the decoder already reported
+	// a problem of a rule the shape walk reports too, so that each problem
+	// appears once.
+	loaderSeen map[loaderKey]bool
+}
+
+type loaderKey struct {
+	line, col int
+	rule      string
+}
+
+func (d *docContext) pos(n *yaml.Node) declcfg.Pos {
+	if d.fixed != nil {
+		return *d.fixed
+	}
+	if n == nil {
+		return declcfg.Pos{File: d.file}
+	}
+	return declcfg.Pos{File: d.file, Line: n.Line, Col: n.Column}
+}
+
+func (d *docContext) report(rule string, n *yaml.Node, msg string) {
+	if n != nil && d.loaderSeen[loaderKey{n.Line, n.Column, rule}] {
+		return
+	}
+	d.c.add(rule, d.pos(n), d.ref, msg)
+}
+
+func (d *docContext) reportf(rule string, n *yaml.Node, format string, args ...any) {
+	d.report(rule, n, fmt.Sprintf(format, args...))
+}
+
+// file checks one parsed file.
+func (c *checker) file(f *declcfg.File) {
+	c.stats.Files++
+	for _, le := range f.Errors {
+		c.addLoadError(le, blobRef{})
+	}
+	for _, doc := range f.Docs {
+		c.document(doc, nil)
+	}
+}
+
+// document checks one document. blob, when given, is used instead of
+// decoding the document (ValidateConfig passes the caller's typed blob).
+func (c *checker) document(doc declcfg.Document, given *declcfg.Blob) {
+	d := &docContext{c: c, file: doc.Pos.File}
+	var blob declcfg.Blob
+	if given != nil {
+		blob = *given
+		if p := blobPos(blob); p != (declcfg.Pos{}) || doc.Pos.File == "" {
+			d.fixed = &p
+		}
+	} else {
+		var errs []*declcfg.LoadError
+		var ok bool
+		blob, errs, ok = declcfg.DecodeDocument(doc)
+		pkg, name := blob.Name()
+		d.ref = refOf(blob, pkg, name)
+		for _, le := range errs {
+			c.addLoadError(le, d.ref)
+			if le.Rule == declcfg.RuleFieldType || le.Rule == declcfg.RuleKeyCase {
+				if d.loaderSeen == nil {
+					d.loaderSeen = map[loaderKey]bool{}
+				}
+				d.loaderSeen[loaderKey{le.Pos.Line, le.Pos.Col, le.Rule}] = true
+			}
+		}
+		if !ok {
+			return
+		}
+	}
+	pkg, name := blob.Name()
+	d.ref = refOf(blob, pkg, name)
+
+	root := declcfg.Deref(doc.Node)
+	if sh := c.schema.schemas[blob.Schema]; sh != nil {
+		sh.walk(root, rootPath(blob.Schema+" blob"), d.report)
+	} else if !c.policyDefines(func(p *policy) bool { return p.definesSchema(blob.Schema) }) {
+		c.unknownSchema(d, root, blob.Schema)
+	}
+	props := c.properties(d, root)
+	for _, p := range c.policies {
+		p.checkBlob(d, root, blob.Schema, props)
+	}
+
+	switch {
+	case blob.Package != nil:
+		c.stats.Packages++
+		c.packageBlob(d, root, blob.Package)
+	case blob.Channel != nil:
+		c.stats.Channels++
+		c.channelBlob(d, root, blob.Channel)
+	case blob.Bundle != nil:
+		c.stats.Bundles++
+		c.bundleBlob(d, root, blob.Bundle, props)
+	case blob.Deprecation != nil:
+		c.deprecationBlob(d, root, blob.Deprecation)
+	}
+}
+
+func refOf(b declcfg.Blob, pkg, name string) blobRef {
+	switch {
+	case b.Channel != nil:
+		return blobRef{pkg: pkg, channel: name}
+	case b.Bundle != nil:
+		return blobRef{pkg: pkg, bundle: name}
+	}
+	return blobRef{pkg: pkg}
+}
+
+func blobPos(b declcfg.Blob) declcfg.Pos {
+	switch {
+	case b.Package != nil:
+		return b.Package.Pos
+	case b.Channel != nil:
+		return b.Channel.Pos
+	case b.Bundle != nil:
+		return b.Bundle.Pos
+	case b.Deprecation != nil:
+		return b.Deprecation.Pos
+	case b.Meta != nil:
+		return b.Meta.Pos
+	}
+	return declcfg.Pos{}
+}
+
+// field returns the value node of key in mapping n (exact match first, then
+// case-insensitive as the decoder reads it), or nil.
+func field(n *yaml.Node, key string) *yaml.Node {
+	n = declcfg.Deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var folded *yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if k.Value == key {
+			return declcfg.Deref(n.Content[i+1])
+		}
+		if folded == nil && equalFoldASCII(k.Value, key) {
+			folded = declcfg.Deref(n.Content[i+1])
+		}
+	}
+	return folded
+}
+
+func equalFoldASCII(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// strValue returns the string a node holds, or "" for anything else (the
+// decoder reads a value of the wrong type as empty, and reports it).
+func strValue(n *yaml.Node) string {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	if t := n.ShortTag(); t != "!!str" && t != "!!timestamp" {
+		return ""
+	}
+	return n.Value
+}
+
+// items returns the elements of a sequence node (nil for anything else).
+func items(n *yaml.Node) []*yaml.Node {
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return n.Content
+}

@@ -1,0 +1,88 @@
+package validate
+
+import (
+	"fmt"
+	"os"
+	"sync"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/cuecontext"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// A policy is the CUE of one --schema directory: the user's own rules, on
+// top of the built-in shapes. The directory's .cue files form one CUE
+// package (or have no package clause); imports of CUE's standard library
+// work. Two top-level fields are read, with the same conventions as the
+// built-in schema:
+//
+//	// schemas maps a blob schema to a constraint every blob of that schema
+//	// must satisfy: a policy on a known schema, or the definition of your own.
+//	schemas: "olm.bundle": {
+//		// every bundle image is pinned by digest
+//		image: =~"@sha256:[a-f0-9]{64}$"
+//	}
+//	schemas: "acme.owners": close({
+//		schema:   "acme.owners"
+//		package!: string
+//		owners!: [...string & =~"@"]
+//	})
+//
+//	// properties maps a property type to a constraint on its value, for
+//	// the properties of packages, channels and bundles.
+//	properties: "acme.io/tier": {level!: int & >=1 & <=3}
+//
+// A policy need not repeat the built-in shape: it is checked in addition to
+// it. Open structs (as above) constrain only the fields they name; closed
+// ones (close(...) or a #definition) also reject fields they do not list.
+// A field the policy names without ? must be present (CUE reports it as
+// incomplete). Every violation is a diagnostic of rule policy at the
+// offending node, with CUE's message. Blobs are evaluated in full CUE, so a
+// policy may use any CUE feature.
+type policy struct {
+	dir        string
+	mu         sync.Mutex
+	schemas    map[string]cue.Value
+	properties map[string]cue.Value
+}
+
+func loadPolicy(dir string) (*policy, error) {
+	ctx := cuecontext.New()
+	v, err := loadCUEFiles(ctx, os.DirFS(dir), ".")
+	if err != nil {
+		return nil, fmt.Errorf("--schema %s: %w", dir, err)
+	}
+	p := &policy{dir: dir}
+	var hasSchemas, hasProps bool
+	if p.schemas, hasSchemas, err = mapEntries(v, "schemas"); err != nil {
+		return nil, fmt.Errorf("--schema %s: %w", dir, err)
+	}
+	if p.properties, hasProps, err = mapEntries(v, "properties"); err != nil {
+		return nil, fmt.Errorf("--schema %s: %w", dir, err)
+	}
+	if !hasSchemas && !hasProps {
+		return nil, fmt.Errorf("--schema %s: defines neither `schemas` nor `properties`, so it checks nothing (see docs/validate.md)", dir)
+	}
+	return p, nil
+}
+
+func (p *policy) definesSchema(s string) bool   { _, ok := p.schemas[s]; return ok }
+func (p *policy) definesProperty(t string) bool { _, ok := p.properties[t]; return ok }
+
+// checkBlob evaluates the policy's constraints on a blob and its properties.
+func (p *policy) checkBlob(d *docContext, root *yaml.Node, schema string, props []propertyNode) {
+	if s, ok := p.schemas[schema]; ok {
+		p.eval(d, s, root, nil)
+	}
+	for _, pr := range props {
+		if s, ok := p.properties[pr.typ]; ok && !isNull(pr.value) {
+			p.eval(d, s, pr.value, pr.path())
+		}
+	}
+}
+
+func (p *policy) eval(d *docContext, s cue.Value, n *yaml.Node, fp *fieldPath) {
+	evalCUE(&p.mu, s, n, fp, func(_ string, at *yaml.Node, msg string) {
+		d.report(RulePolicy, at, fmt.Sprintf("%s (policy in %s)", msg, p.dir))
+	})
+}

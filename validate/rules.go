@@ -1,0 +1,225 @@
+package validate
+
+import (
+	"slices"
+
+	"github.com/fbc-project/fbc/declcfg"
+)
+
+// Rule ids of the checks in this package. They are stable: users filter on
+// them, SARIF reports carry them, and docs/validate.md lists them. The ids of
+// problems found while loading are declcfg's (declcfg.RuleSyntax, ...).
+const (
+	// Shape: checked against the embedded CUE schemas.
+	RuleUnknownField    = "unknown-field"
+	RuleMissingField    = "missing-field"
+	RuleEmptyValue      = "empty-value"
+	RuleInvalidValue    = "invalid-value"
+	RuleUnknownProperty = "unknown-property"
+	RuleUnknownSchema   = "unknown-schema"
+	RulePolicy          = "policy"
+
+	// Packages.
+	RuleDuplicatePackage = "duplicate-package"
+	RulePackageName      = "package-name"
+	RuleDefaultChannel   = "default-channel"
+	RuleUnknownPackage   = "unknown-package"
+	RuleEmptyPackage     = "empty-package"
+
+	// Channels and their upgrade graphs.
+	RuleDuplicateChannel = "duplicate-channel"
+	RuleDuplicateEntry   = "duplicate-entry"
+	RuleEmptyChannel     = "empty-channel"
+	RuleChannelHead      = "channel-head"
+	RuleReplacesCycle    = "replaces-cycle"
+	RuleStrandedBundle   = "stranded-bundle"
+	RuleMissingBundle    = "missing-bundle"
+	RuleSkipRange        = "skip-range"
+	RuleEdgeTarget       = "edge-target"
+
+	// Bundles and their properties.
+	RuleDuplicateBundle  = "duplicate-bundle"
+	RuleOrphanBundle     = "orphan-bundle"
+	RulePackageProperty  = "package-property"
+	RuleBundleVersion    = "bundle-version"
+	RuleBundleRelease    = "bundle-release"
+	RuleDuplicateVersion = "duplicate-version"
+	RuleImageReference   = "image-reference"
+	RuleBundleImage      = "bundle-image"
+	RuleBundleObject     = "bundle-object"
+	RuleCSVMismatch      = "csv-mismatch"
+	RuleVersionRange     = "version-range"
+	RuleConstraint       = "constraint"
+
+	// Deprecations.
+	RuleDuplicateDeprecation = "duplicate-deprecation"
+	RuleDeprecationReference = "deprecation-reference"
+	RuleDeprecatedDefault    = "deprecated-default"
+)
+
+// catalogue lists every rule in the order docs present them: loading, shape,
+// then packages, channels, bundles and deprecations.
+var catalogue = []Rule{
+	// Loading (declcfg).
+	{declcfg.RuleIO, SeverityError,
+		"A catalog file or directory could not be read.",
+		"Fix the file's permissions or remove it; the result is incomplete until every file can be read."},
+	{declcfg.RuleBinaryFile, SeverityError,
+		"A file in the catalog tree is not text.",
+		"Catalogs hold only JSON and YAML: move the file out of the tree or list it in .indexignore."},
+	{declcfg.RuleSyntax, SeverityError,
+		"A file is not valid JSON or YAML.",
+		"Fix the syntax at the reported line; later documents of the same file are not checked until then."},
+	{declcfg.RuleEmptyDocument, SeverityError,
+		"A YAML document or file holds only comments.",
+		"opm rejects comment-only documents: delete the document or list the file in .indexignore."},
+	{declcfg.RuleNotObject, SeverityError,
+		"A document is not an object (for example a list or a string).",
+		"Every catalog document is an object with a \"schema\" field; split lists into one document per blob."},
+	{declcfg.RuleSymlink, SeverityError,
+		"A symbolic link in the catalog tree cannot be followed or points to a directory.",
+		"Replace the link with the file or directory it names, or list it in .indexignore."},
+	{declcfg.RuleMissingSchema, SeverityError,
+		"A document has no \"schema\" field.",
+		"Add schema: olm.package, olm.channel, olm.bundle, olm.deprecations or your own schema name."},
+	{declcfg.RuleFieldType, SeverityError,
+		"A field has the wrong JSON type (for example a number where a string belongs).",
+		"Write the value with the type the message names; quote version-like values such as 1.10 in YAML."},
+	{declcfg.RuleDuplicateKey, SeverityError,
+		"An object has the same key twice.",
+		"Remove one of the keys; JSON decoders keep only one of them, silently."},
+	{declcfg.RuleKeyCase, SeverityWarning,
+		"A key matches a known field only when case is ignored.",
+		"Spell the key exactly as the schema does; opm accepts the wrong case, other tools do not."},
+
+	// Shape (embedded CUE schemas).
+	{RuleUnknownField, SeverityWarning,
+		"A field is not part of its schema (often a typo such as replace for replaces).",
+		"Rename the field as suggested, or remove it: opm ignores unknown fields silently. --strict makes this an error."},
+	{RuleMissingField, SeverityError,
+		"A required field is absent.",
+		"Add the field the message names."},
+	{RuleEmptyValue, SeverityError,
+		"A field that must not be empty is an empty string.",
+		"Give the field a value or remove the entry it belongs to."},
+	{RuleInvalidValue, SeverityError,
+		"A value is not one the schema allows.",
+		"Use one of the values the message lists."},
+	{RuleUnknownProperty, SeverityWarning,
+		"A property type is not one OLM knows, and it looks like a mistake: it uses the reserved olm. prefix, is close to a known type, or is not namespaced.",
+		"Use the suggested type, or namespace your own types (example.com/my-property). --strict makes this an error."},
+	{RuleUnknownSchema, SeverityWarning,
+		"A blob's schema is not one fbc knows, and it looks like a mistake: it uses the reserved olm. prefix or is close to a known schema.",
+		"Fix the schema name; a template (olm.template.basic, olm.semver) belongs outside the catalog tree. --strict makes this an error."},
+	{RulePolicy, SeverityError,
+		"A blob does not satisfy a definition from a --schema directory.",
+		"Change the blob to satisfy your policy, or change the policy."},
+
+	// Packages.
+	{RuleDuplicatePackage, SeverityError,
+		"Two olm.package blobs declare the same package.",
+		"Keep one of them. When composing catalogs, two sources define the same package: rename one or drop one source's copy."},
+	{RulePackageName, SeverityError,
+		"A package name is not a DNS-1123 label.",
+		"Use at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit."},
+	{RuleDefaultChannel, SeverityError,
+		"A package's defaultChannel is unset or names a channel the package does not have.",
+		"Set defaultChannel to one of the package's channels."},
+	{RuleUnknownPackage, SeverityError,
+		"Channels, bundles or deprecations refer to a package that has no olm.package blob.",
+		"Add the olm.package blob, or fix the package field if it is misspelt."},
+	{RuleEmptyPackage, SeverityError,
+		"A package has no channels.",
+		"Add an olm.channel blob for the package (and set defaultChannel to it), or remove the package."},
+
+	// Channels.
+	{RuleDuplicateChannel, SeverityError,
+		"Two olm.channel blobs of a package have the same name.",
+		"Merge their entries into one blob."},
+	{RuleDuplicateEntry, SeverityError,
+		"A channel lists the same bundle twice.",
+		"Remove one entry; if their edges differ, keep the union in one entry."},
+	{RuleEmptyChannel, SeverityError,
+		"A channel has no entries.",
+		"Add entries or remove the channel."},
+	{RuleChannelHead, SeverityError,
+		"A channel does not have exactly one head (an entry that no other entry replaces or skips).",
+		"Link the heads with replaces or skips so that exactly one entry is the newest; a channel linked only by skipRange has several heads."},
+	{RuleReplacesCycle, SeverityError,
+		"Following replaces from the channel head comes back to an entry already visited.",
+		"Break the cycle: each entry replaces an older one."},
+	{RuleStrandedBundle, SeverityError,
+		"An entry is neither on the replaces chain from the channel head nor skipped by any entry.",
+		"Make a newer entry replace or skip it, or remove it from the channel."},
+	{RuleMissingBundle, SeverityError,
+		"A channel entry names a bundle that has no olm.bundle blob in the package.",
+		"Add the bundle (fbc render it) or remove the entry."},
+	{RuleSkipRange, SeverityError,
+		"A skipRange is not a valid semver range (github.com/blang/semver/v4 ParseRange, as OLM parses it).",
+		"Write ranges such as '>=1.0.0 <1.2.0'; OLM ignores a skipRange it cannot parse."},
+	{RuleEdgeTarget, SeverityWarning,
+		"A replaces or skips target exists nowhere in the package but is close to a bundle name that does.",
+		"Fix the name if it is a typo. Targets that were pruned from the catalog are fine and not reported."},
+
+	// Bundles.
+	{RuleDuplicateBundle, SeverityError,
+		"Two olm.bundle blobs of a package have the same name.",
+		"Keep one of them."},
+	{RuleOrphanBundle, SeverityError,
+		"A bundle is not an entry of any channel.",
+		"Add the bundle to a channel or remove it."},
+	{RulePackageProperty, SeverityError,
+		"A bundle does not have exactly one olm.package property, or it names another package.",
+		"Give the bundle one olm.package property whose packageName is the bundle's package."},
+	{RuleBundleVersion, SeverityError,
+		"A bundle's olm.package version is not strict semver.",
+		"Write MAJOR.MINOR.PATCH, optionally with -prerelease and +build; no leading 'v', no leading zeros."},
+	{RuleBundleRelease, SeverityError,
+		"A bundle's release is invalid, used with build metadata, or its name is not <package>-v<version>-<release>.",
+		"Use at most 20 characters of dot-separated alphanumerics and '-', no build metadata in the version, and name the bundle <package>-v<version>-<release>."},
+	{RuleDuplicateVersion, SeverityError,
+		"Two bundles of a package have the same version (and release).",
+		"Give each bundle its own version, or add a release to tell rebuilds apart."},
+	{RuleImageReference, SeverityError,
+		"A bundle image or related image is not a valid image reference.",
+		"Write [registry/]repository[:tag][@digest] with a lowercase repository, for example quay.io/acme/op@sha256:<64 hex digits>."},
+	{RuleBundleImage, SeverityError,
+		"A bundle has neither an image nor olm.bundle.object properties.",
+		"Set the bundle's image (or render it from a bundle directory, which inlines its manifests)."},
+	{RuleBundleObject, SeverityError,
+		"An olm.bundle.object property is not base64 of a Kubernetes object with apiVersion, kind and metadata.name.",
+		"Re-render the bundle; each object's data is the base64 of one manifest."},
+	{RuleCSVMismatch, SeverityWarning,
+		"A bundle's name or version differs from its ClusterServiceVersion's metadata.name or spec.version.",
+		"Re-render the bundle, or rename it after its CSV; tools that look bundles up by CSV name will not find it."},
+	{RuleVersionRange, SeverityError,
+		"An olm.package.required versionRange is not a semver range OLM can parse.",
+		"Write ranges such as '>=1.0.0 <2.0.0'; put spaces around '||'."},
+	{RuleConstraint, SeverityError,
+		"An olm.constraint is malformed: it must set exactly one of cel, all, any, not, gvk or package, recursively.",
+		"Keep one constraint kind per constraint object and nest the others under all/any/not. CEL rules are checked to be non-empty, not compiled."},
+
+	// Deprecations.
+	{RuleDuplicateDeprecation, SeverityError,
+		"A package has more than one olm.deprecations blob, or one deprecation entry twice.",
+		"Merge the blobs into one per package and keep each reference once."},
+	{RuleDeprecationReference, SeverityError,
+		"A deprecation entry refers to a channel or bundle that does not exist, or names a package reference.",
+		"Reference an existing channel or bundle of the package; package references carry no name."},
+	{RuleDeprecatedDefault, SeverityWarning,
+		"The default channel, or the bundle at its head, is deprecated while the package is not.",
+		"New installs land on deprecated content: point defaultChannel at a supported channel."},
+}
+
+// Rules returns every rule fbc validate reports, in documentation order.
+func Rules() []Rule { return slices.Clone(catalogue) }
+
+// RuleByID finds a rule by its id.
+func RuleByID(id string) (Rule, bool) {
+	for _, r := range catalogue {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
