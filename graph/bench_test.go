@@ -1,0 +1,162 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fbc-project/fbc/declcfg"
+)
+
+// syntheticChannel builds one package with one channel of n entries shaped
+// like a long-lived real channel: each entry replaces the previous one; the
+// fifth patch of every minor replaces the third and skips the bad fourth;
+// the first entry of every minor also has a skipRange over the previous
+// minor.
+func syntheticChannel(n int) *declcfg.DeclarativeConfig {
+	cfg := &declcfg.DeclarativeConfig{Packages: []declcfg.Package{{Schema: "olm.package", Name: "p", DefaultChannel: "stable"}}}
+	ch := declcfg.Channel{Schema: "olm.channel", Package: "p", Name: "stable"}
+	version := func(i int) string { return fmt.Sprintf("1.%d.%d", i/10, i%10) }
+	for i := 0; i < n; i++ {
+		e := declcfg.ChannelEntry{Name: "p.v" + version(i)}
+		switch {
+		case i%10 == 5:
+			e.Replaces, e.Skips = "p.v"+version(i-2), []string{"p.v" + version(i-1)}
+		case i > 0:
+			e.Replaces = "p.v" + version(i-1)
+		}
+		if i%10 == 0 && i > 0 {
+			e.SkipRange = fmt.Sprintf(">=1.%d.0 <1.%d.0", i/10-1, i/10)
+		}
+		ch.Entries = append(ch.Entries, e)
+		cfg.Bundles = append(cfg.Bundles, declcfg.Bundle{Schema: "olm.bundle", Package: "p", Name: e.Name,
+			Properties: []declcfg.Property{declcfg.MustProperty("olm.package", declcfg.PackageProperty{PackageName: "p", Version: version(i)})}})
+	}
+	cfg.Channels = append(cfg.Channels, ch)
+	return cfg
+}
+
+// cpuTime is the process's user+system CPU time. The benchmark machine is
+// shared, so wall time per op says more about the neighbours than about
+// the code; CPU time per op is reported next to it.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkPathSynthetic times a full upgrade path from the oldest entry
+// of an n-entry channel to its head ("path"), and building the graph and
+// resolver it runs on ("setup"). ns/step staying flat as n grows is what
+// "near-linear in channel size" means.
+func BenchmarkPathSynthetic(b *testing.B) {
+	for _, sem := range []Semantics{Classic, V1} {
+		for _, n := range []int{1000, 2500, 5000, 10000} {
+			cfg := syntheticChannel(n)
+			opts := Options{Semantics: sem, Channels: []string{"stable"}}
+			b.Run(fmt.Sprintf("%s/setup/n=%d", sem, n), func(b *testing.B) {
+				start := cpuTime()
+				for b.Loop() {
+					if _, err := NewResolver(New(cfg).Package("p"), opts); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+			})
+			b.Run(fmt.Sprintf("%s/path/n=%d", sem, n), func(b *testing.B) {
+				r, err := NewResolver(New(cfg).Package("p"), opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				steps := 0
+				start := cpuTime()
+				for b.Loop() {
+					p := r.Path(&Installed{Name: "p.v1.0.0", Version: "1.0.0"})
+					if p.Err != nil || p.Steps[len(p.Steps)-1].From.Name != fmt.Sprintf("p.v%s", lastVersion(n)) {
+						b.Fatalf("path does not reach the head: %v %v", p.Bundles(), p.Err)
+					}
+					steps = len(p.Steps)
+				}
+				cpu := float64((cpuTime() - start).Nanoseconds()) / float64(b.N)
+				b.ReportMetric(cpu, "cpu-ns/op")
+				b.ReportMetric(float64(steps), "steps/op")
+				b.ReportMetric(cpu/float64(steps), "cpu-ns/step")
+			})
+		}
+	}
+}
+
+func lastVersion(n int) string { return fmt.Sprintf("1.%d.%d", (n-1)/10, (n-1)%10) }
+
+// BenchmarkSurveySynthetic is `upgrade-path --all` on an n-entry channel:
+// every entry simulated as the installed one.
+func BenchmarkSurveySynthetic(b *testing.B) {
+	for _, sem := range []Semantics{Classic, V1} {
+		for _, n := range []int{1000, 10000} {
+			cfg := syntheticChannel(n)
+			b.Run(fmt.Sprintf("%s/n=%d", sem, n), func(b *testing.B) {
+				start := cpuTime()
+				defer func() { b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op") }()
+				for b.Loop() {
+					s, err := SurveyUpgrades(New(cfg), UpgradeQuery{Package: "p", Options: Options{Semantics: sem}})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if dead, failed := s.Counts(); dead+failed > 0 {
+						b.Fatalf("%d dead ends, %d failures in the synthetic channel", dead, failed)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkSurveyCorpus is `upgrade-path --all` under both semantics for
+// every package of the certified-operators v4.18 catalog (739 bundles).
+// "load+survey" includes reading the catalog; "survey" starts from the
+// loaded blobs.
+func BenchmarkSurveyCorpus(b *testing.B) {
+	dir := filepath.Join(sharedDir(b), "corpus", "certified-operators", "catalogs", "v4.18")
+	load := func() *declcfg.DeclarativeConfig {
+		cfg, err := declcfg.Load(context.Background(), []string{dir}, declcfg.LoadOptions{})
+		if err != nil {
+			b.Skipf("corpus catalog not available: %v", err)
+		}
+		return cfg
+	}
+	cfg := load()
+	surveyAll := func(cfg *declcfg.DeclarativeConfig) (bundles int) {
+		cat := New(cfg)
+		for _, pkg := range cat.PackageNames() {
+			for _, sem := range []Semantics{Classic, V1} {
+				s, err := SurveyUpgrades(cat, UpgradeQuery{Package: pkg, Options: Options{Semantics: sem}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, sel := range s.Selections {
+					bundles += sel.Bundles
+				}
+			}
+		}
+		return bundles
+	}
+	b.Run("survey", func(b *testing.B) {
+		start := cpuTime()
+		bundles := 0
+		for b.Loop() {
+			bundles = surveyAll(cfg)
+		}
+		b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(bundles), "simulated/op")
+	})
+	b.Run("load+survey", func(b *testing.B) {
+		start := cpuTime()
+		for b.Loop() {
+			surveyAll(load())
+		}
+		b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	})
+}
