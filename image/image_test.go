@@ -2,9 +2,11 @@ package image_test
 
 import (
 	"archive/tar"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,7 +18,11 @@ import (
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/image/imagetest"
 	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/compression"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/static"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
 const bundleDir = "../testdata/image/bundles/skupper-operator-1.5.3"
@@ -745,5 +751,44 @@ func TestOpenAll(t *testing.T) {
 	})
 	if err == nil || strings.Count(err.Error(), "connection refused") != 1 || calls != 0 {
 		t.Errorf("calls %d, err = %v", calls, err)
+	}
+}
+
+// TestLayerCompressions reads gzip, zstd and uncompressed layers, stacked.
+func TestLayerCompressions(t *testing.T) {
+	tarOf := func(entries ...imagetest.Entry) func() (io.ReadCloser, error) {
+		return func() (io.ReadCloser, error) {
+			pr, pw := io.Pipe()
+			go func() {
+				tw := tar.NewWriter(pw)
+				for _, e := range entries {
+					tw.WriteHeader(&tar.Header{Name: e.Name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(e.Body))})
+					tw.Write(e.Body)
+				}
+				pw.CloseWithError(tw.Close())
+			}()
+			return pr, nil
+		}
+	}
+	gz := must(imagetest.Layer(file("configs/gzip.json", "g"), file("configs/shared.json", "from gzip")))
+	zst := must(tarball.LayerFromOpener(tarOf(file("configs/zstd.json", "z"), file("configs/shared.json", "from zstd")),
+		tarball.WithCompression(compression.ZStd), tarball.WithMediaType(types.OCILayerZStd)))
+	// An uncompressed blob: the layer's "compressed" bytes are the tar.
+	var plainTar bytes.Buffer
+	rc, _ := tarOf(file("configs/plain.json", "p"))()
+	io.Copy(&plainTar, rc)
+	plain := static.NewLayer(plainTar.Bytes(), types.OCIUncompressedLayer)
+
+	img := must(imagetest.Image(imagetest.Config{}, gz, zst, plain))
+	dir := filepath.Join(t.TempDir(), "layout")
+	if err := imagetest.WriteLayout(dir, img, ""); err != nil {
+		t.Fatal(err)
+	}
+	_, fsys := readAll(t, "oci:"+dir, testOptions(t), "configs")
+	want := map[string]string{"configs/gzip.json": "g", "configs/zstd.json": "z", "configs/plain.json": "p", "configs/shared.json": "from zstd"}
+	for p, w := range want {
+		if got, err := fs.ReadFile(fsys, p); err != nil || string(got) != w {
+			t.Errorf("%s = %q, %v; want %q", p, got, err, w)
+		}
 	}
 }
