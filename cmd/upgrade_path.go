@@ -55,6 +55,11 @@ Exit status: 0 when the simulation ran (also when there is no update),
 			if all && (q.From != "" || q.FromVersion != "") {
 				return usageErrorf("--all simulates every bundle; it cannot be combined with --from or --from-version")
 			}
+			if q.Semantics == graph.V1 && q.VersionRange != "" {
+				if ok, why := graph.ClusterExtensionAccepts(q.VersionRange); !ok {
+					fmt.Fprintf(cmd.ErrOrStderr(), "fbc: warning: the ClusterExtension CRD rejects version %q (%s): a cluster would not accept this ClusterExtension\n", q.VersionRange, why)
+				}
+			}
 			cat, err := loadGraph(cmd, args[0])
 			if err != nil {
 				return err
