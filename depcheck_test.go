@@ -35,6 +35,7 @@ func TestImportRules(t *testing.T) {
 		"github.com/spf13/cobra":                 "cmd",
 		"cuelang.org/go":                         "validate",
 		"github.com/google/go-containerregistry": "image",
+		"github.com/Masterminds/semver":          "graph",
 	}
 	top := func(pkg string) string {
 		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, mod), "/")
