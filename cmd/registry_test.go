@@ -22,9 +22,10 @@ package cmd
 //	    $DOCKER_CONFIG, as `docker login` would.
 //	registry flaky NAME N [STATUS]
 //	    Answers the next N requests with STATUS (default 500).
-//	registry corrupt NAME REF flip|truncate [layer|config]
+//	registry corrupt NAME REF flip|truncate|stall [layer|config]
 //	    Serves REF's first layer (or config) damaged: flip changes its last
-//	    byte, truncate sends half of it and closes the connection.
+//	    byte, truncate sends half of it and closes the connection, stall
+//	    sends half and then nothing (up to 30s).
 //	registry requests NAME
 //	    Prints "N requests" and one "METHOD PATH" line per request the front
 //	    saw since the last `registry requests`, then forgets them.
@@ -239,11 +240,11 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 		r.faults.FailNext(n, status)
 	case "corrupt":
 		if len(args) < 4 || len(args) > 5 {
-			ts.Fatalf("usage: registry corrupt NAME REF flip|truncate [layer|config]")
+			ts.Fatalf("usage: registry corrupt NAME REF flip|truncate|stall [layer|config]")
 		}
-		how := map[string]imagetest.Corruption{"flip": imagetest.Flip, "truncate": imagetest.Truncate}[args[3]]
+		how := map[string]imagetest.Corruption{"flip": imagetest.Flip, "truncate": imagetest.Truncate, "stall": imagetest.Stall}[args[3]]
 		if how == 0 {
-			ts.Fatalf("registry corrupt: want flip or truncate, not %q", args[3])
+			ts.Fatalf("registry corrupt: want flip, truncate or stall, not %q", args[3])
 		}
 		img, ok := pullFromHarness(ts, args[2]).(v1.Image)
 		if !ok {

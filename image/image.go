@@ -64,6 +64,10 @@ type Options struct {
 	// RetryDelay is the first backoff delay, doubled at each retry; default
 	// 500ms.
 	RetryDelay time.Duration
+	// Timeout bounds how long a registry may keep fbc waiting, for the
+	// answer to a request or for the next bytes of a download; default 60s.
+	// A timed-out request is retried like other transient failures.
+	Timeout time.Duration
 	// Jobs bounds how many images OpenAll works on at once; default four per
 	// CPU.
 	Jobs int
@@ -105,6 +109,9 @@ func NewClient(opts Options) (*Client, error) {
 	if opts.RetryDelay <= 0 {
 		opts.RetryDelay = 500 * time.Millisecond
 	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 60 * time.Second
+	}
 	if opts.Jobs <= 0 {
 		opts.Jobs = 4 * runtime.NumCPU()
 	}
@@ -134,7 +141,7 @@ func NewClient(opts Options) (*Client, error) {
 	c.base = opts.Transport
 	if c.base == nil {
 		t := remote.DefaultTransport.(*http.Transport).Clone()
-		t.ResponseHeaderTimeout = 60 * time.Second
+		t.ResponseHeaderTimeout = opts.Timeout
 		if opts.SkipTLSVerify {
 			t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it
 		}

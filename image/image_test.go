@@ -792,3 +792,22 @@ func TestLayerCompressions(t *testing.T) {
 		}
 	}
 }
+
+func TestStalledDownload(t *testing.T) {
+	reg := imagetest.NewRegistry(t)
+	img := bundleImage(t, "")
+	ref := reg.Push(t, "b:1", img)
+	layer := must(must(img.Layers())[0].Digest()).String()
+	reg.Corrupt(layer, imagetest.Stall)
+	opts := testOptions(t)
+	opts.Timeout = 100 * time.Millisecond
+	opts.Retries = 1
+	got, err := image.Open(context.Background(), ref, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = got.ReadFiles(context.Background(), []string{"manifests"}, image.Limits{})
+	if err == nil || !strings.Contains(err.Error(), "no data for 100ms") || !strings.Contains(err.Error(), "after 2 attempts") || !strings.Contains(err.Error(), layer) {
+		t.Errorf("err = %v", err)
+	}
+}

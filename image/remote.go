@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -222,8 +223,10 @@ func (s *registryStore) get(ctx context.Context, kind, id, accept string) (*http
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url(kind, id), nil)
+	reqCtx, cancel := context.WithCancel(ctx)
+	req, err := http.NewRequestWithContext(reqCtx, http.MethodGet, s.url(kind, id), nil)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
 	if accept != "" {
@@ -231,14 +234,66 @@ func (s *registryStore) get(ctx context.Context, kind, id, accept string) (*http
 	}
 	resp, err := client.Do(req)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
+		defer cancel()
 		defer resp.Body.Close()
 		return nil, registryError(resp, s.repo.RegistryStr())
 	}
+	resp.Body = newStallGuard(resp.Body, s.c.opts.Timeout, cancel, resp.Request.URL.String())
 	return resp, nil
 }
+
+// stallGuard ends a download that sends nothing for a while: the request
+// is cancelled and the read fails with a timeout, which is retried.
+type stallGuard struct {
+	body    io.ReadCloser
+	timer   *time.Timer
+	idle    time.Duration
+	cancel  context.CancelFunc
+	url     string
+	stalled atomic.Bool
+}
+
+func newStallGuard(body io.ReadCloser, idle time.Duration, cancel context.CancelFunc, url string) *stallGuard {
+	g := &stallGuard{body: body, idle: idle, cancel: cancel, url: url}
+	g.timer = time.AfterFunc(idle, func() {
+		g.stalled.Store(true)
+		cancel()
+	})
+	return g
+}
+
+func (g *stallGuard) Read(p []byte) (int, error) {
+	n, err := g.body.Read(p)
+	if err != nil && g.stalled.Load() {
+		return n, &stallError{url: g.url, idle: g.idle}
+	}
+	g.timer.Reset(g.idle)
+	return n, err
+}
+
+func (g *stallGuard) Close() error {
+	g.timer.Stop()
+	err := g.body.Close()
+	g.cancel()
+	return err
+}
+
+// stallError is a download that stopped sending; it is a net.Error timeout
+// so that it is retried.
+type stallError struct {
+	url  string
+	idle time.Duration
+}
+
+func (e *stallError) Error() string {
+	return fmt.Sprintf("GET %s: no data for %v", e.url, e.idle)
+}
+func (e *stallError) Timeout() bool   { return true }
+func (e *stallError) Temporary() bool { return true }
 
 // fetchManifest GETs a manifest by tag or digest; a digest is verified.
 func (s *registryStore) fetchManifest(ctx context.Context, id string, want *v1.Hash) ([]byte, types.MediaType, v1.Hash, error) {

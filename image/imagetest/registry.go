@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/registry"
 )
@@ -24,6 +25,9 @@ const (
 	// Truncate sends half the blob after promising all of it, then closes
 	// the connection.
 	Truncate
+	// Stall sends half the blob, then nothing until the client gives up
+	// (or 30 seconds pass).
+	Stall
 )
 
 // Faults wraps a registry's handler: it records requests, can demand basic
@@ -139,6 +143,15 @@ func (f *Faults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write(body[:len(body)/2])
 		// Less than the promised Content-Length: the server closes the
 		// connection and the client sees an unexpected EOF.
+	case Stall:
+		w.Write(body[:len(body)/2])
+		if fl, ok := w.(http.Flusher); ok {
+			fl.Flush()
+		}
+		select {
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
 	}
 }
 
