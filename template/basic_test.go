@@ -91,7 +91,7 @@ func TestBasicProblems(t *testing.T) {
 		{name: "no schema", src: "entries: []\n", want: `t.yaml:1:1: template has no "schema" field, so its type is unknown`},
 		{name: "kind mismatch", src: "schema: olm.semver\n", kind: KindBasic,
 			want: `t.yaml:1:9: template has schema "olm.semver", but a basic template must have schema "olm.template.basic"`},
-		{name: "not YAML", src: "schema: olm.template.basic\nentries:\n- schema: olm.bundle\n  image: [unclosed\n", want: "t.yaml:3: did not find expected"},
+		{name: "not YAML", src: "schema: olm.template.basic\nentries:\n- schema: olm.bundle\n  image: [unclosed\n", want: "t.yaml:4: did not find expected"},
 		{name: "ref with two bundles", src: "schema: olm.template.basic\nentries:\n- schema: olm.bundle\n  image: r/pair\n",
 			want: `t.yaml:3:3: bundle reference "r/pair" resolved to 2 bundles`},
 		{name: "empty", src: "# nothing\n", want: "t.yaml:1: file holds only comments"},
