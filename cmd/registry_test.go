@@ -64,12 +64,10 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/fbc-project/fbc/image/imagetest"
 	"github.com/google/go-containerregistry/pkg/registry"
@@ -98,8 +96,7 @@ type scriptRegistry struct {
 	host    string // the front's host:port, what scripts use
 	backend string // host:port pushes go to
 	auth    bool
-	proc    *os.Process
-	exited  chan error
+	dist    *imagetest.Distribution
 	inproc  *httptest.Server
 	stopped bool
 }
@@ -115,9 +112,8 @@ func (r *scriptRegistry) stop() {
 	if r.inproc != nil {
 		r.inproc.Close()
 	}
-	if r.proc != nil {
-		r.proc.Kill()
-		<-r.exited
+	if r.dist != nil {
+		r.dist.Stop()
 	}
 }
 
@@ -276,14 +272,6 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-func freePort(ts *testscript.TestScript, ip string) string {
-	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
-	ts.Check(err)
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
 func startRegistry(ts *testscript.TestScript, rs *scriptRegistries, name string, args []string) {
 	pos, flags := harnessArgs(ts, "registry start", args, []string{"flaky", "addr"}, []string{"inproc", "auth", "tls"})
 	if len(pos) != 0 {
@@ -341,67 +329,16 @@ func startRegistry(ts *testscript.TestScript, rs *scriptRegistries, name string,
 // startDistribution runs the docker-registry binary and waits until it
 // answers.
 func startDistribution(ts *testscript.TestScript, r *scriptRegistry, ip string) string {
-	bin, err := exec.LookPath("docker-registry")
-	if err != nil {
-		ts.Fatalf("registry start: the docker-registry binary (CNCF Distribution, Debian package docker-registry) is not installed: run `make test-deps` (scripts/test-deps.sh installs it)")
-	}
-	dir := ts.MkAbs(".registry-" + r.name)
-	ts.Check(os.MkdirAll(filepath.Join(dir, "storage"), 0o755))
-	addr := freePort(ts, ip)
-	auth := ""
+	htpasswd := ""
 	if r.auth {
-		htpasswd, err := filepath.Abs(filepath.Join("..", "testdata", "image", "htpasswd"))
-		ts.Check(err)
-		auth = fmt.Sprintf("auth:\n  htpasswd:\n    realm: fbc-test\n    path: %s\n", htpasswd)
+		htpasswd = filepath.Join("..", "testdata", "image", "htpasswd")
 	}
-	cfg := fmt.Sprintf(`version: 0.1
-log:
-  level: error
-  accesslog:
-    disabled: true
-storage:
-  filesystem:
-    rootdirectory: %s
-  delete:
-    enabled: true
-http:
-  addr: %s
-  secret: fbc-test-secret
-%s`, filepath.Join(dir, "storage"), addr, auth)
-	cfgPath := filepath.Join(dir, "config.yml")
-	ts.Check(os.WriteFile(cfgPath, []byte(cfg), 0o644))
-	logf, err := os.Create(filepath.Join(dir, "log"))
-	ts.Check(err)
-	defer logf.Close()
-	cmd := exec.Command(bin, "serve", cfgPath)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
-	ts.Check(cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get("http://" + addr + "/v2/")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusUnauthorized {
-				r.proc, r.exited = cmd.Process, exited
-				return addr
-			}
-		}
-		select {
-		case err := <-exited:
-			log, _ := os.ReadFile(filepath.Join(dir, "log"))
-			ts.Fatalf("docker-registry exited before answering (%v):\n%s", err, log)
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			<-exited
-			log, _ := os.ReadFile(filepath.Join(dir, "log"))
-			ts.Fatalf("docker-registry did not answer on %s within 20s:\n%s", addr, log)
-		}
+	d, err := imagetest.StartDistribution(ts.MkAbs(".registry-"+r.name), ip, htpasswd)
+	if err != nil {
+		ts.Fatalf("registry start %s: %v", r.name, err)
 	}
+	r.dist = d
+	return d.Host
 }
 
 // target finds the registry a reference points at and the reference to use

@@ -10,11 +10,12 @@ import (
 
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/image/imagetest"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
 
-// distinctBundles pushes n bundle images that differ by one file, and
-// returns their digest references.
-func distinctBundles(b testing.TB, reg *imagetest.Registry, n int) []string {
+// distinctBundles pushes n bundle images that differ by one file to host
+// (with push), and returns their digest references.
+func distinctBundles(b testing.TB, host string, push func(ref string, img v1.Image) error, n int) []string {
 	base, err := imagetest.DirEntries(bundleDir+"/manifests", "manifests")
 	if err != nil {
 		b.Fatal(err)
@@ -29,10 +30,20 @@ func distinctBundles(b testing.TB, reg *imagetest.Registry, n int) []string {
 			imagetest.Entry{Name: "metadata/build.txt", Body: []byte(strconv.Itoa(i))})
 		l := must(imagetest.Layer(entries...))
 		img := must(imagetest.Image(imagetest.Config{Labels: map[string]string{image.LabelBundlePackage: "skupper-operator"}}, l))
-		reg.Push(b, fmt.Sprintf("bundles/b%03d:v1", i), img)
-		refs = append(refs, digestRef(b, reg.Host, fmt.Sprintf("bundles/b%03d", i), img))
+		repo := fmt.Sprintf("bundles/b%03d", i)
+		if err := push(host+"/"+repo+":v1", img); err != nil {
+			b.Fatal(err)
+		}
+		refs = append(refs, digestRef(b, host, repo, img))
 	}
 	return refs
+}
+
+func pushTo(reg *imagetest.Registry, b testing.TB) func(string, v1.Image) error {
+	return func(ref string, img v1.Image) error {
+		reg.Push(b, strings.TrimPrefix(ref, reg.Host+"/"), img)
+		return nil
+	}
 }
 
 func pullAll(b testing.TB, c *image.Client, refs []string) {
@@ -60,38 +71,63 @@ func peakRSS() float64 {
 	return 0
 }
 
-// BenchmarkPull100Bundles pulls 100 digest-pinned bundle images from an
-// in-process registry and reads their manifests/ and metadata/, with a
-// cold cache (every blob fetched) and a warm one (no request at all).
-// Allocations of the cold case include the in-process registry's own.
+// BenchmarkPull100Bundles pulls 100 digest-pinned bundle images and reads
+// their manifests/ and metadata/, with a cold cache (every blob fetched)
+// and a warm one (no request at all), from go-containerregistry's
+// in-process registry (allocations of the cold case include the
+// registry's own) and from a real CNCF Distribution registry process.
 func BenchmarkPull100Bundles(b *testing.B) {
-	reg := imagetest.NewRegistry(b)
-	refs := distinctBundles(b, reg, 100)
+	b.Run("inproc", func(b *testing.B) {
+		reg := imagetest.NewRegistry(b)
+		refs := distinctBundles(b, reg.Host, pushTo(reg, b), 100)
+		benchColdWarm(b, refs, func() int { return len(reg.Requests()) }, reg.Reset)
+	})
+	b.Run("distribution", func(b *testing.B) {
+		d, err := imagetest.StartDistribution(b.TempDir(), "127.0.0.1", "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer d.Stop()
+		push := func(ref string, img v1.Image) error { return imagetest.Push(ref, img, "", "") }
+		refs := distinctBundles(b, d.Host, push, 100)
+		benchColdWarm(b, refs, nil, nil)
+	})
+}
+
+// benchColdWarm pulls refs with a fresh cache each time, then with a warm
+// one; requests counts what the registry saw (nil: not counted).
+func benchColdWarm(b *testing.B, refs []string, requests func() int, reset func()) {
 	b.Run("cold", func(b *testing.B) {
 		b.ReportAllocs()
-		reg.Reset()
-		for i := 0; i < b.N; i++ {
-			opts := testOptions(b)
-			c := must(image.NewClient(opts))
-			pullAll(b, c, refs)
+		if reset != nil {
+			reset()
 		}
-		b.ReportMetric(float64(len(reg.Requests()))/float64(b.N), "requests/op")
+		for i := 0; i < b.N; i++ {
+			pullAll(b, must(image.NewClient(testOptions(b))), refs)
+		}
+		if requests != nil {
+			b.ReportMetric(float64(requests())/float64(b.N), "requests/op")
+		}
 		b.ReportMetric(peakRSS()/(1<<20), "peakRSS-MiB")
 	})
 	b.Run("warm", func(b *testing.B) {
 		opts := testOptions(b)
 		pullAll(b, must(image.NewClient(opts)), refs)
-		reg.Reset()
+		if reset != nil {
+			reset()
+		}
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			pullAll(b, must(image.NewClient(opts)), refs)
 		}
 		b.StopTimer()
-		if r := reg.Requests(); len(r) != 0 {
-			b.Fatalf("warm pulls made %d requests", len(r))
+		if requests != nil {
+			if n := requests(); n != 0 {
+				b.Fatalf("warm pulls made %d requests", n)
+			}
+			b.ReportMetric(0, "requests/op")
 		}
-		b.ReportMetric(0, "requests/op")
 		b.ReportMetric(peakRSS()/(1<<20), "peakRSS-MiB")
 	})
 }
@@ -103,7 +139,7 @@ func TestWarmCache100NoRequests(t *testing.T) {
 		t.Skip("pushes 100 images")
 	}
 	reg := imagetest.NewRegistry(t)
-	refs := distinctBundles(t, reg, 100)
+	refs := distinctBundles(t, reg.Host, pushTo(reg, t), 100)
 	opts := testOptions(t)
 	pullAll(t, must(image.NewClient(opts)), refs)
 	reg.Reset()
