@@ -9,6 +9,9 @@ import (
 
 	"github.com/fbc-project/fbc/compose"
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/render"
+	"github.com/fbc-project/fbc/validate"
+	vreport "github.com/fbc-project/fbc/validate/report"
 )
 
 func init() { register(newComposeCmd) }
@@ -18,7 +21,9 @@ func newComposeCmd() *cobra.Command {
 		sel        declcfg.Selection
 		configFile string
 		force      bool
+		noValidate bool
 	)
+	migrateLevel := newEnum(render.MigrateNone, render.MigrationLevels...)
 	onConflict := newEnum(string(declcfg.OnConflictError), string(declcfg.OnConflictError), string(declcfg.OnConflictFirst), string(declcfg.OnConflictLast))
 	output := newEnum(string(declcfg.FormatJSON), string(declcfg.FormatJSON), string(declcfg.FormatYAML))
 	cmd := &cobra.Command{
@@ -45,6 +50,12 @@ another catalog on the cluster.
 --config reads a catalog config (name, repo, tag, references: [{name, image}])
 and writes each reference's catalog into its own folder, OUTDIR/<name>/.
 
+The result is validated (fbc validate's rules) before anything is written;
+its errors are reported with the source file and line of the blob at fault,
+and nothing is written. --no-validate skips this. --migrate-level
+bundle-object-to-csv-metadata replaces olm.bundle.object properties with
+olm.csv.metadata, as fbc render does.
+
 OUTDIR is written in a temporary directory next to it and renamed into place:
 it never holds a partial tree. A non-empty OUTDIR is refused unless --force,
 which replaces it (in one step on Linux). See docs/compose.md.`,
@@ -68,10 +79,11 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 				return composeError(err)
 			}
 			opts := compose.Options{
-				Sources:    sources,
-				Selection:  sel,
-				OnConflict: declcfg.ConflictPolicy(onConflict.String()),
-				Stdin:      cmd.InOrStdin(),
+				Sources:      sources,
+				Selection:    sel,
+				OnConflict:   declcfg.ConflictPolicy(onConflict.String()),
+				MigrateLevel: migrateLevel.String(),
+				Stdin:        cmd.InOrStdin(),
 			}
 			if configFile != "" {
 				c, err := compose.ReadConfig(configFile)
@@ -86,6 +98,11 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 			}
 			stderr := cmd.ErrOrStderr()
 			printNotes(stderr, res.Notes)
+			if !noValidate {
+				if err := validateComposed(cmd, res.Config, outDir); err != nil {
+					return err
+				}
+			}
 			err = declcfg.WriteDir(res.Config, outDir, declcfg.DirOptions{
 				Format:  declcfg.Format(output.String()),
 				Folder:  res.Folder,
@@ -112,6 +129,8 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 	output.register(cmd, "output", "o", "format of the catalog files")
 	f.BoolVar(&force, "force", false, "replace OUTDIR if it is not empty")
 	f.StringVar(&configFile, "config", "", "catalog config: name, repo, tag and references [{name, image}]")
+	migrateLevel.register(cmd, "migrate-level", "", "run the catalog migrations up to this one on the result")
+	f.BoolVar(&noValidate, "no-validate", false, "write the result without validating it first")
 	cmd.MarkFlagsMutuallyExclusive("heads-only", "latest")
 	_ = cmd.MarkFlagFilename("config", "yaml", "yml", "json")
 	return cmd
@@ -126,6 +145,7 @@ func composeError(err error) error {
 		conflict *declcfg.ConflictError
 		loadErrs declcfg.LoadErrors
 		cfgErr   *compose.ConfigError
+		migErr   *compose.MigrateError
 	)
 	switch {
 	case errors.As(err, &sel):
@@ -136,10 +156,29 @@ func composeError(err error) error {
 		return findingsError(fmt.Errorf("%w\nuse --on-conflict first or --on-conflict last to keep one source's package", conflict))
 	case errors.As(err, &loadErrs) && !loadErrs.HasIO():
 		return findingsError(loadErrs)
-	case errors.As(err, &cfgErr), errors.Is(err, compose.ErrEmpty):
+	case errors.As(err, &cfgErr), errors.As(err, &migErr), errors.Is(err, compose.ErrEmpty):
 		return findingsError(err)
 	}
 	return err
+}
+
+// validateComposed checks the composed catalog before it is written: errors
+// are listed on stderr and stop the write (exit 1); warnings are counted.
+func validateComposed(cmd *cobra.Command, cfg *declcfg.DeclarativeConfig, outDir string) error {
+	res, err := validate.ValidateConfig(cmd.Context(), cfg, validate.Options{})
+	if err != nil {
+		return fmt.Errorf("validating the result: %w", err)
+	}
+	stderr := cmd.ErrOrStderr()
+	if errs, warns := res.Count(); errs > 0 {
+		if err := vreport.WriteText(stderr, res, vreport.Options{Color: useColor(stderr)}); err != nil {
+			return err
+		}
+		return findingsError(fmt.Errorf("not writing %s: the composed catalog is not valid (%d error(s), %d warning(s)); --no-validate writes it anyway", outDir, errs, warns))
+	} else if warns > 0 {
+		fmt.Fprintf(stderr, "note: the composed catalog is valid, with %d warning(s); fbc validate %s lists them\n", warns, outDir)
+	}
+	return nil
 }
 
 func printNotes(w io.Writer, notes []declcfg.Note) {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/render"
 )
 
 // Options says what to compose.
@@ -26,6 +27,9 @@ type Options struct {
 	Config *CatalogConfig
 	// Selection picks part of the merged catalog.
 	Selection declcfg.Selection
+	// MigrateLevel runs render's migrations up to this level on the result
+	// ("" or "none": none).
+	MigrateLevel string
 	// OnConflict settles packages that several sources define differently
 	// (default: an error).
 	OnConflict declcfg.ConflictPolicy
@@ -58,6 +62,12 @@ type SourceError struct {
 
 func (e *SourceError) Error() string { return fmt.Sprintf("source %s: %v", e.Source, e.Err) }
 func (e *SourceError) Unwrap() error { return e.Err }
+
+// MigrateError is a migration that failed on a bundle's content.
+type MigrateError struct{ Err error }
+
+func (e *MigrateError) Error() string { return e.Err.Error() }
+func (e *MigrateError) Unwrap() error { return e.Err }
 
 // ErrEmpty is returned when nothing is left to write.
 var ErrEmpty = errors.New("nothing to compose")
@@ -127,6 +137,9 @@ func Compose(ctx context.Context, opts Options) (*Result, error) {
 	}
 	if out.IsEmpty() {
 		return nil, fmt.Errorf("%w: the sources hold no catalog blobs", ErrEmpty)
+	}
+	if err := render.Migrate(out, opts.MigrateLevel); err != nil {
+		return nil, &MigrateError{Err: err}
 	}
 	folders := map[string]string{}
 	byFolder := map[string]string{}
