@@ -30,7 +30,18 @@ func newRenderCmd() *cobra.Command {
 standard output:
 
   a bundle directory (manifests/ and metadata/)  -> one olm.bundle, as opm renders it
+  a bundle image                                 -> one olm.bundle, image set to SOURCE
   a catalog directory, a catalog file, or -      -> its blobs, loaded as they are
+  a catalog image                                -> the blobs of its configs directory
+
+A SOURCE that is not an existing path is an image reference: REGISTRY/REPO:TAG,
+REGISTRY/REPO@sha256:..., or a local image: oci:DIR[:TAG|@DIGEST] (an OCI
+layout), oci-archive:FILE, docker-archive:FILE[:REF] (docker save). Images are
+told apart by their labels; a multi-platform image resolves to linux/amd64
+unless --platform says otherwise. No Docker daemon or policy.json is needed;
+credentials come from the Docker config (docker login) and its credential
+helpers. Pulled blobs are cached by digest (--cache-dir), so a digest-pinned
+image renders again without the network; --offline refuses to connect.
 
 A bundle's olm.bundle carries its manifests as olm.bundle.object properties;
 --migrate-level bundle-object-to-csv-metadata (or --migrate) replaces them with
@@ -46,11 +57,13 @@ complete package (see docs/render.md for the default-channel rule).
 Everything is rendered before anything is written: on any error nothing goes
 to standard output. Exit status: 1 when an input is at fault (not a bundle, a
 manifest that does not parse, an invalid catalog), 2 when fbc could not run
-(a missing path, an unreadable file, bad flags).`,
+(a missing path, an unreadable file, an unreachable registry, bad flags).`,
 		Example: `  fbc render bundle/ > bundle.json
   fbc render operators/skupper-operator/* --with-channels -o yaml
   fbc render bundle/ --image-ref-template 'quay.io/acme/{{.Package}}-bundle:v{{.Version}}' --migrate
-  fbc render catalog/ -o yaml`,
+  fbc render catalog/ -o yaml
+  fbc render quay.io/acme/foo-bundle@sha256:... oci:layout:v1 --with-channels
+  fbc render localhost:5000/catalog:latest --use-http --migrate`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if n := countStdin(args); n > 1 {
@@ -63,10 +76,18 @@ manifest that does not parse, an invalid catalog), 2 when fbc could not run
 			if migrateAll {
 				opts.MigrateLevel = render.MigrateAll
 			}
+			if err := checkPullFlags(opts.Image); err != nil {
+				return err
+			}
+			stderr := cmd.ErrOrStderr()
 			opts.ImageRefTemplate = imageRefTmpl
 			opts.Stdin = cmd.InOrStdin()
-			opts.Warn = warner(cmd.ErrOrStderr())
+			opts.Warn = warner(stderr)
+			opts.Image.Log = stderr
+			var endProgress func()
+			opts.Progress, endProgress = progressLine(stderr, "rendering")
 			cfg, err := render.Render(cmd.Context(), args, opts)
+			endProgress()
 			if err != nil {
 				return renderError(err)
 			}
@@ -81,7 +102,8 @@ manifest that does not parse, an invalid catalog), 2 when fbc could not run
 	f.StringVar(&imageRefTmpl, "alpha-image-ref-template", "", "opm's name for --image-ref-template")
 	_ = f.MarkHidden("alpha-image-ref-template")
 	f.BoolVar(&opts.WithChannels, "with-channels", false, "also write olm.package and olm.channel blobs derived from the bundles")
-	f.IntVar(&opts.Jobs, "jobs", 0, "sources rendered at once (default: 2 per CPU)")
+	f.IntVar(&opts.Jobs, "jobs", 0, "sources rendered (images pulled) at once (default: 4 per CPU)")
+	addPullFlags(f, &opts.Image)
 	return cmd
 }
 

@@ -25,10 +25,14 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var les declcfg.LoadErrors
+	msg := e.Err.Error()
 	switch {
 	case e.File == "" && errors.As(e.Err, &les):
 		// Catalog problems already name their file and line.
-		return e.Err.Error()
+		return msg
+	case e.File == "" && (strings.HasPrefix(msg, "pulling "+e.Source+":") || strings.HasPrefix(msg, "image "+e.Source+":")):
+		// Image errors already name the image.
+		return msg
 	case e.File != "" && e.Line > 0:
 		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
 	case e.File != "":

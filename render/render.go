@@ -11,14 +11,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"text/template"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/image"
 )
 
 // Kind is a kind of source. Kinds combine as a mask in Options.Allowed.
@@ -73,7 +76,7 @@ func (k Kind) String() string {
 // Options tunes Render.
 type Options struct {
 	// MigrateLevel runs the migrations up to and including this one ("" or
-	// "none" runs none); see MigrationLevels.
+	// "none" runs none, "all" every one); see MigrationLevels.
 	MigrateLevel string
 	// ImageRefTemplate is a Go text/template over .Package, .Name and
 	// .Version that sets the image of bundles rendered from directories.
@@ -83,13 +86,23 @@ type Options struct {
 	WithChannels bool
 	// Allowed restricts the source kinds (zero allows all).
 	Allowed Kind
+	// Image says how images are pulled (registry access, cache, platform).
+	Image image.Options
+	// Images, when set, pulls images instead of a client made from Image:
+	// callers that render many times share one to reuse connections,
+	// tokens and the cache.
+	Images *image.Client
 	// Stdin is read for the source "-" (default os.Stdin).
 	Stdin io.Reader
-	// Jobs bounds how many sources render at once (default: 2 per CPU).
+	// Jobs bounds how many sources render at once (default: 4 per CPU;
+	// images mostly wait on the network).
 	Jobs int
 	// Warn receives warnings (ignored files and the like); nil drops them.
 	// It may be called from several goroutines at once.
 	Warn func(msg string)
+	// Progress, when set, is called after each source is done with the
+	// number done and the total (from several goroutines).
+	Progress func(done, total int)
 }
 
 func (o Options) allowed() Kind {
@@ -103,7 +116,7 @@ func (o Options) jobs() int {
 	if o.Jobs > 0 {
 		return o.Jobs
 	}
-	return 2 * runtime.NumCPU()
+	return 4 * runtime.NumCPU()
 }
 
 func (o Options) template() (*template.Template, error) {
@@ -128,53 +141,136 @@ type result struct {
 	err     *Error
 }
 
+// source is one thing to render.
+type source struct {
+	ref string
+	// image, for bundles, is the image reference to record instead of the
+	// default (the reference of an image, the template's for a directory).
+	image string
+	// bundle restricts the source to bundles (RenderBundles).
+	bundle bool
+}
+
+// renderer renders sources with one set of options.
+type renderer struct {
+	opts       Options
+	tmpl       *template.Template
+	migrations []migration
+
+	clientOnce sync.Once
+	client     *image.Client
+	clientErr  error
+}
+
+func newRenderer(opts Options) (*renderer, error) {
+	tmpl, err := opts.template()
+	if err != nil {
+		return nil, err
+	}
+	ms, err := migrationsUpTo(opts.MigrateLevel)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Images == nil && opts.Image.UseHTTP && opts.Image.SkipTLSVerify {
+		return nil, errors.New("use-http and skip-tls-verify cannot both be set: skip-tls-verify already allows plain HTTP")
+	}
+	return &renderer{opts: opts, tmpl: tmpl, migrations: ms}, nil
+}
+
+// images returns the image client, made on first use so that rendering
+// only directories never touches the image cache.
+func (r *renderer) images() (*image.Client, error) {
+	r.clientOnce.Do(func() {
+		if r.client = r.opts.Images; r.client == nil {
+			r.client, r.clientErr = image.NewClient(r.opts.Image)
+		}
+	})
+	return r.client, r.clientErr
+}
+
+// run renders every source, Options.Jobs at a time, results in source
+// order. A registry that cannot be reached stops the sources not yet
+// started: their failure would only repeat the same news.
+func (r *renderer) run(ctx context.Context, srcs []source) []result {
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]result, len(srcs))
+	var (
+		wg    sync.WaitGroup
+		slots = make(chan struct{}, r.opts.jobs())
+		done  atomic.Int64
+	)
+	for i, s := range srcs {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			results[i] = result{err: &Error{Source: s.ref, Err: ctx.Err()}}
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			results[i] = r.render(ctx, s)
+			if e := results[i].err; e != nil && unreachable(e.Err) {
+				cancel()
+			}
+			if r.opts.Progress != nil {
+				r.opts.Progress(int(done.Add(1)), len(srcs))
+			}
+		}()
+	}
+	wg.Wait()
+	if parent.Err() == nil && ctx.Err() != nil {
+		// Drop the cancellations the unreachable registry caused.
+		for i := range results {
+			if e := results[i].err; e != nil && errors.Is(e.Err, context.Canceled) {
+				results[i] = result{}
+			}
+		}
+	}
+	return results
+}
+
+// collect merges results in order, or gathers their errors.
+func collect(results []result) (*declcfg.DeclarativeConfig, []*parsedBundle, error) {
+	var errs Errors
+	out := &declcfg.DeclarativeConfig{}
+	var bundles []*parsedBundle
+	for _, res := range results {
+		switch {
+		case res.err != nil:
+			errs = append(errs, res.err)
+		case res.cfg != nil:
+			out.Merge(res.cfg)
+			bundles = append(bundles, res.bundles...)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, nil, errs
+	}
+	return out, bundles, nil
+}
+
 // Render renders every source and merges the results in argument order. It
 // renders everything before returning: on any error the config is nil and
 // the error is an Errors listing every failed source. Options errors (a bad
 // template or migration level) are returned as plain errors.
 func Render(ctx context.Context, refs []string, opts Options) (*declcfg.DeclarativeConfig, error) {
-	tmpl, err := opts.template()
+	r, err := newRenderer(opts)
 	if err != nil {
 		return nil, err
 	}
-	migrations, err := migrationsUpTo(opts.MigrateLevel)
-	if err != nil {
-		return nil, err
-	}
-	results := make([]result, len(refs))
-	var (
-		wg    sync.WaitGroup
-		slots = make(chan struct{}, opts.jobs())
-	)
+	srcs := make([]source, len(refs))
 	for i, ref := range refs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				results[i] = result{err: &Error{Source: ref, Err: ctx.Err()}}
-				return
-			}
-			defer func() { <-slots }()
-			results[i] = renderOne(ctx, ref, opts, tmpl, migrations)
-		}()
+		srcs[i] = source{ref: ref}
 	}
-	wg.Wait()
-
-	var errs Errors
-	out := &declcfg.DeclarativeConfig{}
-	var bundles []*parsedBundle
-	for _, r := range results {
-		if r.err != nil {
-			errs = append(errs, r.err)
-			continue
-		}
-		out.Merge(r.cfg)
-		bundles = append(bundles, r.bundles...)
-	}
-	if len(errs) > 0 {
-		return nil, errs
+	out, bundles, err := collect(r.run(ctx, srcs))
+	if err != nil {
+		return nil, err
 	}
 	if opts.WithChannels {
 		if err := addChannels(out, bundles); err != nil {
@@ -184,83 +280,108 @@ func Render(ctx context.Context, refs []string, opts Options) (*declcfg.Declarat
 	return out, nil
 }
 
-// RenderBundle renders one bundle source, a bundle directory or a bundle
-// image, into an olm.bundle. A non-empty image becomes the bundle's image
-// (and so enters its related images) whatever the source is: templates use
-// it to render a local copy of a bundle under the reference they name.
-// Migrations and the image reference template apply as in Render.
-func RenderBundle(ctx context.Context, ref, image string, opts Options) (*declcfg.Bundle, error) {
-	tmpl, err := opts.template()
-	if err != nil {
-		return nil, err
-	}
-	ms, err := migrationsUpTo(opts.MigrateLevel)
-	if err != nil {
-		return nil, err
-	}
-	kind, err := classify(ref)
-	switch {
-	case err != nil:
-		return nil, &Error{Source: ref, Err: err}
-	case kind != KindBundleDir:
-		return nil, &Error{Source: ref, Invalid: true, Err: fmt.Errorf("not a bundle: a %s (a bundle directory holds manifests/ and metadata/)", kind)}
-	case !opts.allowed().has(kind):
-		return nil, &Error{Source: ref, Err: notAllowed(kind, ref)}
-	}
-	pb, perr := parseBundle(dirBundleFiles(ref), bundleOptions{Image: image, ImageTemplate: tmpl, Warn: opts.Warn})
-	if perr != nil {
-		return nil, perr
-	}
-	cfg := &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{pb.Bundle}}
-	if r := finish(ref, cfg, nil, ms); r.err != nil {
-		return nil, r.err
-	}
-	return &cfg.Bundles[0], nil
+// BundleSource names one bundle to render: Ref is a bundle directory or a
+// bundle image; Image, when set, becomes the bundle's image (and so enters
+// its related images) whatever Ref is. Templates use it to render a local
+// copy of a bundle under the reference they name (an image map).
+type BundleSource struct {
+	Ref   string
+	Image string
 }
 
-// renderOne classifies one source the way opm does and renders it.
-func renderOne(ctx context.Context, ref string, opts Options, tmpl *template.Template, migrations []migration) result {
-	fail := func(err error) result {
+// RenderBundles renders bundle sources, Options.Jobs at a time, into one
+// olm.bundle each, in order. Catalog sources are refused. Migrations and the
+// image reference template apply as in Render; WithChannels does not.
+func RenderBundles(ctx context.Context, srcs []BundleSource, opts Options) ([]declcfg.Bundle, error) {
+	r, err := newRenderer(opts)
+	if err != nil {
+		return nil, err
+	}
+	ss := make([]source, len(srcs))
+	for i, s := range srcs {
+		ss[i] = source{ref: s.Ref, image: s.Image, bundle: true}
+	}
+	out, _, err := collect(r.run(ctx, ss))
+	if err != nil {
+		return nil, err
+	}
+	return out.Bundles, nil
+}
+
+// RenderBundle renders one bundle source; see RenderBundles.
+func RenderBundle(ctx context.Context, ref, image string, opts Options) (*declcfg.Bundle, error) {
+	bs, err := RenderBundles(ctx, []BundleSource{{Ref: ref, Image: image}}, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &bs[0], nil
+}
+
+// render classifies one source the way opm does and renders it.
+func (r *renderer) render(ctx context.Context, s source) result {
+	fail := func(err error, invalid bool) result {
 		var e *Error
 		if errors.As(err, &e) {
 			return result{err: e}
 		}
-		return result{err: &Error{Source: ref, Err: err}}
+		return result{err: &Error{Source: s.ref, Err: err, Invalid: invalid}}
 	}
-	kind, err := classify(ref)
+	kind, err := classify(s.ref)
 	if err != nil {
-		return fail(err)
+		return fail(err, false)
 	}
-	if !opts.allowed().has(kind) {
-		return fail(notAllowed(kind, ref))
+	if kind == kindImage {
+		return r.renderImage(ctx, s)
+	}
+	if s.bundle && kind != KindBundleDir {
+		return fail(fmt.Errorf("not a bundle: a %s (a bundle directory holds manifests/ and metadata/)", kind), true)
+	}
+	if !r.opts.allowed().has(kind) {
+		return fail(notAllowed(kind, s.ref), false)
 	}
 	if kind == KindBundleDir {
-		pb, perr := parseBundle(dirBundleFiles(ref), bundleOptions{ImageTemplate: tmpl, Warn: opts.Warn})
+		pb, perr := parseBundle(dirBundleFiles(s.ref), bundleOptions{Image: s.image, ImageTemplate: r.tmpl, Warn: r.opts.Warn})
 		if perr != nil {
 			return result{err: perr}
 		}
 		cfg := &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{pb.Bundle}}
-		return finish(ref, cfg, []*parsedBundle{pb}, migrations)
+		return finish(s.ref, cfg, []*parsedBundle{pb}, r.migrations)
 	}
-	cfg, err := loadCatalog(ctx, ref, opts)
+	cfg, err := loadCatalog(ctx, s.ref, r.opts)
 	if err != nil {
 		if kind == KindCatalogDir {
-			err = withBundleDirHint(ref, err)
+			err = withBundleDirHint(s.ref, err)
 		}
-		return fail(err)
+		return fail(err, false)
 	}
-	return finish(ref, cfg, nil, migrations)
+	return finish(s.ref, cfg, nil, r.migrations)
 }
 
-// classify applies opm's rules: "-" is standard input, a directory with
-// manifests/ and metadata/ a bundle, any other directory a catalog; fbc
-// also reads a single catalog file.
+// kindImage marks a source to be opened as an image; its labels say which
+// image kind it is.
+const kindImage Kind = 1 << 31
+
+// classify applies opm's rules: "-" is standard input; a path that exists
+// is a bundle directory (with manifests/ and metadata/), another directory
+// or a file; anything else is an image reference (and so are fbc's oci:,
+// oci-archive: and docker-archive: references).
 func classify(ref string) (Kind, error) {
 	if ref == "-" {
 		return KindStdin, nil
 	}
+	if image.IsLocalReference(ref) {
+		return kindImage, nil
+	}
 	st, err := os.Stat(ref)
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if !hasRegistryHost(ref) {
+			return 0, errors.New("no such file or directory (an image reference names its registry: quay.io/org/repo:tag, docker.io/library/name:tag, localhost:5000/repo:tag)")
+		}
+		if _, perr := image.ParseReference(ref); perr != nil {
+			return 0, fmt.Errorf("no such file or directory, and not an image reference either (%v)", perr)
+		}
+		return kindImage, nil
 	case err != nil:
 		return 0, unwrapPathError(err)
 	case !st.IsDir():
@@ -269,6 +390,15 @@ func classify(ref string) (Kind, error) {
 		return KindBundleDir, nil
 	}
 	return KindCatalogDir, nil
+}
+
+// hasRegistryHost reports whether ref starts with a registry host, as opm
+// requires (it refuses names that are not canonical). A missing path like
+// "bundels/foo" or "./foo" is then reported as one, not pulled from
+// docker.io.
+func hasRegistryHost(ref string) bool {
+	host, _, ok := strings.Cut(ref, "/")
+	return ok && (strings.ContainsAny(host, ".:") || host == "localhost") && host != "." && host != ".."
 }
 
 // finish applies the per-source steps opm applies after rendering: object

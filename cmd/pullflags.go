@@ -1,0 +1,57 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/spf13/pflag"
+
+	"github.com/fbc-project/fbc/image"
+)
+
+// addPullFlags registers the flags that say how images are pulled, with
+// opm's names where opm has them (--use-http, --skip-tls-verify). Commands
+// that read images share them; checkPullFlags validates the combination.
+func addPullFlags(f *pflag.FlagSet, o *image.Options) {
+	f.BoolVar(&o.UseHTTP, "use-http", false, "allow plain HTTP to registries")
+	f.BoolVar(&o.SkipTLSVerify, "skip-tls-verify", false, "accept any TLS certificate (and allow plain HTTP)")
+	f.StringVar(&o.CacheDir, "cache-dir", "", "image blob cache (default: the user cache directory's fbc/images)")
+	f.BoolVar(&o.Offline, "offline", false, "never connect to a registry: images come from the cache or local files")
+	f.StringVar(&o.Platform, "platform", "", "platform picked from multi-platform images, os/arch[/variant] (default "+image.DefaultPlatform+")")
+}
+
+func checkPullFlags(o image.Options) error {
+	if o.UseHTTP && o.SkipTLSVerify {
+		return usageErrorf("--use-http and --skip-tls-verify cannot both be set: --skip-tls-verify already allows plain HTTP")
+	}
+	return nil
+}
+
+// progressLine returns a callback drawing "LABEL: D/N" in place on w when w
+// is a terminal that takes control sequences, and a function erasing the
+// line at the end; elsewhere both do nothing.
+func progressLine(w io.Writer, label string) (update func(done, total int), end func()) {
+	if !useColor(w) {
+		return nil, func() {}
+	}
+	var mu sync.Mutex
+	drawn := false
+	update = func(done, total int) {
+		if total < 2 {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, "\r\x1b[K%s: %d/%d", label, done, total)
+		drawn = true
+	}
+	end = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if drawn {
+			fmt.Fprint(w, "\r\x1b[K")
+		}
+	}
+	return update, end
+}
