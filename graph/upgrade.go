@@ -78,7 +78,7 @@ func (r *Resolver) installed(name, version string) (*Installed, error) {
 
 func listSome(names []string, n int) string {
 	if len(names) == 0 {
-		return "no packages"
+		return "none"
 	}
 	if len(names) > n {
 		return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
