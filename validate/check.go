@@ -121,6 +121,11 @@ func (d *docContext) report(rule string, n *yaml.Node, msg string) {
 	d.c.add(rule, d.pos(n), d.ref, msg)
 }
 
+// shapeReport adapts report to what a shape walk produces.
+func (d *docContext) shapeReport(rule string, n *yaml.Node, _ *fieldPath, msg string) {
+	d.report(rule, n, msg)
+}
+
 func (d *docContext) reportf(rule string, n *yaml.Node, format string, args ...any) {
 	d.report(rule, n, fmt.Sprintf(format, args...))
 }
@@ -170,7 +175,7 @@ func (c *checker) document(doc declcfg.Document, given *declcfg.Blob) {
 
 	root := declcfg.Deref(doc.Node)
 	if sh := c.schema.schemas[blob.Schema]; sh != nil {
-		sh.walk(root, rootPath(blob.Schema+" blob"), d.report)
+		sh.walk(root, rootPath(blob.Schema+" blob"), d.shapeReport)
 	} else if !c.policyDefines(func(p *policy) bool { return p.definesSchema(blob.Schema) }) {
 		c.unknownSchema(d, root, blob.Schema)
 	}

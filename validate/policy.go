@@ -82,7 +82,7 @@ func (p *policy) checkBlob(d *docContext, root *yaml.Node, schema string, props 
 }
 
 func (p *policy) eval(d *docContext, s cue.Value, n *yaml.Node, fp *fieldPath) {
-	evalCUE(&p.mu, s, n, fp, func(_ string, at *yaml.Node, msg string) {
+	evalCUE(&p.mu, s, n, fp, func(_ string, at *yaml.Node, _ *fieldPath, msg string) {
 		d.report(RulePolicy, at, fmt.Sprintf("%s (policy in %s)", msg, p.dir))
 	})
 }

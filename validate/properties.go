@@ -49,7 +49,7 @@ func (c *checker) properties(d *docContext, root *yaml.Node) []propertyNode {
 			continue
 		}
 		if !isNull(p.value) {
-			sh.walk(p.value, p.path(), d.report)
+			sh.walk(p.value, p.path(), d.shapeReport)
 		}
 		switch p.typ {
 		case declcfg.PropertyPackageRequired:

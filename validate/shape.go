@@ -262,9 +262,9 @@ func (c *shapeCompiler) residual(v cue.Value) *shape {
 	return &shape{kinds: cue.TopKind, residual: &v, mu: c.mu}
 }
 
-// shapeReport receives what a walk finds: rule, the node it concerns, and a
-// message that starts with the field path.
-type shapeReport func(rule string, n *yaml.Node, msg string)
+// shapeReport receives what a walk finds: rule, the node it concerns, the
+// path of the field concerned, and a message that starts with that path.
+type shapeReport func(rule string, n *yaml.Node, p *fieldPath, msg string)
 
 // fieldPath is a lazily formatted location inside a blob: a linked list from the
 // innermost element outwards, turned into a string only when reporting.
@@ -439,7 +439,7 @@ func (s *shape) walk(n *yaml.Node, p *fieldPath, report shapeReport) {
 		if k == cue.IntKind && s.kinds&cue.FloatKind != 0 {
 			// 1 is a valid decimal number
 		} else {
-			report(declcfg.RuleFieldType, n, fmt.Sprintf("%s must be %s, not %s", subject(p), kindText(s.kinds), declcfg.KindName(n)))
+			report(declcfg.RuleFieldType, n, p, fmt.Sprintf("%s must be %s, not %s", subject(p), kindText(s.kinds), declcfg.KindName(n)))
 			return
 		}
 	}
@@ -462,17 +462,17 @@ func (s *shape) walk(n *yaml.Node, p *fieldPath, report shapeReport) {
 		}
 		if len(s.literals) > 0 && !literalIn(l, s.literals) {
 			if len(s.literals) == 1 {
-				report(RuleInvalidValue, n, fmt.Sprintf("%s must be %s, not %s", subject(p), s.literals[0].text, l.text))
+				report(RuleInvalidValue, n, p, fmt.Sprintf("%s must be %s, not %s", subject(p), s.literals[0].text, l.text))
 			} else {
-				report(RuleInvalidValue, n, fmt.Sprintf("%s must be one of %s, not %s", subject(p), literalList(s.literals), l.text))
+				report(RuleInvalidValue, n, p, fmt.Sprintf("%s must be one of %s, not %s", subject(p), literalList(s.literals), l.text))
 			}
 			return
 		}
 		if literalIn(l, s.notEqual) {
 			if l.text == `""` {
-				report(RuleEmptyValue, n, fmt.Sprintf("%s must not be empty", subject(p)))
+				report(RuleEmptyValue, n, p, fmt.Sprintf("%s must not be empty", subject(p)))
 			} else {
-				report(RuleInvalidValue, n, fmt.Sprintf("%s must not be %s", subject(p), l.text))
+				report(RuleInvalidValue, n, p, fmt.Sprintf("%s must not be %s", subject(p), l.text))
 			}
 		}
 	}
@@ -492,17 +492,19 @@ func (s *shape) walkStruct(n *yaml.Node, p *fieldPath, report shapeReport) {
 		if f == nil {
 			if cf := s.caseFold(e.Key, entries); cf != nil {
 				if e.KeyNode != nil {
-					report(declcfg.RuleKeyCase, e.KeyNode, fmt.Sprintf("key %q is read as %q only because opm matches keys case-insensitively; write %q", e.Key, cf.name, cf.name))
+					report(declcfg.RuleKeyCase, e.KeyNode, p.field(e.Key), fmt.Sprintf("key %q is read as %q only because opm matches keys case-insensitively; write %q", e.Key, cf.name, cf.name))
 				}
 				f = cf
 			}
 		}
+		if f != nil {
+			seen[slices.Index(s.fields, f)] = true
+		}
+		if isNull(e.Value) {
+			continue // null is absent; required fields are checked below
+		}
 		switch {
 		case f != nil:
-			seen[slices.Index(s.fields, f)] = true
-			if isNull(e.Value) {
-				continue // null is absent; required fields are checked below
-			}
 			f.shape.walk(e.Value, p.field(f.name), report)
 		case s.pattern != nil:
 			s.pattern.walk(e.Value, p.field(e.Key), report)
@@ -511,7 +513,7 @@ func (s *shape) walkStruct(n *yaml.Node, p *fieldPath, report shapeReport) {
 			if at == nil {
 				at = n
 			}
-			report(RuleUnknownField, at, s.unknownFieldMessage(e.Key, p))
+			report(RuleUnknownField, at, p.field(e.Key), s.unknownFieldMessage(e.Key, p))
 		}
 	}
 	for i, f := range s.fields {
@@ -527,7 +529,7 @@ func (s *shape) walkStruct(n *yaml.Node, p *fieldPath, report shapeReport) {
 			}
 		}
 		if !present {
-			report(RuleMissingField, n, fmt.Sprintf("%s is missing required field %q", subject(p), f.name))
+			report(RuleMissingField, n, p.field(f.name), fmt.Sprintf("%s is missing required field %q", subject(p), f.name))
 		}
 	}
 }
@@ -568,7 +570,7 @@ func (s *shape) unknownFieldMessage(key string, p *fieldPath) string {
 
 // evaluate checks n against the residual CUE value.
 func (s *shape) evaluate(n *yaml.Node, p *fieldPath, report shapeReport) {
-	evalCUE(s.mu, *s.residual, n, p, func(rule string, at *yaml.Node, msg string) { report(rule, at, msg) })
+	evalCUE(s.mu, *s.residual, n, p, report)
 }
 
 // evalCUE unifies the YAML value n with the CUE value v and reports each
@@ -590,7 +592,7 @@ func evalCUE(mu *sync.Mutex, v cue.Value, n *yaml.Node, p *fieldPath, report sha
 			rel = rel[prefix:]
 		}
 		at, ap := locate(n, p, rel)
-		report(classifyCUEError(ce), at, fmt.Sprintf("%s: %s", subject(ap), cueMessage(ce)))
+		report(classifyCUEError(ce), at, ap, fmt.Sprintf("%s: %s", subject(ap), cueMessage(ce)))
 	}
 }
 
