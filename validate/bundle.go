@@ -71,7 +71,7 @@ func (c *checker) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle, 
 		}
 	}
 
-	c.csvMismatch(d, root, b, version, csv)
+	c.csvMismatch(d, root, b, version, bi.hasRelease, csv)
 
 	if b.Package != "" && b.Name != "" {
 		p := c.index.pkg(b.Package)
@@ -123,6 +123,7 @@ func (c *checker) packageProperty(d *docContext, root *yaml.Node, b *declcfg.Bun
 	key := ver.String()
 	rn := field(v, "release")
 	release := releaseText(rn)
+	bi.hasRelease = release != ""
 	if release != "" {
 		if err := checkRelease(release); err != nil {
 			d.reportf(RuleBundleRelease, rn, "bundle %q: %v", b.Name, err)
@@ -209,7 +210,7 @@ func (c *checker) bundleObject(d *docContext, p propertyNode, where string) *csv
 		err = sigsyaml.Unmarshal(buf, &obj)
 	}
 	if err != nil {
-		d.reportf(RuleBundleObject, dn, "%s: olm.bundle.object data is not a JSON or YAML object: %v", where, err)
+		d.reportf(RuleBundleObject, dn, "%s: olm.bundle.object data decodes to %s, which is not a JSON or YAML object", where, preview(buf))
 		return nil
 	}
 	var missing []string
@@ -234,9 +235,20 @@ func (c *checker) bundleObject(d *docContext, p propertyNode, where string) *csv
 	return id
 }
 
+// preview quotes the start of decoded data for a message.
+func preview(b []byte) string {
+	const max = 40
+	if len(b) > max {
+		return fmt.Sprintf("%q...", b[:max])
+	}
+	return fmt.Sprintf("%q", b)
+}
+
 // csvMismatch warns when a bundle's name or version disagrees with its CSV,
 // or, without an inline CSV, with the version its own name ends with.
-func (c *checker) csvMismatch(d *docContext, root *yaml.Node, b *declcfg.Bundle, version *semver.Version, csv *csvIdentity) {
+// A bundle with a release is named <package>-v<version>-<release>
+// (rule bundle-release), so its name is not compared with the version.
+func (c *checker) csvMismatch(d *docContext, root *yaml.Node, b *declcfg.Bundle, version *semver.Version, hasRelease bool, csv *csvIdentity) {
 	if b.Name == "" {
 		return
 	}
@@ -252,7 +264,7 @@ func (c *checker) csvMismatch(d *docContext, root *yaml.Node, b *declcfg.Bundle,
 		}
 		return
 	}
-	if version == nil {
+	if version == nil || hasRelease {
 		return
 	}
 	if nv, ok := nameVersion(b.Name); ok && !nv.Equals(*version) {

@@ -52,6 +52,9 @@ type pkgDecl struct {
 	pos            declcfg.Pos
 	defaultChannel string
 	defaultPos     declcfg.Pos
+	// defaultBad is set when defaultChannel is not a string (the decoder
+	// reports that), so that it is not reported again as unset.
+	defaultBad bool
 }
 
 type chanIndex struct {
@@ -74,6 +77,7 @@ type bundleIndex struct {
 	// what must be unique per package.
 	versionKey string
 	version    *semver.Version
+	hasRelease bool
 }
 
 type depIndex struct {
@@ -101,11 +105,12 @@ func (c *checker) packageBlob(d *docContext, root *yaml.Node, p *declcfg.Package
 		d.reportf(RulePackageName, nameNode, "package name %q is not a DNS-1123 label: use lowercase letters, digits and '-', starting and ending with a letter or digit", p.Name)
 	}
 	dc := field(root, "defaultChannel")
+	bad := dc != nil && !isNull(dc) && !isString(dc)
 	if dc == nil {
 		dc = root
 	}
 	c.index.pkg(p.Name).decls = append(c.index.pkg(p.Name).decls, pkgDecl{
-		pos: d.pos(root), defaultChannel: p.DefaultChannel, defaultPos: d.pos(dc)})
+		pos: d.pos(root), defaultChannel: p.DefaultChannel, defaultPos: d.pos(dc), defaultBad: bad})
 }
 
 func (c *checker) channelBlob(d *docContext, root *yaml.Node, ch *declcfg.Channel) {
@@ -198,6 +203,7 @@ func (c *checker) checkPackage(p *pkgIndex) {
 		switch {
 		case len(channels) == 0:
 			c.add(RuleEmptyPackage, decl.pos, ref, fmt.Sprintf("package %q has no channels; add an olm.channel blob with its bundles", p.name))
+		case decl.defaultBad:
 		case decl.defaultChannel == "":
 			c.add(RuleDefaultChannel, decl.pos, ref, fmt.Sprintf("package %q has no defaultChannel; set it to one of its channels: %s", p.name, strings.Join(chNames, ", ")))
 		case !slices.Contains(chNames, decl.defaultChannel):

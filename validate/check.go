@@ -264,13 +264,19 @@ func equalFoldASCII(a, b string) bool {
 	return true
 }
 
+// isString reports whether n is a string scalar.
+func isString(n *yaml.Node) bool {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return false
+	}
+	t := n.ShortTag()
+	return t == "!!str" || t == "!!timestamp"
+}
+
 // strValue returns the string a node holds, or "" for anything else (the
 // decoder reads a value of the wrong type as empty, and reports it).
 func strValue(n *yaml.Node) string {
-	if n == nil || n.Kind != yaml.ScalarNode {
-		return ""
-	}
-	if t := n.ShortTag(); t != "!!str" && t != "!!timestamp" {
+	if !isString(n) {
 		return ""
 	}
 	return n.Value

@@ -490,6 +490,15 @@ func (s *shape) walkStruct(n *yaml.Node, p *fieldPath, report shapeReport) {
 	for _, e := range entries {
 		f := s.byName[e.Key]
 		if f == nil {
+			if twin := s.caseTwin(e.Key, entries); twin != "" {
+				at := e.KeyNode
+				if at == nil {
+					at = n
+				}
+				report(declcfg.RuleDuplicateKey, at, p.field(e.Key), fmt.Sprintf(
+					"keys %q and %q name the same field for opm, which matches keys case-insensitively and keeps only one; remove %q", e.Key, twin, e.Key))
+				continue
+			}
 			if cf := s.caseFold(e.Key, entries); cf != nil {
 				if e.KeyNode != nil {
 					report(declcfg.RuleKeyCase, e.KeyNode, p.field(e.Key), fmt.Sprintf("key %q is read as %q only because opm matches keys case-insensitively; write %q", e.Key, cf.name, cf.name))
@@ -532,6 +541,22 @@ func (s *shape) walkStruct(n *yaml.Node, p *fieldPath, report shapeReport) {
 			report(RuleMissingField, n, p.field(f.name), fmt.Sprintf("%s is missing required field %q", subject(p), f.name))
 		}
 	}
+}
+
+// caseTwin returns the declared field that key equals when case is ignored
+// and that is also present spelt exactly, or "".
+func (s *shape) caseTwin(key string, entries []declcfg.MapEntry) string {
+	for _, f := range s.fields {
+		if !strings.EqualFold(f.name, key) {
+			continue
+		}
+		for _, e := range entries {
+			if e.Key == f.name {
+				return f.name
+			}
+		}
+	}
+	return ""
 }
 
 // caseFold finds the declared field that key matches only when case is
