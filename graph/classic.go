@@ -186,6 +186,11 @@ func (cp *classicPlan) step(from *Installed) (*Step, error) {
 	} else {
 		st.Reason = fmt.Sprintf("%s is the candidate closest to the channel head", winner.Name)
 	}
+	if dep := winner.Bundle.Dependency; dep != "" {
+		// The SAT solver skips a candidate whose dependencies it cannot
+		// satisfy; the simulation does not see the cluster.
+		st.Reason += fmt.Sprintf(" (it declares dependencies with %s, which OLM must satisfy on the cluster; that part is not simulated)", dep)
+	}
 	return st, nil
 }
 
