@@ -66,6 +66,7 @@ rule io-error). See docs/validate.md for the rules and output formats.`,
 			opts := vreport.Options{
 				Color:   output.String() == "text" && useColor(stdout),
 				Tool:    vreport.Tool{Name: "fbc", Version: buildVersion().Version, InformationURI: informationURI},
+				Rules:   validate.Rules(),
 				WorkDir: wd,
 				Anchor:  firstFile(args),
 			}

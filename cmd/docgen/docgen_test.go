@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fbc-project/fbc/validate"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -76,6 +78,10 @@ func TestCLIPagesGolden(t *testing.T) {
 // everything.
 func TestRunCheckAndWrite(t *testing.T) {
 	root := t.TempDir()
+	guide, err := os.ReadFile(filepath.Join("..", "..", "docs", "validate.md"))
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "docs"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "docs", "validate.md"), guide, 0o644))
 	var out, errb bytes.Buffer
 	check := func() (int, string) {
 		errb.Reset()
@@ -104,7 +110,7 @@ func TestRunCheckAndWrite(t *testing.T) {
 	require.Equal(t, 0, run([]string{"-root", root}, &out, &errb), errb.String())
 	code, msg = check()
 	assert.Equal(t, 0, code, msg)
-	_, err := os.Stat(filepath.Join(dir, "fbc_gone.md"))
+	_, err = os.Stat(filepath.Join(dir, "fbc_gone.md"))
 	assert.True(t, os.IsNotExist(err))
 	_, err = os.Stat(filepath.Join(dir, "notes.txt"))
 	assert.NoError(t, err)
@@ -112,4 +118,38 @@ func TestRunCheckAndWrite(t *testing.T) {
 	assert.Equal(t, 2, run([]string{"-nosuch"}, &out, &errb))
 	assert.Equal(t, 2, run([]string{"extra"}, &out, &errb))
 	assert.True(t, strings.Contains(errb.String(), "unexpected arguments"))
+}
+
+// docs/validate.md lists exactly the rules validate.Rules() has, as
+// RulesSection renders them: a rule added without `make docs` fails here.
+func TestValidateGuideListsEveryRule(t *testing.T) {
+	root := filepath.Join("..", "..")
+	files, err := generate(root)
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join(root, validateDoc))
+	require.NoError(t, err)
+	assert.Equal(t, string(files[validateDoc]), string(got), "docs/validate.md's rule reference is out of date: run make docs")
+}
+
+func TestRulesSection(t *testing.T) {
+	rules := []validate.Rule{
+		{ID: "syntax", Severity: validate.SeverityError, Summary: "A file is not valid JSON or YAML.", Help: "Fix the syntax."},
+		{ID: "unknown-field", Severity: validate.SeverityWarning, Summary: "A field | not in the <schema>."},
+	}
+	doc := "# Guide\n\n" + rulesBegin + "old\n" + rulesEnd + "after\n"
+	got, err := replaceBlock(doc, RulesSection(rules))
+	require.NoError(t, err)
+	path := filepath.Join("testdata", "rules.md")
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), got)
+	again, err := replaceBlock(got, RulesSection(rules))
+	require.NoError(t, err)
+	assert.Equal(t, got, again, "regenerating must be a no-op")
+
+	_, err = replaceBlock("# no markers\n", RulesSection(rules))
+	assert.ErrorContains(t, err, "rules:begin")
 }

@@ -1,7 +1,8 @@
 // Command docgen writes fbc's generated documentation: the command-line
 // reference in docs/cli/, one Markdown page per command of the cobra command
-// tree. `make docs` runs it; `make lint` runs it with -check, which fails when
-// the pages on disk differ from what the command tree says.
+// tree, and the rule reference in docs/validate.md, from validate.Rules().
+// `make docs` runs it; `make lint` runs it with -check, which fails when the
+// files on disk differ from what the code says.
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 
 	"github.com/fbc-project/fbc/cmd"
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/validate"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -34,19 +36,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "docgen: unexpected arguments %q\n", flags.Args())
 		return 2
 	}
-	dir := filepath.Join(*root, "docs", "cli")
-	pages := CLIPages(cmd.NewRootCmd())
-	stale, extra, err := compare(dir, pages)
+	files, err := generate(*root)
+	if err != nil {
+		fmt.Fprintf(stderr, "docgen: %v\n", err)
+		return 2
+	}
+	stale, extra, err := compare(*root, files)
 	if err != nil {
 		fmt.Fprintf(stderr, "docgen: %v\n", err)
 		return 2
 	}
 	if *check {
 		for _, name := range stale {
-			fmt.Fprintf(stderr, "docgen: %s is out of date\n", filepath.Join(dir, name))
+			fmt.Fprintf(stderr, "docgen: %s is out of date\n", filepath.Join(*root, name))
 		}
 		for _, name := range extra {
-			fmt.Fprintf(stderr, "docgen: %s documents no command\n", filepath.Join(dir, name))
+			fmt.Fprintf(stderr, "docgen: %s documents no command\n", filepath.Join(*root, name))
 		}
 		if len(stale)+len(extra) > 0 {
 			fmt.Fprintln(stderr, "docgen: run `make docs` and commit the result")
@@ -54,32 +59,60 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fmt.Fprintf(stderr, "docgen: %v\n", err)
-		return 2
-	}
 	for _, name := range stale {
-		if err := declcfg.WriteFileAtomic(filepath.Join(dir, name), pages[name], 0o644); err != nil {
+		path := filepath.Join(*root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			fmt.Fprintf(stderr, "docgen: %v\n", err)
 			return 2
 		}
-		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, name))
+		if err := declcfg.WriteFileAtomic(path, files[name], 0o644); err != nil {
+			fmt.Fprintf(stderr, "docgen: %v\n", err)
+			return 2
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", path)
 	}
 	for _, name := range extra {
-		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+		path := filepath.Join(*root, name)
+		if err := os.Remove(path); err != nil {
 			fmt.Fprintf(stderr, "docgen: %v\n", err)
 			return 2
 		}
-		fmt.Fprintf(stdout, "removed %s\n", filepath.Join(dir, name))
+		fmt.Fprintf(stdout, "removed %s\n", path)
 	}
 	return 0
 }
 
-// compare returns the pages whose file is missing or differs (stale) and the
-// generated-looking files in dir that no page produces (extra), both sorted.
-func compare(dir string, pages map[string][]byte) (stale, extra []string, err error) {
-	for name, want := range pages {
-		got, err := os.ReadFile(filepath.Join(dir, name))
+// cliDir holds the command pages, relative to the repository root.
+var cliDir = filepath.Join("docs", "cli")
+
+// validateDoc is the guide whose rule reference is generated.
+var validateDoc = filepath.Join("docs", "validate.md")
+
+// generate returns every generated file by its path relative to root.
+// docs/validate.md is read from root and gets its rule block replaced.
+func generate(root string) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	for name, page := range CLIPages(cmd.NewRootCmd()) {
+		files[filepath.Join(cliDir, name)] = page
+	}
+	doc, err := os.ReadFile(filepath.Join(root, validateDoc))
+	if err != nil {
+		return nil, err
+	}
+	updated, err := replaceBlock(string(doc), RulesSection(validate.Rules()))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(root, validateDoc), err)
+	}
+	files[validateDoc] = []byte(updated)
+	return files, nil
+}
+
+// compare returns the files that are missing or differ (stale) and the
+// pages in docs/cli that no command produces (extra), both sorted and
+// relative to root.
+func compare(root string, files map[string][]byte) (stale, extra []string, err error) {
+	for name, want := range files {
+		got, err := os.ReadFile(filepath.Join(root, name))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, err
 		}
@@ -87,13 +120,13 @@ func compare(dir string, pages map[string][]byte) (stale, extra []string, err er
 			stale = append(stale, name)
 		}
 	}
-	entries, err := os.ReadDir(dir)
+	entries, err := os.ReadDir(filepath.Join(root, cliDir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, err
 	}
 	for _, e := range entries {
-		name := e.Name()
-		if _, ok := pages[name]; !ok && !e.IsDir() && strings.HasPrefix(name, "fbc") && strings.HasSuffix(name, ".md") {
+		name := filepath.Join(cliDir, e.Name())
+		if _, ok := files[name]; !ok && !e.IsDir() && strings.HasPrefix(e.Name(), "fbc") && strings.HasSuffix(e.Name(), ".md") {
 			extra = append(extra, name)
 		}
 	}
