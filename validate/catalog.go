@@ -431,7 +431,12 @@ func (c *checker) checkEdgeTargets(p *pkgIndex, channels []*chanIndex, bundles [
 		if !ok {
 			return
 		}
-		cands := byVersion[v.String()]
+		var cands []string
+		for _, n := range byVersion[v.String()] {
+			if n != e.name {
+				cands = append(cands, n)
+			}
+		}
 		if len(cands) == 0 {
 			return
 		}
