@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -61,8 +62,14 @@ the digest when nothing was pushed.`,
 			if !targets.Push && len(targets.Outputs) == 0 {
 				return usageErrorf("nothing to do: give --push, --output oci:DIR or --output docker-archive:FILE")
 			}
-			if opts.Pull.UseHTTP && opts.Pull.SkipTLSVerify {
-				return usageErrorf("--use-http and --skip-tls-verify cannot both be set: --skip-tls-verify already allows plain HTTP")
+			if err := checkPullFlags(opts.Pull); err != nil {
+				return err
+			}
+			if opts.Pull.Offline && targets.Push {
+				return usageErrorf("--offline and --push cannot both be set: pushing connects to the registry")
+			}
+			if opts.Pull.Platform != "" {
+				opts.Platforms = strings.Split(opts.Pull.Platform, ",")
 			}
 			if opts.Created, err = sourceDateEpoch(); err != nil {
 				return usageErrorf("%v", err)
@@ -102,9 +109,8 @@ the digest when nothing was pushed.`,
 	f.StringArrayVarP(&targets.Outputs, "output", "o", nil, "write the image to oci:DIR[:TAG] or docker-archive:FILE[:REF] (repeatable)")
 	f.BoolVar(&targets.Force, "force", false, "replace existing output files and directories")
 	f.StringArrayVarP(&labels, "extra-labels", "l", nil, "extra image label KEY=VALUE (repeatable; commas are part of the value)")
-	f.StringSliceVar(&opts.Platforms, "platform", []string{image.DefaultPlatform}, "platform(s) to build, os/arch[/variant]; several (comma-separated or repeated) build an image index")
-	f.BoolVar(&opts.Pull.UseHTTP, "use-http", false, "allow plain HTTP to registries")
-	f.BoolVar(&opts.Pull.SkipTLSVerify, "skip-tls-verify", false, "accept any TLS certificate (and allow plain HTTP)")
+	addPullFlags(f, &opts.Pull)
+	f.Lookup("platform").Usage = "platform(s) to build, os/arch[/variant], comma-separated; several build an image index (default " + image.DefaultPlatform + ")"
 	f.BoolVar(&noValidate, "no-validate", false, "build without validating the catalog first")
 	return cmd
 }
