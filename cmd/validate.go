@@ -106,7 +106,11 @@ func validateExit(res *validate.Result) error {
 	}
 	switch {
 	case unread > 0:
-		return &exitError{code: ExitTrouble, err: fmt.Errorf("%d catalog files could not be read; the result is incomplete", unread)}
+		what := fmt.Sprintf("%d catalog files", unread)
+		if unread == 1 {
+			what = "1 catalog file"
+		}
+		return &exitError{code: ExitTrouble, err: fmt.Errorf("%s could not be read; the result is incomplete", what)}
 	case !res.Valid():
 		return errFindings
 	}
