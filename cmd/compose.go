@@ -22,6 +22,7 @@ func newComposeCmd() *cobra.Command {
 		configFile string
 		force      bool
 		noValidate bool
+		ro         render.Options
 	)
 	migrateLevel := newEnum(render.MigrateNone, render.MigrationLevels...)
 	onConflict := newEnum(string(declcfg.OnConflictError), string(declcfg.OnConflictError), string(declcfg.OnConflictFirst), string(declcfg.OnConflictLast))
@@ -32,7 +33,9 @@ func newComposeCmd() *cobra.Command {
 		Long: `Compose writes a catalog directory laid out one folder per package
 (OUTDIR/<package>/catalog.json, and OUTDIR/catalog.json for blobs that belong
 to no package) from one or more SOURCEs: catalog directories, catalog files,
-or - for standard input.
+- for standard input, or catalog images (a SOURCE that is not an existing path
+is an image reference: REGISTRY/REPO:TAG, REGISTRY/REPO@sha256:..., oci:DIR,
+oci-archive:FILE or docker-archive:FILE, read as fbc render reads them).
 
 Merging: a package belongs to one source. When two sources define the same
 package differently, compose stops and names both definitions (file:line);
@@ -62,6 +65,7 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 		Example: `  fbc compose out/ certified/ community/
   fbc compose out/ catalog/ --package etcd --channel stable --heads-only
   fbc compose out/ catalog/ --package etcd --version '>=0.9.0 <1.0.0' --with-dependencies
+  fbc compose out/ quay.io/acme/etcd-catalog:v1 oci:layout:prometheus --on-conflict first
   fbc compose out/ --config catalog.yaml --force`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -71,6 +75,9 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 			}
 			if n := countStdin(sources); n > 1 {
 				return usageErrorf("standard input (-) can be read only once, got it %d times", n)
+			}
+			if err := checkPullFlags(ro.Image); err != nil {
+				return err
 			}
 			if cmd.Flags().Changed("latest") && sel.Latest < 1 {
 				return usageErrorf("--latest must be at least 1, got %d", sel.Latest)
@@ -84,7 +91,13 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 				OnConflict:   declcfg.ConflictPolicy(onConflict.String()),
 				MigrateLevel: migrateLevel.String(),
 				Stdin:        cmd.InOrStdin(),
+				Render:       ro,
 			}
+			stderr := cmd.ErrOrStderr()
+			opts.Render.Warn = warner(stderr)
+			opts.Render.Image.Log = stderr
+			var endProgress func()
+			opts.Render.Progress, endProgress = progressLine(stderr, "reading images")
 			if configFile != "" {
 				c, err := compose.ReadConfig(configFile)
 				if err != nil {
@@ -93,10 +106,10 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 				opts.Config = c
 			}
 			res, err := compose.Compose(cmd.Context(), opts)
+			endProgress()
 			if err != nil {
 				return composeError(err)
 			}
-			stderr := cmd.ErrOrStderr()
 			printNotes(stderr, res.Notes)
 			if !noValidate {
 				if err := validateComposed(cmd, res.Config, outDir); err != nil {
@@ -133,6 +146,8 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 	f.BoolVar(&noValidate, "no-validate", false, "write the result without validating it first")
 	cmd.MarkFlagsMutuallyExclusive("heads-only", "latest")
 	_ = cmd.MarkFlagFilename("config", "yaml", "yml", "json")
+	f.IntVar(&ro.Jobs, "jobs", 0, "catalog images read at once (default: 4 per CPU)")
+	addPullFlags(f, &ro.Image)
 	return cmd
 }
 
@@ -143,7 +158,7 @@ func composeError(err error) error {
 	var (
 		sel      *declcfg.SelectionError
 		conflict *declcfg.ConflictError
-		loadErrs declcfg.LoadErrors
+		srcErrs  compose.SourceErrors
 		cfgErr   *compose.ConfigError
 		migErr   *compose.MigrateError
 	)
@@ -154,8 +169,11 @@ func composeError(err error) error {
 		return usageErrorf("%v: use --force to replace its content", err)
 	case errors.As(err, &conflict):
 		return findingsError(fmt.Errorf("%w\nuse --on-conflict first or --on-conflict last to keep one source's package", conflict))
-	case errors.As(err, &loadErrs) && !loadErrs.HasIO():
-		return findingsError(loadErrs)
+	case errors.As(err, &srcErrs):
+		if srcErrs.Invalid() {
+			return findingsError(srcErrs)
+		}
+		return &exitError{code: ExitTrouble, err: srcErrs}
 	case errors.As(err, &cfgErr), errors.As(err, &migErr), errors.Is(err, compose.ErrEmpty):
 		return findingsError(err)
 	}

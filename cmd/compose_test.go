@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -9,6 +10,19 @@ import (
 )
 
 func init() {
+	// expand FILE... replaces $VAR and ${VAR} in files with the script's
+	// environment (archive files are not expanded; configs that name a
+	// test registry need its address).
+	scriptCmds["expand"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) == 0 {
+			ts.Fatalf("usage: expand FILE...")
+		}
+		for _, f := range args {
+			data := ts.ReadFile(f)
+			ts.Check(os.WriteFile(ts.MkAbs(f), []byte(os.Expand(data, ts.Getenv)), 0o644))
+		}
+	}
+
 	// tree DIR prints the files under DIR, one relative slash-separated path
 	// a line in lexical order, to stdout (find's order depends on the file
 	// system).

@@ -11,8 +11,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/render"
 )
 
@@ -37,9 +41,10 @@ type Options struct {
 	Stdin io.Reader
 	// Walk tunes reading directories.
 	Walk declcfg.WalkOptions
-	// Render reads a source that is not a local file or directory: a
-	// catalog image reference. Nil makes such sources errors.
-	Render func(ctx context.Context, ref string) (*declcfg.DeclarativeConfig, error)
+	// Render says how catalog images are read: registry access, cache,
+	// platform, how many at once, warnings and progress. Its Allowed,
+	// MigrateLevel and Stdin are compose's own.
+	Render render.Options
 }
 
 // Result is a composed catalog and where each package goes.
@@ -52,16 +57,49 @@ type Result struct {
 	Notes []declcfg.Note
 }
 
-// SourceError is a source that could not be read at all: a path that does
-// not exist, a bundle directory given as a catalog, an image that cannot be
-// pulled. Problems with a source's content are declcfg.LoadErrors instead.
+// SourceError is a source that could not be read: a path that does not
+// exist, a bundle directory given as a catalog, an image that cannot be
+// pulled, or content that does not parse.
 type SourceError struct {
 	Source string
 	Err    error
+	// Invalid marks problems with the source's content (a finding) as
+	// opposed to failures to read it.
+	Invalid bool
 }
 
-func (e *SourceError) Error() string { return fmt.Sprintf("source %s: %v", e.Source, e.Err) }
+func (e *SourceError) Error() string {
+	var les declcfg.LoadErrors
+	var re render.Errors
+	if errors.As(e.Err, &les) || errors.As(e.Err, &re) {
+		// These name their files and lines, or their source, already.
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("source %s: %v", e.Source, e.Err)
+}
+
 func (e *SourceError) Unwrap() error { return e.Err }
+
+// SourceErrors is every source that could not be read, in source order.
+type SourceErrors []*SourceError
+
+func (es SourceErrors) Error() string {
+	msgs := make([]string, len(es))
+	for i, e := range es {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Invalid reports whether every failure is a problem with content.
+func (es SourceErrors) Invalid() bool {
+	for _, e := range es {
+		if !e.Invalid {
+			return false
+		}
+	}
+	return len(es) > 0
+}
 
 // MigrateError is a migration that failed on a bundle's content.
 type MigrateError struct{ Err error }
@@ -72,10 +110,20 @@ func (e *MigrateError) Unwrap() error { return e.Err }
 // ErrEmpty is returned when nothing is left to write.
 var ErrEmpty = errors.New("nothing to compose")
 
+// origin is where a source came from: a positional source or a reference
+// of the catalog config.
+type origin struct {
+	name  string // as shown to users
+	loc   string // what is read: a path, "-" or an image reference
+	local bool
+	ref   *Reference
+}
+
 // Compose reads every source, merges the catalogs and applies the
-// selection. Content problems of all sources are reported together (as
-// declcfg.LoadErrors); a conflict between sources is a *declcfg.ConflictError
-// and a selection that does not fit is a *declcfg.SelectionError.
+// selection. Every source is read before anything fails: unreadable
+// sources are reported together as SourceErrors; a conflict between
+// sources is a *declcfg.ConflictError and a selection that does not fit is
+// a *declcfg.SelectionError.
 func Compose(ctx context.Context, opts Options) (*Result, error) {
 	if len(opts.Sources) == 0 && opts.Config == nil {
 		return nil, fmt.Errorf("%w: give at least one source or a catalog config", ErrEmpty)
@@ -84,32 +132,10 @@ func Compose(ctx context.Context, opts Options) (*Result, error) {
 	if policy == "" {
 		policy = declcfg.OnConflictError
 	}
-	type origin struct {
-		ref    *Reference
-		source string
-	}
-	var sources []declcfg.Source
 	var origins []origin
-	var loadErrs declcfg.LoadErrors
-	load := func(name, loc string, local bool, o origin) error {
-		cfg, err := readSource(ctx, loc, local, opts)
-		var le declcfg.LoadErrors
-		switch {
-		case errors.As(err, &le) && !le.HasIO():
-			loadErrs = append(loadErrs, le...)
-			return nil
-		case err != nil:
-			return &SourceError{Source: name, Err: err}
-		}
-		sources = append(sources, declcfg.Source{Name: name, Config: cfg})
-		origins = append(origins, o)
-		return nil
-	}
 	for _, src := range opts.Sources {
 		_, err := os.Stat(src)
-		if err := load(src, src, src == "-" || err == nil || looksLikePath(src), origin{source: src}); err != nil {
-			return nil, err
-		}
+		origins = append(origins, origin{name: src, loc: src, local: src == "-" || err == nil || looksLikePath(src)})
 	}
 	if c := opts.Config; c != nil {
 		for i := range c.References {
@@ -118,14 +144,16 @@ func Compose(ctx context.Context, opts Options) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			name := fmt.Sprintf("%s (reference %q of %s)", ref.Image, ref.Name, c.File)
-			if err := load(name, loc, local, origin{ref: ref, source: loc}); err != nil {
-				return nil, err
-			}
+			origins = append(origins, origin{name: fmt.Sprintf("%s (reference %q of %s)", ref.Image, ref.Name, c.File), loc: loc, local: local, ref: ref})
 		}
 	}
-	if len(loadErrs) > 0 {
-		return nil, loadErrs
+	cfgs, err := readSources(ctx, origins, opts)
+	if err != nil {
+		return nil, err
+	}
+	sources := make([]declcfg.Source, len(origins))
+	for i, o := range origins {
+		sources[i] = declcfg.Source{Name: o.name, Config: cfgs[i]}
 	}
 	merged, err := declcfg.MergeSources(sources, policy)
 	if err != nil {
@@ -164,15 +192,85 @@ func Compose(ctx context.Context, opts Options) (*Result, error) {
 	}, nil
 }
 
-// readSource loads one catalog: a local directory, file or "-", or through
-// Render an image reference.
-func readSource(ctx context.Context, loc string, local bool, opts Options) (*declcfg.DeclarativeConfig, error) {
-	if !local {
-		if opts.Render == nil {
-			return nil, fmt.Errorf("no such file or directory (and catalog images cannot be read here)")
+// readSources reads every source: local ones one after the other, images
+// through render, several at once.
+func readSources(ctx context.Context, origins []origin, opts Options) ([]*declcfg.DeclarativeConfig, error) {
+	cfgs := make([]*declcfg.DeclarativeConfig, len(origins))
+	errs := make([]*SourceError, len(origins))
+	var images []int
+	for i, o := range origins {
+		if !o.local {
+			images = append(images, i)
+			continue
 		}
-		return opts.Render(ctx, loc)
+		cfg, err := readLocal(ctx, o.loc, opts)
+		if err != nil {
+			var les declcfg.LoadErrors
+			errs[i] = &SourceError{Source: o.name, Err: err, Invalid: errors.As(err, &les) && !les.HasIO()}
+			continue
+		}
+		cfgs[i] = cfg
 	}
+	if len(images) > 0 {
+		ro := opts.Render
+		ro.Allowed = render.KindCatalogImage
+		ro.MigrateLevel = ""
+		if ro.Images == nil {
+			c, err := image.NewClient(ro.Image)
+			if err != nil {
+				return nil, err
+			}
+			ro.Images = c
+		}
+		jobs := ro.Jobs
+		if jobs <= 0 {
+			jobs = 4 * runtime.NumCPU()
+		}
+		ro.Jobs = 1
+		progress := ro.Progress
+		ro.Progress = nil
+		var (
+			wg    sync.WaitGroup
+			mu    sync.Mutex
+			done  int
+			slots = make(chan struct{}, jobs)
+		)
+		for _, i := range images {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				slots <- struct{}{}
+				defer func() { <-slots }()
+				cfg, err := render.Render(ctx, []string{origins[i].loc}, ro)
+				if err != nil {
+					errs[i] = &SourceError{Source: origins[i].name, Err: err, Invalid: render.IsInvalidInput(err)}
+				} else {
+					cfgs[i] = cfg
+				}
+				if progress != nil {
+					mu.Lock()
+					done++
+					progress(done, len(images))
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	var failed SourceErrors
+	for _, e := range errs {
+		if e != nil {
+			failed = append(failed, e)
+		}
+	}
+	if len(failed) > 0 {
+		return nil, failed
+	}
+	return cfgs, nil
+}
+
+// readLocal loads a catalog directory, file or "-".
+func readLocal(ctx context.Context, loc string, opts Options) (*declcfg.DeclarativeConfig, error) {
 	if loc != "-" {
 		st, err := os.Stat(loc)
 		if err != nil {

@@ -214,8 +214,19 @@ func (c *CatalogConfig) resolve(ref Reference) (loc string, local bool, err erro
 	return ref.Image, false, nil
 }
 
+// looksLikePath tells paths from image references for sources that do not
+// exist: explicit relative or absolute paths, a trailing slash, and catalog
+// file names, none of which an image reference has.
 func looksLikePath(s string) bool {
-	return filepath.IsAbs(s) || s == "." || s == ".." || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../")
+	switch {
+	case filepath.IsAbs(s), s == ".", s == "..", strings.HasPrefix(s, "./"), strings.HasPrefix(s, "../"), strings.HasSuffix(s, "/"):
+		return true
+	}
+	switch strings.ToLower(filepath.Ext(s)) {
+	case ".json", ".yaml", ".yml":
+		return !strings.Contains(s, ":") && !strings.Contains(s, "@")
+	}
+	return false
 }
 
 func unwrapPathError(err error) error {
