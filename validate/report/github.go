@@ -52,15 +52,16 @@ func WriteGitHub(w io.Writer, res *validate.Result, opts Options) error {
 
 // escapeData escapes a workflow command's message the way the runner
 // unescapes it: '%', CR and LF.
-func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
+func escapeData(s string) string { return dataEscaper.Replace(s) }
+
+var (
+	dataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	propertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
 
 // escapeProperty escapes a workflow command property value: as data, plus
 // ':' and ',', which delimit properties.
-func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
-}
+func escapeProperty(s string) string { return propertyEscaper.Replace(s) }
 
 // maxSummaryRows bounds the step summary table: GitHub accepts at most
 // 1 MiB of summary per step, and the log has every diagnostic anyway.
