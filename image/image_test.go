@@ -811,3 +811,38 @@ func TestStalledDownload(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestSharedCacheConcurrently pulls the same images from several clients at
+// once into one cache (run with -race): every pull reads whole content.
+func TestSharedCacheConcurrently(t *testing.T) {
+	reg := imagetest.NewRegistry(t)
+	img := bundleImage(t, "")
+	reg.Push(t, "b:1", img)
+	refs := []string{digestRef(t, reg.Host, "b", img), reg.Host + "/b:1"}
+	opts := testOptions(t)
+	errs := make(chan error, 8)
+	for i := 0; i < 8; i++ {
+		go func() {
+			c, err := image.NewClient(opts)
+			if err == nil {
+				err = c.OpenAll(context.Background(), refs, func(ctx context.Context, _ int, img *image.Image) error {
+					fsys, err := img.ReadFiles(ctx, []string{"manifests", "metadata"}, image.Limits{})
+					if err == nil && len(image.Paths(fsys)) != 2 {
+						err = fmt.Errorf("read %v", image.Paths(fsys))
+					}
+					return err
+				})
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(opts.CacheDir, "blobs", "sha256", ".tmp-*"))
+	if len(leftovers) != 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
+}

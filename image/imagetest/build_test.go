@@ -61,3 +61,11 @@ opaque configs/d
 		}
 	}
 }
+
+func TestStartDistributionMissing(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := StartDistribution(t.TempDir(), "127.0.0.1", "")
+	if err != ErrNoDistribution || !strings.Contains(err.Error(), "make test-deps") {
+		t.Errorf("err = %v", err)
+	}
+}
