@@ -2,7 +2,7 @@
 GO        ?= go
 BIN       := bin/fbc
 # Pinned tool versions (run with `go run`, so nothing is installed globally).
-STATICCHECK := honnef.co/go/tools/cmd/staticcheck@2025.1.1
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: build test test-deps lint bench bench-data fuzz clean docs
 
