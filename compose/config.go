@@ -129,7 +129,7 @@ func ParseConfig(file string, data []byte) (*CatalogConfig, error) {
 	if cfg.Tag != "" && cfg.Repo == "" {
 		bad(doc, "tag %q is set but repo is not", cfg.Tag)
 	}
-	if cfg.Repo != "" && strings.ContainsAny(cfg.Repo, "@ \t") {
+	if last := cfg.Repo[strings.LastIndex(cfg.Repo, "/")+1:]; strings.ContainsAny(cfg.Repo, "@ \t") || strings.Contains(last, ":") {
 		bad(doc, "repo %q must be a repository without tag or digest (the tag goes in tag)", cfg.Repo)
 	}
 	switch {

@@ -1,0 +1,88 @@
+package compose
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fbc-project/fbc/declcfg"
+)
+
+func TestLooksLikePath(t *testing.T) {
+	for s, want := range map[string]bool{
+		"./catalog": true, "../x": true, "/abs/dir": true, "dir/": true, ".": true,
+		"catalog.yaml": true, "index.JSON": true, "sub/catalog.yml": true,
+		"quay.io/acme/catalog:v1": false, "localhost:5000/cat.yaml:v1": false,
+		"catalog": false, "oci:layout:v1": false, "quay.io/a/b@sha256:abc": false,
+	} {
+		assert.Equal(t, want, looksLikePath(s), s)
+	}
+}
+
+func TestParseConfigJSONAndImageRef(t *testing.T) {
+	c, err := ParseConfig("c.json", []byte(`{"name": "cat", "repo": "quay.io/acme/cat", "tag": "v1",
+ "references": [{"name": "a", "image": "quay.io/acme/a:1"}]}`))
+	require.NoError(t, err)
+	assert.Equal(t, "quay.io/acme/cat:v1", c.ImageRef())
+	assert.Equal(t, []Reference{{Name: "a", Image: "quay.io/acme/a:1", Pos: declcfg.Pos{File: "c.json", Line: 2, Col: 17}}}, c.References)
+
+	c.Tag = ""
+	assert.Equal(t, "quay.io/acme/cat", c.ImageRef())
+	c.Repo = ""
+	assert.Equal(t, "", c.ImageRef())
+
+	_, err = ParseConfig("c.yaml", []byte("name: x\nrepo: quay.io/a/b:v1\nreferences: [{name: a, image: b}]\n---\nname: y\n"))
+	require.Error(t, err)
+	assert.Equal(t, strings.Join([]string{
+		`c.yaml:1:1: repo "quay.io/a/b:v1" must be a repository without tag or digest (the tag goes in tag)`,
+		`c.yaml:4:1: a catalog config is one document; remove the extra ones`,
+	}, "\n"), err.Error())
+	_, err = ParseConfig("c.yaml", []byte("name: x\nrepo: localhost:5000/acme/cat\ntag: v1\nreferences: [{name: a, image: b}]\n"))
+	assert.NoError(t, err, "a registry port is not a tag")
+}
+
+// BenchmarkCompose composes the two largest corpus catalogs (v4.16,
+// certified with olm.bundle.object properties and community) whole and
+// with --heads-only, and writes the result: the work of `fbc compose`
+// without validation.
+func BenchmarkCompose(b *testing.B) {
+	shared := os.Getenv("FBC_SHARED")
+	if shared == "" {
+		wd, _ := os.Getwd()
+		shared = filepath.Join(filepath.Dir(filepath.Dir(wd)), "shared")
+	}
+	corpus := filepath.Join(shared, "corpus")
+	srcs := []string{
+		filepath.Join(corpus, "certified-operators", "catalogs", "v4.16"),
+		filepath.Join(corpus, "community-operators-prod", "catalogs", "v4.16"),
+	}
+	for _, s := range srcs {
+		if _, err := os.Stat(s); err != nil {
+			b.Skipf("corpus not found: %v", err)
+		}
+	}
+	for _, bc := range []struct {
+		name string
+		sel  declcfg.Selection
+	}{{"whole", declcfg.Selection{}}, {"heads-only", declcfg.Selection{HeadsOnly: true}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			dir := b.TempDir()
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				res, err := Compose(context.Background(), Options{Sources: srcs, Selection: bc.sel, OnConflict: declcfg.OnConflictFirst})
+				if err != nil {
+					b.Fatal(err)
+				}
+				out := filepath.Join(dir, "out")
+				if err := declcfg.WriteDir(res.Config, out, declcfg.DirOptions{Folder: res.Folder, Replace: true}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
