@@ -88,7 +88,7 @@ rule io-error). See docs/validate.md for the rules and output formats.`,
 		},
 	}
 	output.register(cmd, "output", "o", "output format")
-	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings about unknown fields as errors")
+	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings about probable typos (unknown fields, property types, schemas) as errors")
 	cmd.Flags().StringArrayVar(&schemaDirs, "schema", nil, "also apply the CUE definitions in `DIR` (repeatable)")
 	_ = cmd.MarkFlagDirname("schema")
 	return cmd
