@@ -31,10 +31,6 @@ type packageValue struct {
 	Release     string `json:"release,omitempty"`
 }
 
-func gvkProperty(typ string, k apiKey) declcfg.Property {
-	return declcfg.Property{Type: typ, Value: compactJSON(declcfg.GVK{Group: k.Group, Kind: k.Kind, Version: k.Version})}
-}
-
 // bundleProperties derives a bundle's properties exactly as opm does
 // (pkg/registry parse.go and ObjectsAndPropertiesFromBundle):
 //

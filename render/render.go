@@ -463,27 +463,34 @@ func loadCatalog(ctx context.Context, ref string, opts Options) (*declcfg.Declar
 	return cfg, nil
 }
 
-// withBundleDirHint explains a common mistake: passing a directory of
-// bundle directories, which opm (and so fbc) reads as a catalog.
+// withBundleDirHint explains two common mistakes, both read as a catalog
+// directory as opm does: a directory of bundle directories, and a bundle
+// whose manifests are not in manifests/ and metadata/.
 func withBundleDirHint(dir string, err error) error {
-	entries, rerr := os.ReadDir(dir)
-	if rerr != nil {
-		return err
-	}
-	var bundles []string
-	for _, e := range entries {
-		if e.IsDir() && isBundleDir(filepath.Join(dir, e.Name())) {
-			bundles = append(bundles, e.Name())
-		}
-	}
-	if len(bundles) == 0 {
-		return err
-	}
 	var e *Error
 	if !errors.As(err, &e) {
 		return err
 	}
-	e.Err = fmt.Errorf("%w\n(%s is read as a catalog directory, but it holds bundle directories such as %s: pass each bundle as its own argument, e.g. %s)",
-		e.Err, dir, bundles[0], filepath.Join(dir, "*"))
+	entries, rerr := os.ReadDir(dir)
+	if rerr != nil {
+		return err
+	}
+	var bundles, csvs []string
+	for _, de := range entries {
+		switch {
+		case de.IsDir() && isBundleDir(filepath.Join(dir, de.Name())):
+			bundles = append(bundles, de.Name())
+		case !de.IsDir() && strings.Contains(strings.ToLower(de.Name()), "clusterserviceversion"):
+			csvs = append(csvs, de.Name())
+		}
+	}
+	switch {
+	case len(bundles) > 0:
+		e.Err = fmt.Errorf("%w\n(%s is read as a catalog directory, but it holds bundle directories such as %s: pass each bundle as its own argument, e.g. %s)",
+			e.Err, dir, bundles[0], filepath.Join(dir, "*"))
+	case len(csvs) > 0:
+		e.Err = fmt.Errorf("%w\n(%s is read as a catalog directory, but it holds %s: a bundle directory keeps its manifests in manifests/ and its annotations in metadata/)",
+			e.Err, dir, csvs[0])
+	}
 	return e
 }
