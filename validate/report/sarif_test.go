@@ -45,8 +45,7 @@ func checkSARIF(doc []byte) []string {
 	fail := func(path, format string, args ...any) {
 		problems = append(problems, path+": "+fmt.Sprintf(format, args...))
 	}
-	var obj func(path, kind string, v any) map[string]any
-	obj = func(path, kind string, v any) map[string]any {
+	obj := func(path, kind string, v any) map[string]any {
 		m, ok := v.(map[string]any)
 		if !ok {
 			fail(path, "want a %s object, got %T", kind, v)
