@@ -77,7 +77,9 @@ type Options struct {
 	// Log receives warnings (retries, an unusable default cache); nil
 	// discards them.
 	Log io.Writer
-	// Transport replaces the HTTP transport (tests count requests with it).
+	// Transport replaces the HTTP transport under authentication (for
+	// proxies, custom CAs, or counting requests); TLS settings are then the
+	// transport's own.
 	Transport http.RoundTripper
 }
 
@@ -174,8 +176,8 @@ type layer struct {
 	digest v1.Hash
 	size   int64 // -1 when unknown
 	// open returns the layer's bytes, verified against digest (and size)
-	// when read to the end; decompressed tells whether they may need
-	// decompressing.
+	// when read to the end; uncompressed says they are a plain tar (else
+	// the compression is sniffed).
 	open         func(ctx context.Context) (io.ReadCloser, error)
 	uncompressed bool
 }

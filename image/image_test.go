@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -844,5 +846,30 @@ func TestSharedCacheConcurrently(t *testing.T) {
 	leftovers, _ := filepath.Glob(filepath.Join(opts.CacheDir, "blobs", "sha256", ".tmp-*"))
 	if len(leftovers) != 0 {
 		t.Errorf("temporary files left: %v", leftovers)
+	}
+}
+
+type countingTransport struct {
+	n    atomic.Int64
+	next http.RoundTripper
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.next.RoundTrip(r)
+}
+
+func TestCustomTransport(t *testing.T) {
+	reg := imagetest.NewRegistry(t)
+	ref := reg.Push(t, "b:1", bundleImage(t, ""))
+	reg.Reset()
+	ct := &countingTransport{next: http.DefaultTransport}
+	opts := testOptions(t)
+	opts.Transport = ct
+	readAll(t, ref, opts, "manifests")
+	// The client also tries HTTPS first when pinging 127.0.0.1, which the
+	// plain-HTTP registry never sees as a request: one more at most.
+	if got, want := ct.n.Load(), int64(len(reg.Requests())); want == 0 || got < want || got > want+1 {
+		t.Errorf("transport saw %d requests, registry %d", got, want)
 	}
 }
