@@ -51,9 +51,20 @@ type shapeField struct {
 	shape    *shape
 }
 
+// A literal is a concrete scalar. value is a string's own text, or the
+// canonical text of any other scalar; comparing it never quotes the node's
+// value (which can be megabytes of base64).
 type literal struct {
-	kind cue.Kind
-	text string // the value as CUE writes it, for messages and comparison
+	kind  cue.Kind
+	value string
+}
+
+// String renders the literal as CUE and JSON write it, for messages.
+func (l literal) String() string {
+	if l.kind == cue.StringKind {
+		return strconv.Quote(l.value)
+	}
+	return l.value
 }
 
 type shapeCompiler struct {
@@ -199,11 +210,11 @@ func literalOf(v cue.Value) (literal, bool) {
 		if err != nil {
 			return literal{}, false
 		}
-		return literal{kind: k, text: strconv.Quote(str)}, true
+		return literal{kind: k, value: str}, true
 	case cue.NullKind:
-		return literal{kind: k, text: "null"}, true
+		return literal{kind: k, value: "null"}, true
 	case cue.BoolKind, cue.IntKind, cue.FloatKind, cue.NumberKind:
-		return literal{kind: k, text: fmt.Sprint(v)}, true
+		return literal{kind: k, value: fmt.Sprint(v)}, true
 	}
 	return literal{}, false
 }
@@ -391,25 +402,25 @@ func kindText(k cue.Kind) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }
 
-// nodeLiteral renders a scalar node the way literals are stored, so that the
+// nodeLiteral reads a scalar node the way literals are stored, so that the
 // two compare as strings.
 func nodeLiteral(n *yaml.Node) (literal, bool) {
 	switch k := nodeKind(n); k {
 	case cue.StringKind:
-		return literal{kind: k, text: strconv.Quote(n.Value)}, true
+		return literal{kind: k, value: n.Value}, true
 	case cue.NullKind:
-		return literal{kind: k, text: "null"}, true
+		return literal{kind: k, value: "null"}, true
 	case cue.BoolKind:
-		return literal{kind: k, text: strings.ToLower(n.Value)}, true
+		return literal{kind: k, value: strings.ToLower(n.Value)}, true
 	case cue.IntKind, cue.FloatKind:
-		return literal{kind: k, text: n.Value}, true
+		return literal{kind: k, value: n.Value}, true
 	}
 	return literal{}, false
 }
 
 func literalIn(l literal, set []literal) bool {
 	for _, m := range set {
-		if m.text == l.text && (m.kind == l.kind || m.kind&cue.NumberKind != 0 && l.kind&cue.NumberKind != 0) {
+		if m.value == l.value && (m.kind == l.kind || m.kind&cue.NumberKind != 0 && l.kind&cue.NumberKind != 0) {
 			return true
 		}
 	}
@@ -419,7 +430,7 @@ func literalIn(l literal, set []literal) bool {
 func literalList(ls []literal) string {
 	texts := make([]string, len(ls))
 	for i, l := range ls {
-		texts[i] = l.text
+		texts[i] = l.String()
 	}
 	return strings.Join(texts, ", ")
 }
@@ -462,17 +473,17 @@ func (s *shape) walk(n *yaml.Node, p *fieldPath, report shapeReport) {
 		}
 		if len(s.literals) > 0 && !literalIn(l, s.literals) {
 			if len(s.literals) == 1 {
-				report(RuleInvalidValue, n, p, fmt.Sprintf("%s must be %s, not %s", subject(p), s.literals[0].text, l.text))
+				report(RuleInvalidValue, n, p, fmt.Sprintf("%s must be %s, not %s", subject(p), s.literals[0], l))
 			} else {
-				report(RuleInvalidValue, n, p, fmt.Sprintf("%s must be one of %s, not %s", subject(p), literalList(s.literals), l.text))
+				report(RuleInvalidValue, n, p, fmt.Sprintf("%s must be one of %s, not %s", subject(p), literalList(s.literals), l))
 			}
 			return
 		}
 		if literalIn(l, s.notEqual) {
-			if l.text == `""` {
+			if l.kind == cue.StringKind && l.value == "" {
 				report(RuleEmptyValue, n, p, fmt.Sprintf("%s must not be empty", subject(p)))
 			} else {
-				report(RuleInvalidValue, n, p, fmt.Sprintf("%s must not be %s", subject(p), l.text))
+				report(RuleInvalidValue, n, p, fmt.Sprintf("%s must not be %s", subject(p), l))
 			}
 		}
 	}

@@ -1,0 +1,324 @@
+package validate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// manifest is what the checks need from an olm.bundle.object: the object's
+// identity, and for a ClusterServiceVersion its version.
+type manifest struct {
+	apiVersion, kind, name, version string
+}
+
+// scanManifest reads a JSON manifest in one pass: it checks that the whole
+// document is valid JSON (as encoding/json defines it, which is what opm
+// applies when it loads bundle objects) and picks out apiVersion, kind,
+// metadata.name and spec.version on the way. It replaces json.Valid plus
+// json.Unmarshal, which scan the manifests twice; bundle objects are most of
+// a catalog's bytes. FuzzScanManifest checks it against encoding/json.
+func scanManifest(data []byte) (manifest, error) {
+	s := &jsonScan{data: data}
+	var m manifest
+	s.skipSpace()
+	if s.off >= len(s.data) || s.data[s.off] != '{' {
+		if err := s.value(0, nil); err != nil {
+			return m, err
+		}
+		return m, errNotObject
+	}
+	if err := s.value(0, &m); err != nil {
+		return m, err
+	}
+	s.skipSpace()
+	if s.off != len(s.data) {
+		return m, s.errorf("invalid character %q after the top-level value", s.data[s.off])
+	}
+	return m, nil
+}
+
+var errNotObject = errors.New("not a JSON object")
+
+const maxJSONDepth = 10000 // encoding/json's limit
+
+type jsonScan struct {
+	data []byte
+	off  int
+}
+
+func (s *jsonScan) errorf(format string, args ...any) error {
+	return fmt.Errorf("offset %d: %s", s.off, fmt.Sprintf(format, args...))
+}
+
+func (s *jsonScan) skipSpace() {
+	for s.off < len(s.data) {
+		switch s.data[s.off] {
+		case ' ', '\t', '\r', '\n':
+			s.off++
+		default:
+			return
+		}
+	}
+}
+
+// capture says where a member of the object being scanned goes: into a
+// string of the manifest, or into a nested object whose members are
+// captured. A later duplicate key replaces an earlier one, as in
+// encoding/json, so a capture first clears what it may set.
+type capture struct {
+	str    *string
+	nested func(key string) capture
+	clear  *string
+}
+
+// topLevel captures apiVersion, kind, metadata.name and spec.version.
+func (m *manifest) topLevel(key string) capture {
+	switch key {
+	case "apiVersion":
+		return capture{str: &m.apiVersion}
+	case "kind":
+		return capture{str: &m.kind}
+	case "metadata":
+		return capture{clear: &m.name, nested: func(k string) capture {
+			if k == "name" {
+				return capture{str: &m.name}
+			}
+			return capture{}
+		}}
+	case "spec":
+		return capture{clear: &m.version, nested: func(k string) capture {
+			if k == "version" {
+				return capture{str: &m.version}
+			}
+			return capture{}
+		}}
+	}
+	return capture{}
+}
+
+// value scans one JSON value; m, when set, is the manifest whose top-level
+// object this is.
+func (s *jsonScan) value(depth int, m *manifest) error {
+	if m != nil {
+		return s.object(depth, m.topLevel)
+	}
+	return s.any(depth, capture{})
+}
+
+func (s *jsonScan) any(depth int, c capture) error {
+	if depth > maxJSONDepth {
+		return s.errorf("nesting deeper than %d", maxJSONDepth)
+	}
+	s.skipSpace()
+	if s.off >= len(s.data) {
+		return s.errorf("unexpected end of JSON input")
+	}
+	if c.str != nil {
+		*c.str = ""
+	}
+	if c.clear != nil {
+		*c.clear = ""
+	}
+	switch b := s.data[s.off]; {
+	case b == '{':
+		if c.nested != nil {
+			return s.object(depth, c.nested)
+		}
+		return s.object(depth, nil)
+	case b == '[':
+		return s.array(depth)
+	case b == '"':
+		start := s.off
+		escaped, err := s.str()
+		if err != nil {
+			return err
+		}
+		if c.str != nil {
+			raw := s.data[start:s.off]
+			if !escaped {
+				*c.str = string(raw[1 : len(raw)-1])
+			} else if err := json.Unmarshal(raw, c.str); err != nil {
+				return err
+			}
+		}
+		return nil
+	case b == 't':
+		return s.literal("true")
+	case b == 'f':
+		return s.literal("false")
+	case b == 'n':
+		return s.literal("null")
+	case b == '-' || b >= '0' && b <= '9':
+		return s.number()
+	default:
+		return s.errorf("invalid character %q looking for beginning of value", b)
+	}
+}
+
+func (s *jsonScan) object(depth int, members func(string) capture) error {
+	s.off++ // {
+	s.skipSpace()
+	if s.off < len(s.data) && s.data[s.off] == '}' {
+		s.off++
+		return nil
+	}
+	for {
+		s.skipSpace()
+		if s.off >= len(s.data) || s.data[s.off] != '"' {
+			return s.errorf("object key expected")
+		}
+		start := s.off
+		escaped, err := s.str()
+		if err != nil {
+			return err
+		}
+		var c capture
+		if members != nil {
+			key := string(s.data[start+1 : s.off-1])
+			if escaped {
+				if err := json.Unmarshal(s.data[start:s.off], &key); err != nil {
+					return err
+				}
+			}
+			c = members(key)
+		}
+		s.skipSpace()
+		if s.off >= len(s.data) || s.data[s.off] != ':' {
+			return s.errorf("':' expected after object key")
+		}
+		s.off++
+		if err := s.any(depth+1, c); err != nil {
+			return err
+		}
+		s.skipSpace()
+		if s.off >= len(s.data) {
+			return s.errorf("unexpected end of JSON input")
+		}
+		switch s.data[s.off] {
+		case ',':
+			s.off++
+		case '}':
+			s.off++
+			return nil
+		default:
+			return s.errorf("',' or '}' expected in object")
+		}
+	}
+}
+
+func (s *jsonScan) array(depth int) error {
+	s.off++ // [
+	s.skipSpace()
+	if s.off < len(s.data) && s.data[s.off] == ']' {
+		s.off++
+		return nil
+	}
+	for {
+		if err := s.any(depth+1, capture{}); err != nil {
+			return err
+		}
+		s.skipSpace()
+		if s.off >= len(s.data) {
+			return s.errorf("unexpected end of JSON input")
+		}
+		switch s.data[s.off] {
+		case ',':
+			s.off++
+		case ']':
+			s.off++
+			return nil
+		default:
+			return s.errorf("',' or ']' expected in array")
+		}
+	}
+}
+
+// str scans a string starting at its opening quote and reports whether it
+// holds escapes.
+func (s *jsonScan) str() (bool, error) {
+	s.off++ // "
+	escaped := false
+	for s.off < len(s.data) {
+		b := s.data[s.off]
+		switch {
+		case b == '"':
+			s.off++
+			return escaped, nil
+		case b == '\\':
+			escaped = true
+			if s.off+1 >= len(s.data) {
+				return escaped, s.errorf("unexpected end of JSON input")
+			}
+			switch s.data[s.off+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.off += 2
+			case 'u':
+				if s.off+6 > len(s.data) || !isHex4(s.data[s.off+2:s.off+6]) {
+					return escaped, s.errorf("invalid \\u escape")
+				}
+				s.off += 6
+			default:
+				return escaped, s.errorf("invalid escape %q", s.data[s.off+1])
+			}
+		case b < 0x20:
+			return escaped, s.errorf("control character %#x in string", b)
+		default:
+			s.off++
+		}
+	}
+	return escaped, s.errorf("unexpected end of JSON input")
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *jsonScan) literal(word string) error {
+	if len(s.data)-s.off < len(word) || string(s.data[s.off:s.off+len(word)]) != word {
+		return s.errorf("invalid literal")
+	}
+	s.off += len(word)
+	return nil
+}
+
+// number scans -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *jsonScan) number() error {
+	digits := func() int {
+		n := 0
+		for s.off < len(s.data) && s.data[s.off] >= '0' && s.data[s.off] <= '9' {
+			s.off++
+			n++
+		}
+		return n
+	}
+	if s.data[s.off] == '-' {
+		s.off++
+	}
+	if s.off < len(s.data) && s.data[s.off] == '0' {
+		s.off++
+	} else if digits() == 0 {
+		return s.errorf("invalid number")
+	}
+	if s.off < len(s.data) && s.data[s.off] == '.' {
+		s.off++
+		if digits() == 0 {
+			return s.errorf("invalid number")
+		}
+	}
+	if s.off < len(s.data) && (s.data[s.off] == 'e' || s.data[s.off] == 'E') {
+		s.off++
+		if s.off < len(s.data) && (s.data[s.off] == '+' || s.data[s.off] == '-') {
+			s.off++
+		}
+		if digits() == 0 {
+			return s.errorf("invalid number")
+		}
+	}
+	return nil
+}
