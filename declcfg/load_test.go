@@ -3,6 +3,7 @@ package declcfg
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,4 +157,32 @@ func TestWriteOrderMatchesOpm(t *testing.T) {
 	// property values keep their key order; custom blobs are key-sorted.
 	assert.Contains(t, buf.String(), "\"version\": \"2.0.0\",\n                \"packageName\": \"b\"")
 	assert.Contains(t, buf.String(), "{\n    \"alpha\": {\n        \"x\": 2,\n        \"y\": 1\n    },\n    \"package\": \"b\",\n    \"schema\": \"custom.z\",\n    \"zeta\": 1\n}")
+}
+
+// Comment-only documents are errors wherever they are, at the comment's line
+// (opm's reader decodes them as empty objects); blank ones are not.
+func TestCommentOnlyDocuments(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want []string
+	}{
+		{"a: 1\n---\n# c\n", []string{"3:document holds only comments"}},
+		{"schema: x\n---\n# c\n---\nschema: y\n", []string{"3:document holds only comments"}},
+		{"# licence\n---\nschema: x\n", []string{"1:document holds only comments"}},
+		{"# Title\n", []string{"1:file holds only comments"}},
+		{"---\n---\nschema: x\n---\n", nil},
+		{"---\n\n   \n", nil},
+		{"schema: x\n# trailing comment in a document with content\n", nil},
+		{"schema: x\n--- # a separator with a comment\nschema: y\n", nil},
+		{"a: |\n  ---\n  # not a comment: block content\nschema: x\n", nil},
+	} {
+		f := ParseFile("f.yaml", []byte(tc.src))
+		var got []string
+		for _, e := range f.Errors {
+			if e.Rule == RuleEmptyDocument {
+				got = append(got, fmt.Sprintf("%d:%s", e.Pos.Line, e.Msg[:strings.Index(e.Msg, ";")]))
+			}
+		}
+		assert.Equal(t, tc.want, got, "%q", tc.src)
+	}
 }

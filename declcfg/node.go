@@ -347,12 +347,11 @@ func yamlErrorLine(line int, msg string) int {
 }
 
 // yamlDoc is one document of a YAML stream. Empty is set for documents with
-// no content; Comment tells whether the empty document held comments.
+// no content (ParseFile finds comment-only ones in the text).
 type yamlDoc struct {
-	Node    *yaml.Node
-	Line    int
-	Empty   bool
-	Comment bool
+	Node  *yaml.Node
+	Line  int
+	Empty bool
 }
 
 func parseYAMLStream(data []byte, each func(d yamlDoc) error) error {
@@ -394,8 +393,6 @@ func parseYAMLv3(data []byte, each func(d yamlDoc) error) error {
 			d.Node, d.Line = root, root.Line
 			if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" && root.Value == "" {
 				d.Empty = true
-				d.Comment = doc.HeadComment != "" || doc.FootComment != "" || doc.LineComment != "" ||
-					root.HeadComment != "" || root.FootComment != "" || root.LineComment != ""
 			}
 		}
 		if err := each(d); err != nil {

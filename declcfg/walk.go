@@ -336,14 +336,17 @@ func ParseFile(name string, data []byte) *File {
 	if isJSONStream(data) {
 		err = parseJSONStream(data, func(n *yaml.Node) error { addRoot(n); return nil })
 	} else {
+		chunks := commentOnlyChunks(data)
+		for i, line := range chunks {
+			what := "document holds"
+			if i == 0 && len(chunks) == 1 && wholeFileIsComments(data) {
+				what = "file holds"
+			}
+			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: line}, Rule: RuleEmptyDocument,
+				Msg: fmt.Sprintf("%s only comments; opm rejects it (object '' is missing root schema field): remove it or list the file in %s", what, IgnoreFile)})
+		}
 		err = parseYAMLStream(data, func(d yamlDoc) error {
-			switch {
-			case d.Empty && d.Comment:
-				f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: d.Line}, Rule: RuleEmptyDocument,
-					Msg: fmt.Sprintf("document holds only comments; opm rejects it (object '' is missing root schema field): remove it or list the file in %s", IgnoreFile)})
-			case d.Empty:
-				// blank documents, such as the one before a leading "---", carry nothing
-			default:
+			if !d.Empty { // blank documents, such as the one before a leading "---", carry nothing
 				addRoot(d.Node)
 			}
 			return nil
@@ -357,17 +360,66 @@ func ParseFile(name string, data []byte) *File {
 			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name}, Rule: RuleSyntax, Msg: err.Error()})
 		}
 	}
-	if len(f.Docs) == 0 && len(f.Errors) == 0 && len(bytes.TrimSpace(data)) > 0 && !onlyDocumentMarkers(data) {
-		f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: 1}, Rule: RuleEmptyDocument,
-			Msg: fmt.Sprintf("file holds only comments; opm rejects it (object '' is missing root schema field): remove it or list it in %s", IgnoreFile)})
-	}
 	return f
 }
 
-func onlyDocumentMarkers(data []byte) bool {
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		l := bytes.TrimSpace(line)
-		if len(l) != 0 && !bytes.Equal(l, []byte("---")) && !bytes.Equal(l, []byte("...")) {
+// isSeparator tells a "---" line that ends a YAML document the way opm's
+// reader (k8s.io/apimachinery's YAMLReader) does: "---" at the start of the
+// line, followed by nothing but spaces or a comment.
+func isSeparator(line []byte) bool {
+	if !bytes.HasPrefix(line, []byte("---")) {
+		return false
+	}
+	rest := bytes.TrimSpace(line[3:])
+	return len(rest) == 0 || rest[0] == '#'
+}
+
+// commentOnlyChunks returns, for every "---"-separated chunk of a YAML file
+// that holds comments and nothing else, the line of its first comment. opm
+// decodes such a chunk as an empty object and rejects the catalog; yaml.v3
+// attaches the comments to neighbouring documents (or drops them), so this
+// reads the text itself.
+func commentOnlyChunks(data []byte) []int {
+	var out []int
+	firstComment, content := 0, false
+	line := 0
+	for off := 0; off < len(data); {
+		end := bytes.IndexByte(data[off:], '\n')
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += off
+		}
+		line++
+		l := data[off:end]
+		switch t := bytes.TrimLeft(l, " \t"); {
+		case isSeparator(l):
+			if firstComment > 0 && !content {
+				out = append(out, firstComment)
+			}
+			firstComment, content = 0, false
+		case content:
+			// the rest of a chunk with content does not matter
+		case len(bytes.TrimSpace(t)) == 0:
+		case t[0] == '#':
+			if firstComment == 0 {
+				firstComment = line
+			}
+		default:
+			content = true
+		}
+		off = end + 1
+	}
+	if firstComment > 0 && !content {
+		out = append(out, firstComment)
+	}
+	return out
+}
+
+// wholeFileIsComments reports a file with no separators and only comments.
+func wholeFileIsComments(data []byte) bool {
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if isSeparator(l) {
 			return false
 		}
 	}
