@@ -301,7 +301,7 @@ func (img *Image) readEntries(ctx context.Context, l layer, rc io.Reader, want [
 		switch hdr.Typeflag {
 		case tar.TypeDir:
 			n.kind = kindDir
-		case tar.TypeReg, tar.TypeRegA: //nolint:staticcheck // old tars still use TypeRegA
+		case tar.TypeReg: // archive/tar reports old TypeRegA entries as TypeReg (or TypeDir)
 			if hdr.Size > b.limits.MaxFileSize {
 				return nil, fail(hdr.Name, "file of %d bytes is over the %d-byte limit", hdr.Size, b.limits.MaxFileSize)
 			}
