@@ -1,0 +1,175 @@
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/graph"
+	"github.com/fbc-project/fbc/render"
+	"github.com/fbc-project/fbc/template"
+	"github.com/fbc-project/fbc/validate"
+	vreport "github.com/fbc-project/fbc/validate/report"
+)
+
+func init() { register(newTemplateCmd) }
+
+func newTemplateCmd() *cobra.Command {
+	output := newEnum("json", "json", "yaml", "mermaid")
+	migrate := newEnum("none", template.MigrateLevels...)
+	var opts template.FileOptions
+	var explain, noValidate bool
+	cmd := &cobra.Command{
+		Use:   "template [basic|semver] [FILE|-]",
+		Short: "Render a basic or semver catalog template into a file-based catalog",
+		Long: `Template renders a catalog template into FBC on standard output.
+
+A basic template (schema: olm.template.basic) lists FBC blobs; each bundle entry
+is a stub {schema: olm.bundle, image: REF} that is replaced by the rendered
+bundle, and everything else passes through as written.
+
+A semver template (schema: olm.semver) lists bundle images under candidate,
+fast and stable; fbc generates the package, its channels (<archetype>-vX for
+major channels, <archetype>-vX.Y for minor ones) and their edges: the highest Z
+of each Y-stream replaces the previous Y-stream's head and skips every other
+lower version, exactly as opm does. With --skip-range every entry instead
+replaces the next lower version and each Y-stream head carries a skipRange over
+its own Y-stream (see docs/templates.md for what that means for upgrades from
+older Y-streams). --explain prints, for each generated channel, the edges of
+every entry and why, to standard error; the catalog still goes to standard
+output.
+
+The template type is read from its schema unless TYPE is given. With one
+argument, "basic" or "semver" is taken as TYPE and the template is read from
+standard input (write ./basic for a file of that name); FILE "-" or no FILE
+also reads standard input.
+
+Bundle references are rendered through --image-map FILE first: a YAML or JSON
+object from image references, exactly as the template writes them, to local
+sources: a bundle directory (relative paths are taken from the map file's
+folder), an oci: or docker-archive: reference, or a catalog file or directory
+holding that one bundle. The bundle keeps the template's reference as its
+image. Other references are pulled from their registry, unless --offline.
+
+The result is validated like fbc validate before anything is written; on
+errors the diagnostics go to standard error, nothing goes to standard output,
+and the exit status is 1. Exit status 2 means the template could not be
+rendered for reasons outside it (unreadable files, a registry that cannot be
+reached).`,
+		Example: `  fbc template catalog-templates/basic.yaml -o yaml
+  fbc template semver semver.yaml --image-map images.yaml --offline
+  fbc template semver.yaml --explain > catalog.json
+  fbc template semver.yaml --skip-range --migrate-level bundle-object-to-csv-metadata
+  fbc template semver.yaml -o mermaid`,
+		Args: rangeArgs(0, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			file := "-"
+			switch len(args) {
+			case 1:
+				if slices.Contains(template.Kinds, template.Kind(args[0])) {
+					opts.Kind = template.Kind(args[0])
+				} else {
+					file = args[0]
+				}
+			case 2:
+				if !slices.Contains(template.Kinds, template.Kind(args[0])) {
+					return usageErrorf("unknown template type %q: use basic or semver (or leave it out to read the template's schema)", args[0])
+				}
+				opts.Kind, file = template.Kind(args[0]), args[1]
+			}
+			if explain && opts.Kind == template.KindBasic {
+				return usageErrorf("--explain describes generated channels: it applies to semver templates only")
+			}
+			if opts.SkipRange && opts.Kind == template.KindBasic {
+				return usageErrorf("--skip-range changes generated channels: it applies to semver templates only")
+			}
+			opts.MigrateLevel = migrate.String()
+			opts.Stdin = cmd.InOrStdin()
+			opts.Warn = warner(cmd.ErrOrStderr())
+			res, err := template.RenderFile(cmd.Context(), file, opts)
+			if err != nil {
+				return templateError(err)
+			}
+			stderr := cmd.ErrOrStderr()
+			for _, w := range res.Warnings {
+				fmt.Fprintf(stderr, "fbc: warning: %v\n", w)
+			}
+			if explain {
+				if res.Explanation == nil {
+					return usageErrorf("--explain describes generated channels: it applies to semver templates only")
+				}
+				if err := res.Explanation.WriteText(stderr); err != nil {
+					return err
+				}
+			}
+			if !noValidate {
+				vr, err := validate.ValidateConfig(cmd.Context(), res.Config, validate.Options{})
+				if err != nil {
+					return err
+				}
+				if !vr.Valid() {
+					if err := vreport.Write(stderr, "text", vr, vreport.Options{}); err != nil {
+						return err
+					}
+					return findingsError(fmt.Errorf("the rendered catalog of %s is not valid (use --no-validate to write it anyway)", displayName(file)))
+				}
+			}
+			var buf bytes.Buffer
+			switch output.String() {
+			case "mermaid":
+				// like opm's render-template: classic (v0) semantics drawn
+				var pic *graph.Picture
+				if pic, err = graph.Draw(graph.New(res.Config), graph.PictureOptions{V0Semantics: true}); err == nil {
+					for _, w := range pic.Warnings {
+						fmt.Fprintf(stderr, "fbc: warning: %s\n", w)
+					}
+					err = pic.WriteMermaid(&buf)
+				}
+			default:
+				err = declcfg.Write(res.Config, declcfg.Format(output.String()), &buf)
+			}
+			if err != nil {
+				return fmt.Errorf("writing catalog: %w", err)
+			}
+			_, err = cmd.OutOrStdout().Write(buf.Bytes())
+			return err
+		},
+	}
+	output.register(cmd, "output", "o", "output format")
+	migrate.register(cmd, "migrate-level", "", "migrate rendered bundles up to this level")
+	cmd.Flags().StringVar(&opts.ImageMap, "image-map", "", "YAML or JSON `FILE` mapping image references to local bundle sources")
+	cmd.Flags().BoolVar(&opts.Offline, "offline", false, "never pull: a reference not in the image map is an error")
+	cmd.Flags().BoolVar(&opts.SkipRange, "skip-range", false, "semver: give each Y-stream head a skipRange over its Y-stream instead of a skips list")
+	cmd.Flags().BoolVar(&explain, "explain", false, "semver: print each generated entry's edges and the reason to standard error")
+	cmd.Flags().BoolVar(&noValidate, "no-validate", false, "write the catalog without validating it")
+	_ = cmd.MarkFlagFilename("image-map", "yaml", "yml", "json")
+	return cmd
+}
+
+func displayName(file string) string {
+	if file == "-" {
+		return "standard input"
+	}
+	return file
+}
+
+// templateError maps template failures to exit codes: a problem with the
+// template or image map, or a bundle that renders to the wrong thing, is a
+// finding (1); anything else (unreadable files, registries) is trouble (2).
+func templateError(err error) error {
+	var ps template.Problems
+	var p *template.Problem
+	if errors.As(err, &ps) || errors.As(err, &p) || render.IsInvalidInput(err) {
+		return findingsError(err)
+	}
+	var le declcfg.LoadErrors
+	if errors.As(err, &le) && !le.HasIO() {
+		return findingsError(err)
+	}
+	return fmt.Errorf("%s", strings.TrimSpace(err.Error()))
+}
