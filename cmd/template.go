@@ -54,7 +54,9 @@ object from image references, exactly as the template writes them, to local
 sources: a bundle directory (relative paths are taken from the map file's
 folder), an oci: or docker-archive: reference, or a catalog file or directory
 holding that one bundle. The bundle keeps the template's reference as its
-image. Other references are pulled from their registry, unless --offline.
+image. Other references are pulled from their registry through the image
+cache, as fbc render pulls them (--use-http, --skip-tls-verify, --cache-dir,
+--platform); with --offline they must be in the map or in the cache.
 
 The result is validated like fbc validate before anything is written; on
 errors the diagnostics go to standard error, nothing goes to standard output,
@@ -87,6 +89,9 @@ reached).`,
 			}
 			if opts.SkipRange && opts.Kind == template.KindBasic {
 				return usageErrorf("--skip-range changes generated channels: it applies to semver templates only")
+			}
+			if err := checkPullFlags(opts.Image); err != nil {
+				return err
 			}
 			opts.MigrateLevel = migrate.String()
 			opts.Stdin = cmd.InOrStdin()
@@ -143,7 +148,7 @@ reached).`,
 	output.register(cmd, "output", "o", "output format")
 	migrate.register(cmd, "migrate-level", "", "migrate rendered bundles up to this level")
 	cmd.Flags().StringVar(&opts.ImageMap, "image-map", "", "YAML or JSON `FILE` mapping image references to local bundle sources")
-	cmd.Flags().BoolVar(&opts.Offline, "offline", false, "never pull: a reference not in the image map is an error")
+	addPullFlags(cmd.Flags(), &opts.Image)
 	cmd.Flags().BoolVar(&opts.SkipRange, "skip-range", false, "semver: give each Y-stream head a skipRange over its Y-stream instead of a skips list")
 	cmd.Flags().BoolVar(&explain, "explain", false, "semver: print each generated entry's edges and the reason to standard error")
 	cmd.Flags().BoolVar(&noValidate, "no-validate", false, "write the catalog without validating it")

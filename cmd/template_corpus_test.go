@@ -220,7 +220,7 @@ func runCorpusPair(ts *testscript.TestScript, repo string, dirs map[string]strin
 
 	var stdout, stderr bytes.Buffer
 	code := Run(context.Background(), []string{"template", tmplPath, "--image-map", mapFile, "--offline",
-		"--migrate-level", migrateLevel(p.ocp), "--no-validate"}, nil, &stdout, &stderr)
+		"--migrate-level", migrateLevel(p.ocp), "--no-validate", "--cache-dir", filepath.Join(work, "cache")}, nil, &stdout, &stderr)
 	counts := fmt.Sprintf("(%d from directories, %d stand-ins)", fromDirs, standIns)
 	if code != 0 {
 		msg := strings.TrimSpace(stderr.String())

@@ -2,9 +2,11 @@ package template
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/image"
 )
 
 // FileOptions render a template file the way the command line does.
@@ -13,9 +15,9 @@ type FileOptions struct {
 	Kind Kind
 	// ImageMap is the path of an image map file ("" for none).
 	ImageMap string
-	// Offline makes references missing from the image map errors instead
-	// of registry pulls.
-	Offline bool
+	// Image says how bundle images are pulled; with Image.Offline a
+	// reference missing from the image map must be in the image cache.
+	Image image.Options
 	// MigrateLevel is a render migration level ("none" or "" for none).
 	MigrateLevel string
 	// SkipRange: see Options.SkipRange.
@@ -40,17 +42,14 @@ func RenderFile(ctx context.Context, path string, opts FileOptions) (*Result, er
 			return nil, err
 		}
 	}
-	var remote BundleRenderer
-	if !opts.Offline {
-		remote = pullBundle(opts)
-	}
+	sources := &bundleSources{opts: opts}
 	name := path
 	if path == "-" {
 		name = "-"
 	}
 	return Render(ctx, name, data, Options{
 		Kind:      opts.Kind,
-		Render:    MappedRenderer(m, localSource(opts), remote),
+		Render:    MappedRenderer(m, localSource(sources), remoteSource(m, sources, opts.Image.Offline)),
 		SkipRange: opts.SkipRange,
 		Migrate: func(cfg *declcfg.DeclarativeConfig) error {
 			if opts.MigrateLevel == "" || opts.MigrateLevel == "none" {
@@ -64,12 +63,32 @@ func RenderFile(ctx context.Context, path string, opts FileOptions) (*Result, er
 // localSource renders an image map's source: bundle directories and
 // oci:/docker-archive: references through render, catalog files and
 // directories by loading their bundles.
-func localSource(opts FileOptions) LocalRenderer {
-	return func(ctx context.Context, source, image string) ([]declcfg.Bundle, error) {
+func localSource(sources *bundleSources) LocalRenderer {
+	return func(ctx context.Context, source, ref string) ([]declcfg.Bundle, error) {
 		if isBundleDir(source) || isImageSource(source) {
-			return renderBundleSource(ctx, source, image, opts)
+			return sources.render(ctx, source, ref)
 		}
-		return loadCatalogBundles(ctx, source, image)
+		return loadCatalogBundles(ctx, source, ref)
+	}
+}
+
+// remoteSource renders references the image map does not hold. Offline,
+// only the image cache can serve them; a miss is a problem of the template
+// and its map (exit 1), said together with what the cache lacked.
+func remoteSource(m *ImageMap, sources *bundleSources, offline bool) BundleRenderer {
+	if !offline {
+		return sources.pull
+	}
+	return func(ctx context.Context, ref string) ([]declcfg.Bundle, error) {
+		bs, err := sources.pull(ctx, ref)
+		if err == nil || ctx.Err() != nil {
+			return bs, err
+		}
+		where := "no image map was given"
+		if m != nil {
+			where = fmt.Sprintf("it is not in image map %s", m.File)
+		}
+		return nil, &Problem{Msg: fmt.Sprintf("%s, and %v", where, err)}
 	}
 }
 
