@@ -30,8 +30,10 @@ docs:
 	$(GO) run ./cmd/docgen
 
 # bench runs every benchmark once per size; scaled inputs come from bench-data.
-bench: bench-data
+# It ends with wall time and peak RSS of bin/fbc validate next to opm's.
+bench: bench-data build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./...
+	@./scripts/bench-rss.sh
 
 bench-data:
 	@./scripts/bench-data.sh
@@ -43,6 +45,8 @@ fuzz:
 	$(GO) test ./declcfg -run '^$$' -fuzz '^FuzzDecodeDocument$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./image -run '^$$' -fuzz '^FuzzReadFiles$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./image -run '^$$' -fuzz '^FuzzParseReference$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./validate -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./validate -run '^$$' -fuzz '^FuzzScanManifest$$' -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf bin

@@ -20,7 +20,7 @@ const maxReleaseLength = 20
 // (exactly one, matching the package, strict semver version, valid release
 // and normalized name), image references, inline objects, the CSV they
 // carry, and records it in the catalog index.
-func (c *checker) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle, props []propertyNode) {
+func (c *fileCheck) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle, props []propertyNode) {
 	bi := &bundleIndex{name: b.Name, pos: d.pos(root)}
 	where := func(p propertyNode) string { return fmt.Sprintf("properties[%d]", p.index) }
 
@@ -52,7 +52,7 @@ func (c *checker) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle, 
 	}
 
 	if b.Image != "" {
-		if err := parseImageReference(b.Image); err != nil {
+		if err := c.imageReference(b.Image); err != nil {
 			d.reportf(RuleImageReference, field(root, "image"), "image %q is not a valid image reference: %v", b.Image, err)
 		}
 	} else if objects == 0 {
@@ -65,7 +65,7 @@ func (c *checker) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle, 
 	for i, ri := range items(field(root, "relatedImages")) {
 		img := field(ri, "image")
 		if s := strValue(img); s != "" {
-			if err := parseImageReference(s); err != nil {
+			if err := c.imageReference(s); err != nil {
 				d.reportf(RuleImageReference, img, "relatedImages[%d].image %q is not a valid image reference: %v", i, s, err)
 			}
 		}
@@ -74,9 +74,7 @@ func (c *checker) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle, 
 	c.csvMismatch(d, root, b, version, bi.hasRelease, csv)
 
 	if b.Package != "" && b.Name != "" {
-		p := c.index.pkg(b.Package)
-		p.bundles = append(p.bundles, bi)
-		p.use(bi.pos)
+		c.records = append(c.records, indexRecord{pkg: b.Package, bundle: bi})
 	}
 }
 
@@ -95,9 +93,23 @@ func orPlaceholder(s, placeholder string) string {
 	return s
 }
 
+// imageReference parses a reference once per run: bundles of a package list
+// mostly the same related images.
+func (c *fileCheck) imageReference(s string) error {
+	if err, ok := c.refs[s]; ok {
+		return err
+	}
+	err := parseImageReference(s)
+	if c.refs == nil {
+		c.refs = map[string]error{}
+	}
+	c.refs[s] = err
+	return err
+}
+
 // packageProperty checks the olm.package value and returns the parsed
 // version.
-func (c *checker) packageProperty(d *docContext, root *yaml.Node, b *declcfg.Bundle, p propertyNode, bi *bundleIndex) *semver.Version {
+func (c *fileCheck) packageProperty(d *docContext, root *yaml.Node, b *declcfg.Bundle, p propertyNode, bi *bundleIndex) *semver.Version {
 	v := p.value
 	if v == nil || v.Kind != yaml.MappingNode {
 		return nil // the shape walk reports it
@@ -175,7 +187,7 @@ type csvIdentity struct {
 
 // bundleObject checks that an olm.bundle.object holds base64 of a Kubernetes
 // object and returns its identity.
-func (c *checker) bundleObject(d *docContext, p propertyNode, where string) *csvIdentity {
+func (c *fileCheck) bundleObject(d *docContext, p propertyNode, where string) *csvIdentity {
 	dn := field(p.value, "data")
 	data := strValue(dn)
 	if data == "" {
@@ -251,7 +263,7 @@ func preview(b []byte) string {
 // or, without an inline CSV, with the version its own name ends with.
 // A bundle with a release is named <package>-v<version>-<release>
 // (rule bundle-release), so its name is not compared with the version.
-func (c *checker) csvMismatch(d *docContext, root *yaml.Node, b *declcfg.Bundle, version *semver.Version, hasRelease bool, csv *csvIdentity) {
+func (c *fileCheck) csvMismatch(d *docContext, root *yaml.Node, b *declcfg.Bundle, version *semver.Version, hasRelease bool, csv *csvIdentity) {
 	if b.Name == "" {
 		return
 	}

@@ -48,6 +48,34 @@ func (p *pkgIndex) use(pos declcfg.Pos) {
 	}
 }
 
+// indexRecord is what one blob adds to the index; exactly one pointer is
+// set. Files are checked concurrently and their records applied in file
+// order, so the index is the same whatever the scheduling.
+type indexRecord struct {
+	pkg         string
+	decl        *pkgDecl
+	channel     *chanIndex
+	bundle      *bundleIndex
+	deprecation *depIndex
+}
+
+func (x *catalogIndex) apply(r indexRecord) {
+	p := x.pkg(r.pkg)
+	switch {
+	case r.decl != nil:
+		p.decls = append(p.decls, *r.decl)
+	case r.channel != nil:
+		p.channels = append(p.channels, r.channel)
+		p.use(r.channel.pos)
+	case r.bundle != nil:
+		p.bundles = append(p.bundles, r.bundle)
+		p.use(r.bundle.pos)
+	case r.deprecation != nil:
+		p.deprecations = append(p.deprecations, r.deprecation)
+		p.use(r.deprecation.pos)
+	}
+}
+
 type pkgDecl struct {
 	pos            declcfg.Pos
 	defaultChannel string
@@ -93,7 +121,7 @@ type depEntry struct {
 
 var dns1123Label = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
-func (c *checker) packageBlob(d *docContext, root *yaml.Node, p *declcfg.Package) {
+func (c *fileCheck) packageBlob(d *docContext, root *yaml.Node, p *declcfg.Package) {
 	if p.Name == "" {
 		return // missing-field or empty-value already
 	}
@@ -109,11 +137,11 @@ func (c *checker) packageBlob(d *docContext, root *yaml.Node, p *declcfg.Package
 	if dc == nil {
 		dc = root
 	}
-	c.index.pkg(p.Name).decls = append(c.index.pkg(p.Name).decls, pkgDecl{
-		pos: d.pos(root), defaultChannel: p.DefaultChannel, defaultPos: d.pos(dc), defaultBad: bad})
+	c.records = append(c.records, indexRecord{pkg: p.Name, decl: &pkgDecl{
+		pos: d.pos(root), defaultChannel: p.DefaultChannel, defaultPos: d.pos(dc), defaultBad: bad}})
 }
 
-func (c *checker) channelBlob(d *docContext, root *yaml.Node, ch *declcfg.Channel) {
+func (c *fileCheck) channelBlob(d *docContext, root *yaml.Node, ch *declcfg.Channel) {
 	if ch.Package == "" || ch.Name == "" {
 		return
 	}
@@ -136,12 +164,10 @@ func (c *checker) channelBlob(d *docContext, root *yaml.Node, ch *declcfg.Channe
 			ci.entries = append(ci.entries, e)
 		}
 	}
-	p := c.index.pkg(ch.Package)
-	p.channels = append(p.channels, ci)
-	p.use(ci.pos)
+	c.records = append(c.records, indexRecord{pkg: ch.Package, channel: ci})
 }
 
-func (c *checker) deprecationBlob(d *docContext, root *yaml.Node, dep *declcfg.Deprecation) {
+func (c *fileCheck) deprecationBlob(d *docContext, root *yaml.Node, dep *declcfg.Deprecation) {
 	if dep.Package == "" {
 		return
 	}
@@ -158,9 +184,7 @@ func (c *checker) deprecationBlob(d *docContext, root *yaml.Node, dep *declcfg.D
 		}
 		di.entries = append(di.entries, e)
 	}
-	p := c.index.pkg(dep.Package)
-	p.deprecations = append(p.deprecations, di)
-	p.use(di.pos)
+	c.records = append(c.records, indexRecord{pkg: dep.Package, deprecation: di})
 }
 
 // finish runs the rules that need the whole catalog, a package at a time.

@@ -23,9 +23,37 @@ type checker struct {
 	index *catalogIndex
 	diags []Diagnostic
 	stats Stats
+}
+
+// fileCheck checks the documents of one file. Files are checked
+// concurrently: a fileCheck reads the checker's configuration only and
+// collects its diagnostics and index records, which merge adds to the
+// checker in file order.
+type fileCheck struct {
+	*checker
+	diags   []Diagnostic
+	records []indexRecord
+	stats   Stats
 
 	// scratch is reused to decode olm.bundle.object data.
 	scratch []byte
+	// refs caches image reference verdicts by reference: the bundles of a
+	// package list mostly the same related images.
+	refs map[string]error
+}
+
+func (c *checker) newFileCheck() *fileCheck { return &fileCheck{checker: c} }
+
+// merge adds what a file check found.
+func (c *checker) merge(fc *fileCheck) {
+	c.diags = append(c.diags, fc.diags...)
+	c.stats.Files += fc.stats.Files
+	c.stats.Packages += fc.stats.Packages
+	c.stats.Channels += fc.stats.Channels
+	c.stats.Bundles += fc.stats.Bundles
+	for _, r := range fc.records {
+		c.index.apply(r)
+	}
 }
 
 func newChecker(opts Options) (*checker, error) {
@@ -71,15 +99,23 @@ type blobRef struct {
 }
 
 func (c *checker) add(rule string, pos declcfg.Pos, ref blobRef, msg string) {
+	c.diags = append(c.diags, c.diagnostic(rule, pos, ref, msg))
+}
+
+func (c *fileCheck) add(rule string, pos declcfg.Pos, ref blobRef, msg string) {
+	c.diags = append(c.diags, c.diagnostic(rule, pos, ref, msg))
+}
+
+func (c *checker) diagnostic(rule string, pos declcfg.Pos, ref blobRef, msg string) Diagnostic {
 	sev, ok := c.severity[rule]
 	if !ok {
 		sev = SeverityError
 	}
-	c.diags = append(c.diags, Diagnostic{Rule: rule, Severity: sev, Pos: pos,
-		Package: ref.pkg, Channel: ref.channel, Bundle: ref.bundle, Message: msg})
+	return Diagnostic{Rule: rule, Severity: sev, Pos: pos,
+		Package: ref.pkg, Channel: ref.channel, Bundle: ref.bundle, Message: msg}
 }
 
-func (c *checker) addLoadError(le *declcfg.LoadError, ref blobRef) {
+func (c *fileCheck) addLoadError(le *declcfg.LoadError, ref blobRef) {
 	d := fromLoadError(le)
 	d.Package, d.Channel, d.Bundle = ref.pkg, ref.channel, ref.bundle
 	c.diags = append(c.diags, d)
@@ -87,7 +123,7 @@ func (c *checker) addLoadError(le *declcfg.LoadError, ref blobRef) {
 
 // docContext is what the checks of one document share.
 type docContext struct {
-	c    *checker
+	c    *fileCheck
 	file string
 	ref  blobRef
 	// fixed replaces every position (in-memory blobs have none of their own
@@ -131,7 +167,7 @@ func (d *docContext) reportf(rule string, n *yaml.Node, format string, args ...a
 }
 
 // file checks one parsed file.
-func (c *checker) file(f *declcfg.File) {
+func (c *fileCheck) file(f *declcfg.File) {
 	c.stats.Files++
 	for _, le := range f.Errors {
 		c.addLoadError(le, blobRef{})
@@ -143,7 +179,7 @@ func (c *checker) file(f *declcfg.File) {
 
 // document checks one document. blob, when given, is used instead of
 // decoding the document (ValidateConfig passes the caller's typed blob).
-func (c *checker) document(doc declcfg.Document, given *declcfg.Blob) {
+func (c *fileCheck) document(doc declcfg.Document, given *declcfg.Blob) {
 	d := &docContext{c: c, file: doc.Pos.File}
 	var blob declcfg.Blob
 	if given != nil {

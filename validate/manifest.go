@@ -234,12 +234,27 @@ func (s *jsonScan) array(depth int) error {
 	}
 }
 
+// plainByte marks the bytes a string can hold without a closer look: not
+// the closing quote, not a backslash, not a control character.
+var plainByte = func() (t [256]bool) {
+	for b := 0x20; b < 256; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
+
 // str scans a string starting at its opening quote and reports whether it
 // holds escapes.
 func (s *jsonScan) str() (bool, error) {
 	s.off++ // "
 	escaped := false
 	for s.off < len(s.data) {
+		for s.off < len(s.data) && plainByte[s.data[s.off]] {
+			s.off++
+		}
+		if s.off >= len(s.data) {
+			break
+		}
 		b := s.data[s.off]
 		switch {
 		case b == '"':

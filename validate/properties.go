@@ -25,7 +25,7 @@ func (p propertyNode) path() *fieldPath {
 
 // properties checks each property value of a blob against the definition of
 // its type and returns the properties for the blob's own rules.
-func (c *checker) properties(d *docContext, root *yaml.Node) []propertyNode {
+func (c *fileCheck) properties(d *docContext, root *yaml.Node) []propertyNode {
 	list := items(field(root, "properties"))
 	if len(list) == 0 {
 		return nil
@@ -64,7 +64,7 @@ func (c *checker) properties(d *docContext, root *yaml.Node) []propertyNode {
 // unknownProperty warns about property types that are probably mistakes.
 // FBC lets anyone define property types, so a namespaced type nobody knows
 // (example.com/tier) is fine.
-func (c *checker) unknownProperty(d *docContext, p propertyNode) {
+func (c *fileCheck) unknownProperty(d *docContext, p propertyNode) {
 	at := field(p.item, "type")
 	where := fmt.Sprintf("properties[%d]", p.index)
 	if sug := suggest(p.typ, c.schema.propertyTypes); sug != "" {
@@ -80,7 +80,7 @@ func (c *checker) unknownProperty(d *docContext, p propertyNode) {
 }
 
 // unknownSchema warns about blob schemas that are probably mistakes.
-func (c *checker) unknownSchema(d *docContext, root *yaml.Node, schema string) {
+func (c *fileCheck) unknownSchema(d *docContext, root *yaml.Node, schema string) {
 	at := field(root, "schema")
 	known := make([]string, 0, len(c.schema.schemas))
 	for k := range c.schema.schemas {

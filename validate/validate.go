@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -98,23 +99,53 @@ func (r *Result) Count() (errors, warnings int) {
 // exist, a --schema directory that does not compile); all problems with
 // catalog content are diagnostics.
 //
-// Files are parsed in parallel and checked in path order as they arrive;
-// each file's YAML nodes are dropped once its documents are checked, so
-// memory depends on the largest files and the number of blobs, not on the
-// size of the catalog.
+// Files are parsed and checked in parallel; each file's YAML nodes are
+// dropped once its documents are checked, so memory depends on the largest
+// files and the number of blobs, not on the size of the catalog.
 func Validate(ctx context.Context, paths []string, opts Options) (*Result, error) {
 	c, err := newChecker(opts)
 	if err != nil {
 		return nil, err
 	}
+	workers := opts.Concurrency
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	// Files arrive parsed, in path order. Each is checked on its own
+	// goroutine (at most workers at once); their results queue up in the
+	// same order and are merged one by one, so the outcome does not depend
+	// on scheduling.
+	pending := make(chan chan *fileCheck, workers)
+	merged := make(chan struct{})
+	go func() {
+		for res := range pending {
+			c.merge(<-res)
+		}
+		close(merged)
+	}()
+	slots := make(chan struct{}, workers)
+	var walkErr error
 	for _, p := range paths {
-		err := declcfg.WalkPath(ctx, p, opts.Stdin, declcfg.WalkOptions{Concurrency: opts.Concurrency}, func(f *declcfg.File) error {
-			c.file(f)
+		walkErr = declcfg.WalkPath(ctx, p, opts.Stdin, declcfg.WalkOptions{Concurrency: opts.Concurrency}, func(f *declcfg.File) error {
+			res := make(chan *fileCheck, 1)
+			slots <- struct{}{}
+			pending <- res
+			go func() {
+				fc := c.newFileCheck()
+				fc.file(f)
+				res <- fc
+				<-slots
+			}()
 			return nil
 		})
-		if err != nil {
-			return nil, err
+		if walkErr != nil {
+			break
 		}
+	}
+	close(pending)
+	<-merged
+	if walkErr != nil {
+		return nil, walkErr
 	}
 	return c.result(), nil
 }
@@ -147,6 +178,7 @@ func ValidateConfig(ctx context.Context, cfg *declcfg.DeclarativeConfig, opts Op
 	for i := range cfg.Others {
 		blobs = append(blobs, declcfg.Blob{Schema: cfg.Others[i].Schema, Meta: &cfg.Others[i]})
 	}
+	fc := c.newFileCheck()
 	for _, b := range blobs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -155,8 +187,9 @@ func ValidateConfig(ctx context.Context, cfg *declcfg.DeclarativeConfig, opts Op
 		if err != nil {
 			return nil, err
 		}
-		c.document(doc, &b)
+		fc.document(doc, &b)
 	}
+	c.merge(fc)
 	return c.result(), nil
 }
 

@@ -308,3 +308,25 @@ func TestRuleCatalogue(t *testing.T) {
 		t.Error("RuleByID found a rule that does not exist")
 	}
 }
+
+// FuzzValidate feeds arbitrary files to the whole checker: it must not
+// panic, must not fail to run, and must say the same thing twice.
+func FuzzValidate(f *testing.F) {
+	f.Add([]byte(catalog("a", "stable", map[string][]entry{"stable": {{name: "a.v1.0.0"}, {name: "a.v1.1.0", replaces: "a.v1.0.0", skips: []string{"a.v0.9.0"}, skipRange: "<1.1.0"}}})))
+	f.Add([]byte(`{"schema":"olm.bundle","package":"a","name":"a.v1","properties":[{"type":"olm.bundle.object","value":{"data":"eyJraW5kIjoiQ1NWIn0="}},{"type":"olm.constraint","value":{"all":{"constraints":[{}]}}}]}`))
+	f.Add([]byte("schema: olm.deprecations\npackage: a\nentries:\n- reference: {schema: olm.channel}\n  message: x\n"))
+	f.Add([]byte("schema: olm.package\nname: A\nicon: {base64data: '!!'}\nproperties: [{type: olm.pakage}]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		run := func() []validate.Diagnostic {
+			res, err := validate.Validate(context.Background(), []string{"-"}, validate.Options{Stdin: strings.NewReader(string(data))})
+			if err != nil {
+				t.Fatalf("Validate: %v", err)
+			}
+			return res.Diagnostics
+		}
+		first, second := run(), run()
+		if !slices.Equal(first, second) {
+			t.Fatalf("two runs differ:%s\n---%s", dump(first), dump(second))
+		}
+	})
+}
