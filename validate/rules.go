@@ -86,7 +86,7 @@ var catalogue = []Rule{
 		"A field has the wrong JSON type (for example a number where a string belongs).",
 		"Write the value with the type the message names; quote version-like values such as 1.10 in YAML."},
 	{declcfg.RuleDuplicateKey, SeverityError,
-		"An object has the same key twice.",
+		"An object has the same key twice, or two keys that differ only in case (opm reads them as one).",
 		"Remove one of the keys; JSON decoders keep only one of them, silently."},
 	{declcfg.RuleKeyCase, SeverityWarning,
 		"A key matches a known field only when case is ignored.",
