@@ -40,7 +40,8 @@ func init() {
 
 type corpusPair struct {
 	pkg, template, ocp string
-	kind               string
+	// tmpl and catalog are the template file and the published catalog.
+	tmpl, catalog string
 }
 
 type ciFile struct {
@@ -58,6 +59,9 @@ type ciFile struct {
 // versions the corpus holds are v4.16, v4.18 and v4.22, and of those a few
 // catalogs were missing from the source snapshot (MISSING_FROM_SNAPSHOT.tsv).
 func corpusPairs(repo string) (pairs []corpusPair, missing []string, err error) {
+	if _, err := os.Stat(filepath.Join(repo, "operators")); err != nil {
+		return graphPairs(repo)
+	}
 	snapshotGaps, err := missingFromSnapshot(repo)
 	if err != nil {
 		return nil, nil, err
@@ -82,8 +86,10 @@ func corpusPairs(repo string) (pairs []corpusPair, missing []string, err error) 
 				if _, err := os.Stat(filepath.Join(repo, "catalogs", ocp)); err != nil {
 					continue // the corpus holds only some OpenShift versions
 				}
-				p := corpusPair{pkg: pkg, template: m.TemplateName, ocp: ocp, kind: m.Type}
 				rel := filepath.Join("catalogs", ocp, pkg, "catalog.yaml")
+				p := corpusPair{pkg: pkg, template: m.TemplateName, ocp: ocp,
+					tmpl:    filepath.Join(repo, "operators", pkg, "catalog-templates", m.TemplateName),
+					catalog: filepath.Join(repo, rel)}
 				if _, err := os.Stat(filepath.Join(repo, rel)); err != nil {
 					why := "the snapshot has no catalog of this package for " + ocp
 					if snapshotGaps[filepath.ToSlash(rel)] {
@@ -95,6 +101,36 @@ func corpusPairs(repo string) (pairs []corpusPair, missing []string, err error) 
 				pairs = append(pairs, p)
 			}
 		}
+	}
+	return pairs, missing, nil
+}
+
+// graphPairs lists the pairs of a repository laid out like securesign/fbc:
+// <ocp>/<pkg>/graph.yaml is a basic template (with inline deprecations)
+// and <ocp>/<pkg>/catalog/<pkg>/catalog.json its rendering.
+func graphPairs(repo string) (pairs []corpusPair, missing []string, err error) {
+	graphs, err := filepath.Glob(filepath.Join(repo, "v*", "*", "graph.yaml"))
+	if err != nil {
+		return nil, nil, err
+	}
+	sort.Strings(graphs)
+	snapshotGaps, err := missingFromSnapshot(repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, g := range graphs {
+		dir := filepath.Dir(g)
+		pkg, ocp := filepath.Base(dir), filepath.Base(filepath.Dir(dir))
+		rel := filepath.Join(ocp, pkg, "catalog", pkg, "catalog.json")
+		if _, err := os.Stat(filepath.Join(repo, rel)); err != nil {
+			why := "the snapshot has no catalog of this package for " + ocp
+			if snapshotGaps[filepath.ToSlash(rel)] {
+				why = "its catalog is listed in MISSING_FROM_SNAPSHOT.tsv"
+			}
+			missing = append(missing, fmt.Sprintf("%s %s graph.yaml: not compared: %s", pkg, ocp, why))
+			continue
+		}
+		pairs = append(pairs, corpusPair{pkg: pkg, template: "graph.yaml", ocp: ocp, tmpl: g, catalog: filepath.Join(repo, rel)})
 	}
 	return pairs, missing, nil
 }
@@ -184,9 +220,9 @@ func templateCorpusCmd(ts *testscript.TestScript, neg bool, args []string) {
 func runCorpusPair(ts *testscript.TestScript, repo string, dirs map[string]string, work string, p corpusPair) (line string, ok bool, fromDirs, standIns int) {
 	ts.Check(os.MkdirAll(work, 0o755))
 	head := fmt.Sprintf("%s %s %s", p.pkg, p.ocp, p.template)
-	want, err := declcfg.Load(context.Background(), []string{filepath.Join(repo, "catalogs", p.ocp, p.pkg, "catalog.yaml")}, declcfg.LoadOptions{})
+	want, err := declcfg.Load(context.Background(), []string{p.catalog}, declcfg.LoadOptions{})
 	ts.Check(err)
-	tmplPath := filepath.Join(repo, "operators", p.pkg, "catalog-templates", p.template)
+	tmplPath := p.tmpl
 	refs, err := templateRefs(tmplPath)
 	if err != nil {
 		return fmt.Sprintf("%s: template does not parse: %v", head, err), false, 0, 0

@@ -2,6 +2,7 @@ package template
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
@@ -20,6 +21,11 @@ import (
 type stub struct {
 	ref string
 	pos declcfg.Pos
+	// name is the bundle name a basic template's stub may state (opm
+	// accepts and ignores it; real templates write it to say which bundle
+	// a digest is), checked against the rendered bundle.
+	name    string
+	namePos declcfg.Pos
 }
 
 func renderBasic(ctx context.Context, doc *document, opts Options) (*Result, error) {
@@ -83,13 +89,23 @@ func renderBasic(ctx context.Context, doc *document, opts Options) (*Result, err
 		return nil, err
 	}
 	for _, i := range bundleAt {
-		cfg.Bundles = append(cfg.Bundles, rendered[i].Bundle)
+		b := rendered[i].Bundle
+		if st := stubs[i]; st.name != "" && st.name != b.Name {
+			ps = append(ps, &Problem{Pos: st.namePos, Msg: fmt.Sprintf("bundle stub says name %q, but %q renders to bundle %q", st.name, st.ref, b.Name)})
+		}
+		cfg.Bundles = append(cfg.Bundles, b)
+	}
+	if len(ps) > 0 {
+		return nil, ps
 	}
 	res.Config = cfg
 	return res, nil
 }
 
-// stub checks that a bundle entry is a stub: schema and image, nothing else.
+// stub checks that a bundle entry is a stub: schema and image, and at most
+// the bundle's name. Like opm, a package, properties or related images are
+// refused (rendering supplies them); unlike opm, so is any other field,
+// which opm would drop without a word.
 func (d *document) stub(n *yaml.Node) (stub, Problems) {
 	fs, ps := d.fields(n)
 	s := stub{pos: d.at(n)}
@@ -105,12 +121,18 @@ func (d *document) stub(n *yaml.Node) (stub, Problems) {
 				ps = append(ps, p)
 			}
 			s.ref = strings.TrimSpace(ref)
+		case "name":
+			name, p := d.str(f.value, "name")
+			if p != nil {
+				ps = append(ps, p)
+			}
+			s.name, s.namePos = strings.TrimSpace(name), d.at(f.value)
 		default:
 			extra = append(extra, f.name)
 		}
 	}
 	if len(extra) > 0 {
-		ps = append(ps, d.problem(n, "bundle entry has %s %s: in a basic template a bundle is a stub with only schema and image (its name, package, properties and related images come from rendering the image)",
+		ps = append(ps, d.problem(n, "bundle entry has %s %s: in a basic template a bundle is a stub with only schema and image, and optionally the bundle's name (its package, properties and related images come from rendering the image)",
 			plural(len(extra), "field", "fields"), quoteList(extra)))
 	} else if s.ref == "" && len(ps) == 0 {
 		at := n

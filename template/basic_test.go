@@ -27,11 +27,15 @@ entries:
   image: r/op:op.v1.1.0
 - schema: olm.bundle
   image: r/op:op.v1.0.0
+  name: op.v1.0.0
 - schema: example.custom
   package: op
   value: 42
 `
 
+// The second stub states its bundle's name, as real templates do to say
+// which bundle a digest is (securesign's model-validation-operator): opm
+// accepts that, and so does fbc when the name is right.
 func TestBasicRendersStubsAndPassesTheRestThrough(t *testing.T) {
 	res, err := renderString(t, nil, basicTemplate, Options{})
 	if err != nil {
@@ -77,7 +81,9 @@ func TestBasicProblems(t *testing.T) {
 		kind            Kind
 	}{
 		{name: "stub with extra fields", src: "schema: olm.template.basic\nentries:\n- schema: olm.bundle\n  image: r/op:op.v1.0.0\n  name: op.v1.0.0\n  properties: []\n",
-			want: `t.yaml:3:3: bundle entry has fields "name", "properties": in a basic template a bundle is a stub with only schema and image`},
+			want: `t.yaml:3:3: bundle entry has field "properties": in a basic template a bundle is a stub with only schema and image`},
+		{name: "stub naming another bundle", src: "schema: olm.template.basic\nentries:\n- schema: olm.bundle\n  image: r/op:op.v1.0.0\n  name: op.v1.0.1\n",
+			want: `t.yaml:5:9: bundle stub says name "op.v1.0.1", but "r/op:op.v1.0.0" renders to bundle "op.v1.0.0"`},
 		{name: "stub without image", src: "schema: olm.template.basic\nentries:\n- schema: olm.bundle\n",
 			want: "t.yaml:3:3: bundle entry has no image"},
 		{name: "entry not an object", src: "schema: olm.template.basic\nentries:\n- just a string\n",
