@@ -175,11 +175,13 @@ func TestCommentOnlyDocuments(t *testing.T) {
 		{"schema: x\n# trailing comment in a document with content\n", nil},
 		{"schema: x\n--- # a separator with a comment\nschema: y\n", nil},
 		{"a: |\n  ---\n  # not a comment: block content\nschema: x\n", nil},
+		{"--- {schema: x}\n", []string{"1:a line starting with '---' separates documents and may hold only a comment after it (opm: invalid Yaml document separator)"}},
+		{"schema: x\n----\nschema: y\n", []string{"2:a line starting with '---' separates documents and may hold only a comment after it (opm: invalid Yaml document separator)"}},
 	} {
 		f := ParseFile("f.yaml", []byte(tc.src))
 		var got []string
 		for _, e := range f.Errors {
-			if e.Rule == RuleEmptyDocument {
+			if e.Rule == RuleEmptyDocument || strings.Contains(e.Msg, "separat") {
 				got = append(got, fmt.Sprintf("%d:%s", e.Pos.Line, e.Msg[:strings.Index(e.Msg, ";")]))
 			}
 		}

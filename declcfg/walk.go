@@ -336,14 +336,18 @@ func ParseFile(name string, data []byte) *File {
 	if isJSONStream(data) {
 		err = parseJSONStream(data, func(n *yaml.Node) error { addRoot(n); return nil })
 	} else {
-		chunks := commentOnlyChunks(data)
-		for i, line := range chunks {
-			what := "document holds"
-			if i == 0 && len(chunks) == 1 && wholeFileIsComments(data) {
-				what = "file holds"
+		scan := scanChunks(data)
+		for _, line := range scan.badSeparators {
+			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: line, Col: 1}, Rule: RuleSyntax,
+				Msg: "a line starting with '---' separates documents and may hold only a comment after it (opm: invalid Yaml document separator); move the rest to the next line"})
+		}
+		for _, line := range scan.commentOnly {
+			what := "document"
+			if scan.separators == 0 {
+				what = "file"
 			}
-			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: line}, Rule: RuleEmptyDocument,
-				Msg: fmt.Sprintf("%s only comments; opm rejects it (object '' is missing root schema field): remove it or list the file in %s", what, IgnoreFile)})
+			msg := what + " holds only comments; opm rejects it (object '' is missing root schema field): remove it or list the file in " + IgnoreFile
+			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: line}, Rule: RuleEmptyDocument, Msg: msg})
 		}
 		err = parseYAMLStream(data, func(d yamlDoc) error {
 			if !d.Empty { // blank documents, such as the one before a leading "---", carry nothing
@@ -363,25 +367,28 @@ func ParseFile(name string, data []byte) *File {
 	return f
 }
 
-// isSeparator tells a "---" line that ends a YAML document the way opm's
-// reader (k8s.io/apimachinery's YAMLReader) does: "---" at the start of the
-// line, followed by nothing but spaces or a comment.
-func isSeparator(line []byte) bool {
-	if !bytes.HasPrefix(line, []byte("---")) {
-		return false
-	}
-	rest := bytes.TrimSpace(line[3:])
-	return len(rest) == 0 || rest[0] == '#'
+// chunkScan is what the text of a YAML file says about its documents as
+// opm's reader (k8s.io/apimachinery's YAMLReader) splits them: every line
+// that starts with "---" ends a chunk, and must hold nothing but spaces or a
+// comment after the dashes.
+type chunkScan struct {
+	separators    int
+	badSeparators []int // lines of "---" followed by content
+	commentOnly   []int // first comment line of each chunk with only comments
 }
 
-// commentOnlyChunks returns, for every "---"-separated chunk of a YAML file
-// that holds comments and nothing else, the line of its first comment. opm
-// decodes such a chunk as an empty object and rejects the catalog; yaml.v3
-// attaches the comments to neighbouring documents (or drops them), so this
-// reads the text itself.
-func commentOnlyChunks(data []byte) []int {
-	var out []int
+// scanChunks reads the text itself: opm decodes a comment-only chunk as an
+// empty object and rejects the catalog, while yaml.v3 attaches the comments
+// to a neighbouring document or drops them.
+func scanChunks(data []byte) chunkScan {
+	var s chunkScan
 	firstComment, content := 0, false
+	endChunk := func() {
+		if firstComment > 0 && !content {
+			s.commentOnly = append(s.commentOnly, firstComment)
+		}
+		firstComment, content = 0, false
+	}
 	line := 0
 	for off := 0; off < len(data); {
 		end := bytes.IndexByte(data[off:], '\n')
@@ -392,15 +399,20 @@ func commentOnlyChunks(data []byte) []int {
 		}
 		line++
 		l := data[off:end]
-		switch t := bytes.TrimLeft(l, " \t"); {
-		case isSeparator(l):
-			if firstComment > 0 && !content {
-				out = append(out, firstComment)
+		off = end + 1
+		if bytes.HasPrefix(l, []byte("---")) {
+			s.separators++
+			if rest := bytes.TrimSpace(l[3:]); len(rest) > 0 && rest[0] != '#' {
+				s.badSeparators = append(s.badSeparators, line)
 			}
-			firstComment, content = 0, false
-		case content:
-			// the rest of a chunk with content does not matter
-		case len(bytes.TrimSpace(t)) == 0:
+			endChunk()
+			continue
+		}
+		if content {
+			continue // the rest of a chunk with content does not matter
+		}
+		switch t := bytes.TrimSpace(l); {
+		case len(t) == 0:
 		case t[0] == '#':
 			if firstComment == 0 {
 				firstComment = line
@@ -408,22 +420,9 @@ func commentOnlyChunks(data []byte) []int {
 		default:
 			content = true
 		}
-		off = end + 1
 	}
-	if firstComment > 0 && !content {
-		out = append(out, firstComment)
-	}
-	return out
-}
-
-// wholeFileIsComments reports a file with no separators and only comments.
-func wholeFileIsComments(data []byte) bool {
-	for _, l := range bytes.Split(data, []byte("\n")) {
-		if isSeparator(l) {
-			return false
-		}
-	}
-	return true
+	endChunk()
+	return s
 }
 
 // binaryOffset finds a NUL byte or invalid UTF-8 in the first 64 KiB.
