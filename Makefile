@@ -47,6 +47,7 @@ fuzz:
 	$(GO) test ./image -run '^$$' -fuzz '^FuzzParseReference$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./validate -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./validate -run '^$$' -fuzz '^FuzzScanManifest$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./validate -run '^$$' -fuzz '^FuzzMatchReference$$' -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf bin

@@ -3,7 +3,6 @@ package validate
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -13,22 +12,18 @@ import (
 // and its parser is more lenient than opm's, so validate carries this small
 // parser of its own.
 
-const (
-	refAlnum     = `[a-z0-9]+`
-	refSeparator = `(?:[._]|__|[-]+)`
-	refComponent = refAlnum + `(?:` + refSeparator + refAlnum + `)*`
-	refPath      = refComponent + `(?:/` + refComponent + `)*`
-	refDomainCmp = `(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])`
-	refHost      = `(?:` + refDomainCmp + `(?:\.` + refDomainCmp + `)*|\[(?:[a-fA-F0-9:]+)\])`
-	refDomain    = refHost + `(?::[0-9]+)?`
-	refTag       = `[\w][\w.-]{0,127}`
-	refDigest    = `[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}`
-)
-
-var (
-	referenceRE = regexp.MustCompile(`^((?:` + refDomain + `/)?` + refPath + `)(?::(` + refTag + `))?(?:@(` + refDigest + `))?$`)
-	hex64RE     = regexp.MustCompile(`^[a-f0-9]{64}$`)
-)
+// hex64 is an image ID, which reference parsers refuse as a name.
+func isHex64(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // digestLengths are the hex lengths of the digest algorithms that reference
 // parsers accept.
@@ -39,7 +34,7 @@ const maxNameLength = 255
 // parseImageReference reports why s is not a valid normalized image
 // reference, or nil.
 func parseImageReference(s string) error {
-	if hex64RE.MatchString(s) {
+	if isHex64(s) {
 		return errors.New("a bare 64-character hex string is an image ID, not a reference")
 	}
 	domain, remainder := splitDockerDomain(s)
@@ -51,17 +46,17 @@ func parseImageReference(s string) error {
 		return fmt.Errorf("repository name %q must be lowercase", remote)
 	}
 	full := domain + "/" + remainder
-	m := referenceRE.FindStringSubmatch(full)
-	if m == nil {
-		if referenceRE.MatchString(strings.ToLower(full)) {
+	name, dg, ok := matchReference(full)
+	if !ok {
+		if _, _, ok := matchReference(strings.ToLower(full)); ok {
 			return errors.New("repository name must be lowercase")
 		}
 		return errors.New("invalid reference format")
 	}
-	if len(m[1]) > maxNameLength {
+	if len(name) > maxNameLength {
 		return fmt.Errorf("repository name is longer than %d characters", maxNameLength)
 	}
-	if dg := m[3]; dg != "" {
+	if dg != "" {
 		alg, hex, _ := strings.Cut(dg, ":")
 		want, ok := digestLengths[alg]
 		switch {
@@ -90,4 +85,167 @@ func splitDockerDomain(name string) (domain, remainder string) {
 		remainder = "library/" + remainder
 	}
 	return domain, remainder
+}
+
+// matchReference matches the reference grammar of distribution/reference:
+//
+//	reference := name [":" tag] ["@" digest]
+//	name      := [domain "/"] path-component ["/" path-component]*
+//	domain    := host [":" port]      host: DNS labels (any case) or [IPv6]
+//	path-component := [a-z0-9]+ (separator [a-z0-9]+)*   separator: . _ __ -+
+//	tag       := [A-Za-z0-9_][A-Za-z0-9_.-]{0,127}
+//	digest    := algorithm ":" hex{32,}
+//
+// by hand rather than with its regular expression, which took a measurable
+// share of a catalog's check (reference_test.go compares the two).
+func matchReference(s string) (name, digest string, ok bool) {
+	if i := strings.IndexByte(s, '@'); i >= 0 {
+		s, digest = s[:i], s[i+1:]
+		if !isDigest(digest) {
+			return "", "", false
+		}
+	}
+	// A tag follows the last path component; a ':' before the last '/' is
+	// a registry port.
+	name = s
+	last := strings.LastIndexByte(s, '/') + 1
+	if i := strings.IndexByte(s[last:], ':'); i >= 0 {
+		name = s[:last+i]
+		if !isTag(s[last+i+1:]) {
+			return "", "", false
+		}
+	}
+	return name, digest, isName(name)
+}
+
+func isName(s string) bool {
+	if isPath(s) {
+		return true
+	}
+	i := strings.IndexByte(s, '/')
+	return i > 0 && isDomain(s[:i]) && isPath(s[i+1:])
+}
+
+func isPath(s string) bool {
+	for {
+		i := strings.IndexByte(s, '/')
+		if i < 0 {
+			return isPathComponent(s)
+		}
+		if !isPathComponent(s[:i]) {
+			return false
+		}
+		s = s[i+1:]
+	}
+}
+
+func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+
+// isPathComponent: alphanumerics joined by ".", "_", "__" or runs of "-".
+func isPathComponent(s string) bool {
+	if s == "" || !isLowerAlnum(s[0]) || !isLowerAlnum(s[len(s)-1]) {
+		return false
+	}
+	for i := 0; i < len(s); {
+		if isLowerAlnum(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && !isLowerAlnum(s[j]) {
+			j++
+		}
+		switch sep := s[i:j]; {
+		case sep == ".", sep == "_", sep == "__":
+		case strings.Trim(sep, "-") == "":
+		default:
+			return false
+		}
+		i = j
+	}
+	return true
+}
+
+func isDomain(s string) bool {
+	host := s
+	if i := strings.LastIndexByte(s, ':'); i >= 0 && !strings.HasSuffix(s, "]") {
+		host = s[:i]
+		port := s[i+1:]
+		if port == "" {
+			return false
+		}
+		for j := 0; j < len(port); j++ {
+			if port[j] < '0' || port[j] > '9' {
+				return false
+			}
+		}
+	}
+	if strings.HasPrefix(host, "[") {
+		inner, ok := strings.CutSuffix(host[1:], "]")
+		if !ok || inner == "" {
+			return false
+		}
+		for j := 0; j < len(inner); j++ {
+			if c := inner[j]; !(c == ':' || c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
+		}
+		return true
+	}
+	for _, label := range strings.Split(host, ".") {
+		if label == "" || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for j := 0; j < len(label); j++ {
+			if c := label[j]; !(c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func isWord(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isTag(s string) bool {
+	if s == "" || len(s) > 128 || !isWord(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isWord(c) && c != '.' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// isDigest: [A-Za-z][A-Za-z0-9]*([-_+.][A-Za-z][A-Za-z0-9]*)* ":" hex{32,}
+func isDigest(s string) bool {
+	alg, hex, ok := strings.Cut(s, ":")
+	if !ok || len(hex) < 32 {
+		return false
+	}
+	for j := 0; j < len(hex); j++ {
+		if c := hex[j]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	start := true
+	for j := 0; j < len(alg); j++ {
+		c := alg[j]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		switch {
+		case start && !letter:
+			return false
+		case start:
+			start = false
+		case c == '-' || c == '_' || c == '+' || c == '.':
+			start = true
+		case !letter && !(c >= '0' && c <= '9'):
+			return false
+		}
+	}
+	return alg != "" && !start
 }
