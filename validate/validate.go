@@ -54,7 +54,8 @@ type Options struct {
 	SchemaDirs []string
 	// Stdin is read for the path "-".
 	Stdin io.Reader
-	// Concurrency bounds parallel file parsing (default: CPUs).
+	// Concurrency bounds how many files are parsed, and how many checked,
+	// at once (default: the number of CPUs).
 	Concurrency int
 }
 
