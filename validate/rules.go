@@ -190,7 +190,7 @@ var catalogue = []Rule{
 		"An olm.bundle.object property is not base64 of a Kubernetes object with apiVersion, kind and metadata.name.",
 		"Re-render the bundle; each object's data is the base64 of one manifest."},
 	{RuleCSVMismatch, SeverityWarning,
-		"A bundle's name or version differs from its ClusterServiceVersion's metadata.name or spec.version.",
+		"A bundle's name or version differs from its ClusterServiceVersion's metadata.name or spec.version (from an inline olm.bundle.object), or, without one, from the version its own name ends with (olm.csv.metadata carries neither).",
 		"Re-render the bundle, or rename it after its CSV; tools that look bundles up by CSV name will not find it."},
 	{RuleVersionRange, SeverityError,
 		"An olm.package.required versionRange is not a semver range OLM can parse.",
