@@ -3,7 +3,6 @@ package validate
 import (
 	"fmt"
 	"os"
-	"sync"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/cuecontext"
@@ -41,7 +40,7 @@ import (
 // policy may use any CUE feature.
 type policy struct {
 	dir        string
-	mu         sync.Mutex
+	rt         *cueRuntime
 	schemas    map[string]cue.Value
 	properties map[string]cue.Value
 }
@@ -52,7 +51,7 @@ func loadPolicy(dir string) (*policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--schema %s: %w", dir, err)
 	}
-	p := &policy{dir: dir}
+	p := &policy{dir: dir, rt: &cueRuntime{ctx: ctx}}
 	var hasSchemas, hasProps bool
 	if p.schemas, hasSchemas, err = mapEntries(v, "schemas"); err != nil {
 		return nil, fmt.Errorf("--schema %s: %w", dir, err)
@@ -82,7 +81,7 @@ func (p *policy) checkBlob(d *docContext, root *yaml.Node, schema string, props 
 }
 
 func (p *policy) eval(d *docContext, s cue.Value, n *yaml.Node, fp *fieldPath) {
-	evalCUE(&p.mu, s, n, fp, func(_ string, at *yaml.Node, _ *fieldPath, msg string) {
+	evalCUE(p.rt, s, n, fp, func(_ string, at *yaml.Node, _ *fieldPath, msg string) {
 		d.report(RulePolicy, at, fmt.Sprintf("%s (policy in %s)", msg, p.dir))
 	})
 }

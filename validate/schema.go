@@ -24,9 +24,9 @@ var schemaFS embed.FS
 
 // catalogSchema is the compiled built-in schema.
 type catalogSchema struct {
-	// cue holds the evaluated CUE value; mu serialises evaluation, which the
+	// cue holds the evaluated CUE value; rt is the runtime it lives in,
 	// CUE runtime does not allow concurrently.
-	mu  *sync.Mutex
+	rt  *cueRuntime
 	cue cue.Value
 	// schemas and properties are the compiled `schemas` and `properties`
 	// maps, keyed by schema name and property type.
@@ -102,8 +102,8 @@ func compileSchemaFS(fsys fs.FS, dir string) (*catalogSchema, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &catalogSchema{mu: &sync.Mutex{}, cue: v}
-	c := &shapeCompiler{mu: s.mu}
+	s := &catalogSchema{rt: &cueRuntime{ctx: ctx}, cue: v}
+	c := &shapeCompiler{rt: s.rt}
 	if s.schemas, err = c.compileMap(v, "schemas"); err != nil {
 		return nil, err
 	}

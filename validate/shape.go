@@ -42,7 +42,7 @@ type shape struct {
 	// residual is evaluated with CUE when set; the native checks above are
 	// then skipped for this node and everything below it.
 	residual *cue.Value
-	mu       *sync.Mutex
+	rt       *cueRuntime
 }
 
 type shapeField struct {
@@ -68,7 +68,7 @@ func (l literal) String() string {
 }
 
 type shapeCompiler struct {
-	mu *sync.Mutex
+	rt *cueRuntime
 	// memo holds the shapes of referenced definitions by path, so that a
 	// definition used in many places (or recursively, as #Constraint is) is
 	// compiled once.
@@ -105,7 +105,7 @@ func (c *shapeCompiler) compile(v cue.Value, depth int) (*shape, error) {
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	s := &shape{kinds: v.IncompleteKind(), mu: c.mu}
+	s := &shape{kinds: v.IncompleteKind(), rt: c.rt}
 	op, args := v.Expr()
 	switch {
 	case s.kinds == cue.StructKind:
@@ -270,7 +270,7 @@ func (c *shapeCompiler) compileList(s *shape, v cue.Value, depth int) (*shape, e
 
 func (c *shapeCompiler) residual(v cue.Value) *shape {
 	c.residuals = append(c.residuals, fmt.Sprint(v.Path()))
-	return &shape{kinds: cue.TopKind, residual: &v, mu: c.mu}
+	return &shape{kinds: cue.TopKind, residual: &v, rt: c.rt}
 }
 
 // shapeReport receives what a walk finds: rule, the node it concerns, the
@@ -606,22 +606,28 @@ func (s *shape) unknownFieldMessage(key string, p *fieldPath) string {
 
 // evaluate checks n against the residual CUE value.
 func (s *shape) evaluate(n *yaml.Node, p *fieldPath, report shapeReport) {
-	evalCUE(s.mu, *s.residual, n, p, report)
+	evalCUE(s.rt, *s.residual, n, p, report)
+}
+
+// cueRuntime is a CUE context with the lock that serialises evaluation in
+// it: the CUE runtime does not allow concurrent use.
+type cueRuntime struct {
+	sync.Mutex
+	ctx *cue.Context
 }
 
 // evalCUE unifies the YAML value n with the CUE value v and reports each
-// error at the node its path leads to, classified by rule. mu guards the CUE
-// runtime v belongs to.
-func evalCUE(mu *sync.Mutex, v cue.Value, n *yaml.Node, p *fieldPath, report shapeReport) {
+// error at the node its path leads to, classified by rule. v belongs to rt.
+func evalCUE(rt *cueRuntime, v cue.Value, n *yaml.Node, p *fieldPath, report shapeReport) {
 	val, err := declcfg.NodeToValue(n)
 	if err != nil {
 		return // the loader reports values it cannot convert
 	}
 	val = stripNulls(val)
-	mu.Lock()
-	verr := v.Unify(v.Context().Encode(val)).Validate(cue.Concrete(true))
+	rt.Lock()
+	verr := v.Unify(rt.ctx.Encode(val)).Validate(cue.Concrete(true))
 	prefix := len(v.Path().Selectors())
-	mu.Unlock()
+	rt.Unlock()
 	for _, ce := range cueerrors.Errors(verr) {
 		rel := ce.Path()
 		if len(rel) >= prefix {

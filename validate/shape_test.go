@@ -57,7 +57,7 @@ func cueFindings(t testing.TB, s *catalogSchema, val map[string]any) []finding {
 	t.Helper()
 	var out []finding
 	eval := func(def cue.Value, v any, prefix string) {
-		err := def.Unify(def.Context().Encode(v)).Validate(cue.Concrete(true))
+		err := def.Unify(s.rt.ctx.Encode(v)).Validate(cue.Concrete(true))
 		skip := len(def.Path().Selectors())
 		perPath := map[string][]string{}
 		var order []string
