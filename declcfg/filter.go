@@ -113,7 +113,7 @@ func Filter(cfg *DeclarativeConfig, sel Selection) (*DeclarativeConfig, []Note, 
 		return nil, nil, selectionErrorf("latest must be a positive number, not %d", sel.Latest)
 	}
 	if sel.VersionRange != "" {
-		r, err := semver.ParseRange(sel.VersionRange)
+		r, err := ParseRange(sel.VersionRange)
 		if err != nil {
 			return nil, nil, selectionErrorf("invalid version range %q: %v (write ranges like skipRange: \">=1.2.0 <2.0.0\")", sel.VersionRange, err)
 		}
@@ -437,7 +437,7 @@ func (f *filter) requirements(b *Bundle) []requirement {
 	owner := bundleKey{b.Package, b.Name}
 	var out []requirement
 	addPkg := func(pr PackageRequired) {
-		r, err := semver.ParseRange(pr.VersionRange)
+		r, err := ParseRange(pr.VersionRange)
 		if err != nil {
 			key := owner.pkg + "/" + owner.name + "/" + pr.VersionRange
 			if !f.warned[key] {

@@ -7,6 +7,8 @@ import (
 
 	mmsemver "github.com/Masterminds/semver/v3"
 	blang "github.com/blang/semver/v4"
+
+	"github.com/fbc-project/fbc/declcfg"
 )
 
 // Two semver libraries on purpose: OLM (classic and v1) evaluates skipRange
@@ -82,9 +84,11 @@ func (a versionRelease) compare(b versionRelease) int {
 	return blang.Version{Pre: a.release}.Compare(blang.Version{Pre: b.release})
 }
 
-// parseSkipRange parses an olm.skipRange exactly as OLM does.
+// parseSkipRange parses an olm.skipRange as OLM does. A range with an empty
+// alternative ("a || || b") is an error here: OLM would crash evaluating it,
+// which a simulation cannot reproduce, so it is reported and ignored.
 func parseSkipRange(s string) (func(blang.Version) bool, error) {
-	r, err := blang.ParseRange(s)
+	r, err := declcfg.ParseRange(s)
 	if err != nil {
 		return nil, err
 	}

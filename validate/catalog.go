@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -156,7 +157,9 @@ func (c *fileCheck) channelBlob(d *docContext, root *yaml.Node, ch *declcfg.Chan
 			e.skips = append(e.skips, strValue(declcfg.Deref(s)))
 		}
 		if srn := field(en, "skipRange"); strValue(srn) != "" {
-			if _, err := semver.ParseRange(srn.Value); err != nil {
+			if _, err := declcfg.ParseRange(srn.Value); errors.Is(err, declcfg.ErrEmptyAlternative) {
+				d.reportf(RuleSkipRange, srn, "entry %q: invalid skipRange %q: %v; remove the empty alternative", e.name, srn.Value, err)
+			} else if err != nil {
 				d.reportf(RuleSkipRange, srn, "entry %q: invalid skipRange %q: %v; OLM ignores a skipRange it cannot parse", e.name, srn.Value, err)
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/blang/semver/v4"
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/fbc-project/fbc/declcfg"
@@ -97,14 +96,15 @@ func (c *fileCheck) unknownSchema(d *docContext, root *yaml.Node, schema string)
 }
 
 // checkVersionRange parses olm.package.required's versionRange the way OLM
-// does (blang/semver ParseRange).
+// does (blang/semver ParseRange, without the empty alternative that crashes
+// it).
 func checkVersionRange(d *docContext, v *yaml.Node, p *fieldPath) {
 	n := field(v, "versionRange")
 	r := strValue(n)
 	if r == "" {
 		return // the shape walk reports an absent or empty range
 	}
-	if _, err := semver.ParseRange(r); err != nil {
+	if _, err := declcfg.ParseRange(r); err != nil {
 		d.reportf(RuleVersionRange, n, "%s.versionRange %q is not a range OLM can parse: %v", p, r, err)
 	}
 }
