@@ -131,8 +131,8 @@ func (o *object) str(name string) (string, *yaml.Node) {
 	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
 		return "", v
 	}
-	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" && v.ShortTag() != "!!timestamp" {
-		o.d.errorf(v, RuleFieldType, "%q must be a string, not %s", name, KindName(v))
+	if _, yaml11 := YAML11Bool(v); yaml11 || v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" && v.ShortTag() != "!!timestamp" {
+		o.d.errorf(v, RuleFieldType, "%q must be a string, not %s", name, NotStringText(v))
 		return "", v
 	}
 	return v.Value, v
@@ -171,7 +171,7 @@ func DecodeDocument(doc Document) (blob Blob, errs []*LoadError, ok bool) {
 		pkg, _ = o.str("package")
 	}
 	if sn == nil || schema == "" {
-		if sn == nil || sn.ShortTag() == "!!null" || sn.ShortTag() == "!!str" {
+		if _, yaml11 := YAML11Bool(sn); sn == nil || sn.ShortTag() == "!!null" || sn.ShortTag() == "!!str" && !yaml11 {
 			d.errorf(doc.Node, RuleMissingSchema, "document has no \"schema\" field; every catalog blob needs one (olm.package, olm.channel, olm.bundle, olm.deprecations or a custom schema)")
 		}
 		return Blob{}, d.errs, false
@@ -249,8 +249,8 @@ func (d *decoder) channel(o *object, pos Pos, pkg, name string) *Channel {
 		e.SkipRange, _ = eo.str("skipRange")
 		skips, _ := eo.list("skips")
 		for _, sn := range skips {
-			if sn.Kind != yaml.ScalarNode || (sn.ShortTag() != "!!str" && sn.ShortTag() != "!!null") {
-				d.errorf(sn, RuleFieldType, "\"skips\" items must be strings, not %s", KindName(sn))
+			if _, yaml11 := YAML11Bool(sn); yaml11 || sn.Kind != yaml.ScalarNode || (sn.ShortTag() != "!!str" && sn.ShortTag() != "!!null") {
+				d.errorf(sn, RuleFieldType, "\"skips\" items must be strings, not %s", NotStringText(sn))
 				continue
 			}
 			if sn.ShortTag() == "!!null" {

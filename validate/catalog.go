@@ -90,6 +90,9 @@ type chanIndex struct {
 	name    string
 	pos     declcfg.Pos
 	entries []entryIndex
+	// unnamed counts entries left out of entries because their name is
+	// missing or not a string (reported where they are).
+	unnamed int
 }
 
 type entryIndex struct {
@@ -165,6 +168,8 @@ func (c *fileCheck) channelBlob(d *docContext, root *yaml.Node, ch *declcfg.Chan
 		}
 		if e.name != "" {
 			ci.entries = append(ci.entries, e)
+		} else {
+			ci.unnamed++
 		}
 	}
 	c.records = append(c.records, indexRecord{pkg: ch.Package, channel: ci})
@@ -322,6 +327,9 @@ func (c *checker) uniqueBundles(p *pkgIndex) []*bundleIndex {
 func (c *checker) checkChannel(p *pkgIndex, ch *chanIndex, bundles []*bundleIndex) {
 	ref := blobRef{pkg: p.name, channel: ch.name}
 	if len(ch.entries) == 0 {
+		if ch.unnamed > 0 {
+			return // its entries' names are reported; the graph is unknown
+		}
 		c.add(RuleEmptyChannel, ch.pos, ref, fmt.Sprintf("channel %q has no entries; add the bundles it offers or remove it", ch.name))
 		return
 	}

@@ -305,6 +305,9 @@ func isString(n *yaml.Node) bool {
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return false
 	}
+	if _, ok := declcfg.YAML11Bool(n); ok {
+		return false // a boolean to opm
+	}
 	t := n.ShortTag()
 	return t == "!!str" || t == "!!timestamp"
 }

@@ -371,6 +371,9 @@ func nodeKind(n *yaml.Node) cue.Kind {
 		case "!!float":
 			return cue.FloatKind
 		}
+		if _, ok := declcfg.YAML11Bool(n); ok {
+			return cue.BoolKind // as opm reads it
+		}
 		return cue.StringKind
 	}
 	return cue.BottomKind
@@ -411,6 +414,9 @@ func nodeLiteral(n *yaml.Node) (literal, bool) {
 	case cue.NullKind:
 		return literal{kind: k, value: "null"}, true
 	case cue.BoolKind:
+		if b, ok := declcfg.YAML11Bool(n); ok {
+			return literal{kind: k, value: strconv.FormatBool(b)}, true
+		}
 		return literal{kind: k, value: strings.ToLower(n.Value)}, true
 	case cue.IntKind, cue.FloatKind:
 		return literal{kind: k, value: n.Value}, true
@@ -450,7 +456,13 @@ func (s *shape) walk(n *yaml.Node, p *fieldPath, report shapeReport) {
 		if k == cue.IntKind && s.kinds&cue.FloatKind != 0 {
 			// 1 is a valid decimal number
 		} else {
-			report(declcfg.RuleFieldType, n, p, fmt.Sprintf("%s must be %s, not %s", subject(p), kindText(s.kinds), declcfg.KindName(n)))
+			what := declcfg.KindName(n)
+			if k == cue.BoolKind && s.kinds&cue.StringKind != 0 {
+				what = declcfg.NotStringText(n) // a YAML 1.1 boolean
+			} else if k == cue.BoolKind {
+				what = "a boolean"
+			}
+			report(declcfg.RuleFieldType, n, p, fmt.Sprintf("%s must be %s, not %s", subject(p), kindText(s.kinds), what))
 			return
 		}
 	}
