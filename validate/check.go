@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -210,6 +211,7 @@ func (c *fileCheck) document(doc declcfg.Document, given *declcfg.Blob) {
 	d.ref = refOf(blob, pkg, name)
 
 	root := declcfg.Deref(doc.Node)
+	foldedDuplicates(d, root, c.schema.schemas[blob.Schema])
 	if sh := c.schema.schemas[blob.Schema]; sh != nil {
 		sh.walk(root, rootPath(blob.Schema+" blob"), d.shapeReport)
 	} else if !c.policyDefines(func(p *policy) bool { return p.definesSchema(blob.Schema) }) {
@@ -232,6 +234,32 @@ func (c *fileCheck) document(doc declcfg.Document, given *declcfg.Blob) {
 		c.bundleBlob(d, root, blob.Bundle, props)
 	case blob.Deprecation != nil:
 		c.deprecationBlob(d, root, blob.Deprecation)
+	}
+}
+
+// foldedDuplicates reports top-level keys of a blob that differ only in
+// case. opm compares a blob's top-level keys case-insensitively, whatever its
+// schema, and rejects the blob when two fold to one ("duplicate keys for key
+// ..."). The shape walk reports the pairs in which one key is a field of a
+// known schema spelt exactly; this finds the rest (custom schemas, unknown
+// fields, two misspellings of one field).
+func foldedDuplicates(d *docContext, root *yaml.Node, sh *shape) {
+	entries, err := declcfg.MappingEntries(root)
+	if err != nil {
+		return // duplicate keys: the loader reports them
+	}
+	declared := func(key string) bool { return sh != nil && sh.byName[key] != nil }
+	for i, e := range entries {
+		if e.KeyNode == nil || declared(e.Key) {
+			continue
+		}
+		for _, f := range entries[:i] {
+			if f.Key != e.Key && strings.EqualFold(f.Key, e.Key) && !declared(f.Key) {
+				d.reportf(declcfg.RuleDuplicateKey, e.KeyNode,
+					"keys %q and %q differ only in case; opm compares a blob's keys case-insensitively and rejects the blob (duplicate keys): keep one of them", f.Key, e.Key)
+				break
+			}
+		}
 	}
 }
 
