@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -187,4 +189,38 @@ func TestCommentOnlyDocuments(t *testing.T) {
 		}
 		assert.Equal(t, tc.want, got, "%q", tc.src)
 	}
+}
+
+// lockedFS denies everything under one directory, as a directory without
+// read and search permission does (root, who runs some CI, cannot make one).
+type lockedFS struct {
+	fsys   fstest.MapFS
+	locked string
+}
+
+func (l lockedFS) Open(name string) (fs.File, error) {
+	if name == l.locked || strings.HasPrefix(name, l.locked+"/") {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+	}
+	return l.fsys.Open(name)
+}
+
+func TestUnreadableDirectoryReportedOnce(t *testing.T) {
+	fsys := lockedFS{locked: "sub", fsys: fstest.MapFS{
+		"good.yaml":          {Data: []byte("schema: olm.package\nname: good\n")},
+		"sub/catalog.yaml":   {Data: []byte("schema: olm.package\nname: hidden\n")},
+		"sub/.indexignore":   {Data: []byte("*.md\n")},
+		"other/.indexignore": {Data: []byte("*.md\n")},
+	}}
+	var got []string
+	err := WalkFS(context.Background(), fsys, "cat", WalkOptions{}, func(f *File) error {
+		for _, le := range f.Errors {
+			got = append(got, le.Rule+" "+le.Error())
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	// The directory, not also its .indexignore, which cannot be read for
+	// the same reason.
+	assert.Equal(t, []string{"io-error " + filepath.Join("cat", "sub") + ": cannot open: permission denied"}, got)
 }

@@ -190,7 +190,7 @@ func listFiles(fsys fs.FS, prefix string) ([]walkItem, error) {
 		}
 		if d.IsDir() {
 			scope, err := readIgnoreFile(fsys, p)
-			if err != nil {
+			if err != nil && !dirUnreadable(fsys, p) {
 				items = append(items, walkItem{name: path.Join(p, IgnoreFile), display: displayPath(prefix, path.Join(p, IgnoreFile)), err: &LoadError{
 					Pos: Pos{File: displayPath(prefix, path.Join(p, IgnoreFile))}, Rule: RuleIO, IO: true, Msg: ioMessage(err)}})
 			} else if scope != nil {
@@ -219,6 +219,14 @@ func listFiles(fsys fs.FS, prefix string) ([]walkItem, error) {
 		return nil
 	})
 	return items, err
+}
+
+// dirUnreadable reports whether a directory cannot be listed: WalkDir then
+// reports it itself, and its .indexignore cannot be read for the same reason,
+// which is not a second problem.
+func dirUnreadable(fsys fs.FS, dir string) bool {
+	_, err := fs.ReadDir(fsys, dir)
+	return err != nil
 }
 
 func readIgnoreFile(fsys fs.FS, dir string) (*ignoreScope, error) {
