@@ -47,7 +47,7 @@ type policy struct {
 
 func loadPolicy(dir string) (*policy, error) {
 	ctx := cuecontext.New()
-	v, err := loadCUEFiles(ctx, os.DirFS(dir), ".")
+	v, err := loadCUEFiles(ctx, os.DirFS(dir), ".", dir)
 	if err != nil {
 		return nil, fmt.Errorf("--schema %s: %w", dir, err)
 	}

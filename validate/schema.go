@@ -2,15 +2,19 @@ package validate
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/build"
 	"cuelang.org/go/cue/cuecontext"
+	cueerrors "cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/parser"
 )
 
@@ -56,9 +60,14 @@ func builtin() (*catalogSchema, error) {
 // loadCUEFiles builds one CUE instance from every .cue file in dir of fsys.
 // Files may declare a package (all the same one) or none; imports of CUE's
 // standard library (strings, regexp, ...) work, other imports do not.
-func loadCUEFiles(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, error) {
+// Positions in errors name files as display/<file>.
+func loadCUEFiles(ctx *cue.Context, fsys fs.FS, dir, display string) (cue.Value, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return cue.Value{}, fmt.Errorf("cannot list the directory: %w", pe.Err)
+		}
 		return cue.Value{}, err
 	}
 	var names []string
@@ -69,36 +78,70 @@ func loadCUEFiles(ctx *cue.Context, fsys fs.FS, dir string) (cue.Value, error) {
 	}
 	sort.Strings(names)
 	if len(names) == 0 {
-		return cue.Value{}, fmt.Errorf("no .cue files in %s", dir)
+		return cue.Value{}, fmt.Errorf("no .cue files in %s", display)
 	}
 	inst := build.NewContext().NewInstance(dir, nil)
 	for _, name := range names {
-		p := path.Join(dir, name)
-		src, err := fs.ReadFile(fsys, p)
+		shown := filepath.Join(display, name)
+		src, err := fs.ReadFile(fsys, path.Join(dir, name))
 		if err != nil {
-			return cue.Value{}, err
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return cue.Value{}, fmt.Errorf("reading %s: %w", shown, err)
 		}
-		f, err := parser.ParseFile(p, src, parser.ParseComments)
+		f, err := parser.ParseFile(shown, src, parser.ParseComments)
 		if err != nil {
-			return cue.Value{}, fmt.Errorf("parsing %s: %w", p, err)
+			return cue.Value{}, cueErrorText(err)
 		}
 		if err := inst.AddSyntax(f); err != nil {
-			return cue.Value{}, fmt.Errorf("adding %s: %w", p, err)
+			return cue.Value{}, cueErrorText(err)
 		}
 	}
 	v := ctx.BuildInstance(inst)
-	if err := v.Err(); err != nil {
-		return cue.Value{}, fmt.Errorf("compiling %s: %w", dir, err)
-	}
+	// Validate lists every error; Err only the first.
 	if err := v.Validate(); err != nil {
-		return cue.Value{}, fmt.Errorf("compiling %s: %w", dir, err)
+		return cue.Value{}, cueErrorText(err)
+	}
+	if err := v.Err(); err != nil {
+		return cue.Value{}, cueErrorText(err)
 	}
 	return v, nil
 }
 
+// cueErrorText turns CUE's errors into one line each, "file:line:col:
+// message", as compilers print them (CUE's Error() shows only the first,
+// without its position).
+func cueErrorText(err error) error {
+	const maxLines = 20
+	var lines []string
+	for _, e := range cueerrors.Errors(err) {
+		pos := e.Position()
+		if !pos.IsValid() {
+			if in := e.InputPositions(); len(in) > 0 {
+				pos = in[len(in)-1]
+			}
+		}
+		if len(lines) == maxLines {
+			lines = append(lines, fmt.Sprintf("... and %d more", len(cueerrors.Errors(err))-maxLines))
+			break
+		}
+		if pos.IsValid() {
+			lines = append(lines, fmt.Sprintf("%s: %s", pos, strings.TrimSpace(e.Error())))
+		} else {
+			lines = append(lines, strings.TrimSpace(e.Error()))
+		}
+	}
+	if len(lines) == 0 {
+		return err
+	}
+	return errors.New(strings.Join(lines, "\n"))
+}
+
 func compileSchemaFS(fsys fs.FS, dir string) (*catalogSchema, error) {
 	ctx := cuecontext.New()
-	v, err := loadCUEFiles(ctx, fsys, dir)
+	v, err := loadCUEFiles(ctx, fsys, dir, dir)
 	if err != nil {
 		return nil, err
 	}
