@@ -42,7 +42,7 @@ bench-data:
 # FUZZTIME=10m make fuzz). The list is every func Fuzz* in the tree.
 FUZZTIME ?= 20s
 FUZZ_TARGETS := declcfg:FuzzParseFile declcfg:FuzzDecodeDocument declcfg:FuzzFastYAML declcfg:FuzzParseRange \
-	image:FuzzReadFiles image:FuzzParseReference render:FuzzFirstDocument graph:FuzzRangeBounds \
+	image:FuzzReadFiles image:FuzzParseReference render:FuzzFirstDocument graph:FuzzRangeBounds graph:FuzzResolve \
 	validate:FuzzValidate validate:FuzzScanManifest validate:FuzzMatchReference
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

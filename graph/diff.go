@@ -177,35 +177,62 @@ func entryEdges(e *Entry) []string {
 }
 
 func (d *DiffReport) diffEntries(pkg string, oc, nc *Channel) {
-	oldByName := map[string]*Entry{}
-	for _, e := range oc.Entries {
-		oldByName[e.Name] = e
+	oldEdges, newEdges := edgesByEntry(oc), edgesByEntry(nc)
+	inNew := make(map[string]bool, len(newEdges))
+	for name := range newEdges {
+		inNew[name] = true
 	}
-	newByName := map[string]*Entry{}
 	for _, e := range nc.Entries {
-		newByName[e.Name] = e
-		oe := oldByName[e.Name]
-		if oe == nil {
-			d.change("entry-added", pkg, nc.Name, e.Name, strings.Join(entryEdges(e), ", "))
+		oe, ok := oldEdges[e.Name]
+		ne := newEdges[e.Name]
+		if ne == nil {
+			continue // a second entry of the same name, already compared
+		}
+		delete(newEdges, e.Name)
+		if !ok {
+			d.change("entry-added", pkg, nc.Name, e.Name, strings.Join(ne, ", "))
 			continue
 		}
-		oldEdges, newEdges := entryEdges(oe), entryEdges(e)
-		for _, x := range newEdges {
-			if !slices.Contains(oldEdges, x) {
+		for _, x := range ne {
+			if !slices.Contains(oe, x) {
 				d.change("edge-added", pkg, nc.Name, e.Name, x)
 			}
 		}
-		for _, x := range oldEdges {
-			if !slices.Contains(newEdges, x) {
+		for _, x := range oe {
+			if !slices.Contains(ne, x) {
 				d.change("edge-removed", pkg, nc.Name, e.Name, x)
 			}
 		}
 	}
 	for _, e := range oc.Entries {
-		if newByName[e.Name] == nil {
-			d.change("entry-removed", pkg, oc.Name, e.Name, strings.Join(entryEdges(e), ", "))
+		if inNew[e.Name] {
+			continue
+		}
+		if oe, ok := oldEdges[e.Name]; ok {
+			delete(oldEdges, e.Name)
+			d.change("entry-removed", pkg, oc.Name, e.Name, strings.Join(oe, ", "))
 		}
 	}
+}
+
+// edgesByEntry maps each entry name of the channel to its declared edges.
+// A channel that lists a name twice (opm rejects it, OLM v1 reads both)
+// gets the union of the entries' edges, in order.
+func edgesByEntry(ch *Channel) map[string][]string {
+	out := make(map[string][]string, len(ch.Entries))
+	for _, e := range ch.Entries {
+		edges := out[e.Name]
+		if edges == nil {
+			edges = []string{}
+		}
+		for _, x := range entryEdges(e) {
+			if !slices.Contains(edges, x) {
+				edges = append(edges, x)
+			}
+		}
+		out[e.Name] = edges
+	}
+	return out
 }
 
 // judgeChannel checks one channel under one semantics: a subscriber of

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,5 +113,30 @@ func TestDiffRules(t *testing.T) {
 				t.Errorf("Safe() = %v with rules %v", d.Safe(), tc.rules)
 			}
 		})
+	}
+}
+
+// A channel that lists a name twice (opm rejects it; OLM v1 reads both
+// entries) is compared by the union of the entries' edges, so a catalog
+// compared with itself shows no change.
+func TestDiffDuplicateEntries(t *testing.T) {
+	dup := map[string][]declcfg.ChannelEntry{"stable": {
+		{Name: "p.v1.0.0"}, {Name: "p.v1.1.0", Replaces: "p.v1.0.0"}, {Name: "p.v1.1.0", SkipRange: "<1.1.0"},
+	}}
+	d, err := Diff(catalogOf(t, dup), catalogOf(t, dup), []Semantics{Classic, V1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Changes) != 0 {
+		t.Errorf("changes between identical catalogs: %+v", d.Changes)
+	}
+	single := map[string][]declcfg.ChannelEntry{"stable": {{Name: "p.v1.0.0"}, {Name: "p.v1.1.0", Replaces: "p.v1.0.0"}}}
+	d, err = Diff(catalogOf(t, dup), catalogOf(t, single), []Semantics{Classic, V1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Change{{Kind: "edge-removed", Package: "p", Channel: "stable", Bundle: "p.v1.1.0", Detail: `skipRange "<1.1.0"`}}
+	if !slices.Equal(d.Changes, want) {
+		t.Errorf("changes = %+v, want %+v", d.Changes, want)
 	}
 }
