@@ -184,14 +184,14 @@ func New(cfg *declcfg.DeclarativeConfig) *Catalog {
 			}
 		}
 	}
-	for _, p := range c.packages {
-		for _, b := range p.Bundles {
+	sort.Strings(c.names)
+	for _, name := range c.names {
+		for _, b := range c.packages[name].Bundles {
 			if b.versionErr != nil {
 				c.warnf("%s: bundle %q: %v", b.Pos, b.Name, b.versionErr)
 			}
 		}
 	}
-	sort.Strings(c.names)
 	return c
 }
 
