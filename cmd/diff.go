@@ -89,19 +89,22 @@ Exit status: 0 safe, 1 unsafe, 2 usage or unreadable input.`,
 }
 
 // writeGitHubDiff prints the annotations and appends the job summary to
-// $GITHUB_STEP_SUMMARY in a single write when the variable is set.
+// $GITHUB_STEP_SUMMARY in a single write when the variable is set. The
+// summary file is opened first, so a summary that cannot be written stops
+// the command before any annotation is printed.
 func writeGitHubDiff(report *graph.DiffReport, cmd *cobra.Command) error {
 	path := os.Getenv("GITHUB_STEP_SUMMARY")
 	if path == "" {
 		return report.WriteGitHub(cmd.OutOrStdout(), nil)
 	}
-	var summary bytes.Buffer
-	if err := report.WriteGitHub(cmd.OutOrStdout(), &summary); err != nil {
-		return err
-	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
-		return &exitError{code: ExitTrouble, err: fmt.Errorf("writing the job summary: %w", err)}
+		return &exitError{code: ExitTrouble, err: fmt.Errorf("opening the job summary ($GITHUB_STEP_SUMMARY): %w", err)}
+	}
+	var annotations, summary bytes.Buffer
+	if err := report.WriteGitHub(&annotations, &summary); err != nil {
+		f.Close()
+		return err
 	}
 	if _, err := f.Write(summary.Bytes()); err != nil {
 		f.Close()
@@ -110,5 +113,6 @@ func writeGitHubDiff(report *graph.DiffReport, cmd *cobra.Command) error {
 	if err := f.Close(); err != nil {
 		return &exitError{code: ExitTrouble, err: fmt.Errorf("writing the job summary %s: %w", path, err)}
 	}
-	return nil
+	_, err = cmd.OutOrStdout().Write(annotations.Bytes())
+	return err
 }

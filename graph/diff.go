@@ -13,7 +13,9 @@ import (
 type Change struct {
 	// Kind is one of package-added, package-removed, default-channel,
 	// channel-added, channel-removed, bundle-added, bundle-removed,
-	// entry-added, entry-removed, edge-added, edge-removed, head-moved.
+	// bundle-version, entry-added, entry-removed, edge-added, edge-removed,
+	// head-moved, deprecation-added, deprecation-removed (of the package,
+	// a channel or a bundle).
 	Kind    string `json:"kind"`
 	Package string `json:"package"`
 	Channel string `json:"channel,omitempty"`
@@ -99,11 +101,15 @@ func (d *DiffReport) diffPackage(op, np *Package) {
 	if op.DefaultChannel != np.DefaultChannel {
 		d.change("default-channel", op.Name, "", "", fmt.Sprintf("%s -> %s", orNone(op.DefaultChannel), orNone(np.DefaultChannel)))
 	}
+	d.deprecation(op.Name, "", "", op.Deprecated, np.Deprecated)
 	for _, b := range np.Bundles {
 		if ob := op.Bundle(b.Name); ob == nil {
 			d.change("bundle-added", np.Name, "", b.Name, b.Version)
-		} else if ob.Version != b.Version {
-			d.change("bundle-added", np.Name, "", b.Name, fmt.Sprintf("version %s -> %s", ob.Version, b.Version))
+		} else {
+			if ob.Version != b.Version {
+				d.change("bundle-version", np.Name, "", b.Name, fmt.Sprintf("%s -> %s", ob.Version, b.Version))
+			}
+			d.deprecation(np.Name, "", b.Name, ob.Deprecated, b.Deprecated)
 		}
 	}
 	// A removed bundle is safe only if some entry of the new package still
@@ -135,11 +141,71 @@ func (d *DiffReport) diffPackage(op, np *Package) {
 			d.finding(Finding{Severity: SeverityError, Rule: "channel-removed", Package: op.Name, Channel: c, Pos: np.Pos,
 				Message: fmt.Sprintf("channel %s (%s) was removed: subscriptions to it stop resolving", c, count(len(oc.Entries), "entry", "entries"))})
 		default:
+			d.deprecation(op.Name, c, "", oc.Deprecated, nc.Deprecated)
 			d.diffEntries(op.Name, oc, nc)
 			for _, s := range d.Semantics {
 				d.judgeChannel(s, op, np, c, removed)
 			}
 		}
+	}
+	if slices.Contains(d.Semantics, Classic) {
+		d.judgeNoChannel(op, np)
+	}
+}
+
+// judgeNoChannel checks classic subscriptions that name no channel: they
+// order every channel (the default one first), so a broken channel
+// anywhere stops them resolving, and a new default channel with a lower
+// head gives their new installs an older version. Per-channel checks
+// cover the rest.
+func (d *DiffReport) judgeNoChannel(op, np *Package) {
+	opts := Options{Semantics: Classic}
+	oldR, err := NewResolver(op, opts)
+	if err != nil {
+		return // cannot happen: the options are built here
+	}
+	newR, _ := NewResolver(np, opts)
+	oldSt, oldErr := oldR.Step(nil)
+	newSt, newErr := newR.Step(nil)
+	base := Finding{Semantics: []Semantics{Classic}, Package: op.Name, Pos: np.Pos}
+	switch {
+	case oldErr == nil && newErr != nil:
+		if slices.ContainsFunc(d.Findings, func(f Finding) bool {
+			return f.Rule == "resolution-fails" && f.Package == op.Name && strings.HasSuffix(f.Message, newErr.Error())
+		}) {
+			return // the broken channel is reported already
+		}
+		f := base
+		f.Severity, f.Rule = SeverityError, "resolution-fails"
+		f.Message = fmt.Sprintf("subscriptions to package %s without a channel no longer resolve: %v", op.Name, newErr)
+		d.finding(f)
+		return
+	case oldErr != nil || newErr != nil || op.DefaultChannel == np.DefaultChannel:
+		return
+	}
+	oh, nh := oldSt.Next, newSt.Next
+	if oh.Name == nh.Name && oh.Version == nh.Version {
+		return
+	}
+	d.Changes = append(d.Changes, Change{Kind: "head-moved", Package: op.Name, Semantics: Classic,
+		Detail: fmt.Sprintf("%s (%s) -> %s (%s) for subscriptions without a channel", oh.Name, oh.Version, nh.Name, nh.Version)})
+	if oh.HasVersion() && nh.HasVersion() && nh.version.strict.LT(oh.version.strict) {
+		f := base
+		f.Severity, f.Rule = SeverityError, "head-downgrade"
+		f.Message = fmt.Sprintf("the default channel changed from %s to %s: subscriptions without a channel now install %s (%s) instead of %s (%s), an older version",
+			orNone(op.DefaultChannel), orNone(np.DefaultChannel), nh.Name, nh.Version, oh.Name, oh.Version)
+		d.finding(f)
+	}
+}
+
+// deprecation records an olm.deprecations entry that appeared or went
+// away; v1 sorts deprecated bundles last, so it can move heads.
+func (d *DiffReport) deprecation(pkg, ch, bundle, old, new string) {
+	switch {
+	case old == "" && new != "":
+		d.change("deprecation-added", pkg, ch, bundle, new)
+	case old != "" && new == "":
+		d.change("deprecation-removed", pkg, ch, bundle, "")
 	}
 }
 
@@ -247,6 +313,7 @@ func (d *DiffReport) judgeChannel(s Semantics, op, np *Package, channel string, 
 	oldSel, newSel := survey(oldR, opts.Channels), survey(newR, opts.Channels)
 	pos := np.Channel(channel).Pos
 	base := Finding{Semantics: []Semantics{s}, Package: op.Name, Channel: channel, Pos: pos}
+	deprecatedHead := "" // a head deprecated by the change, reported once
 
 	switch {
 	case newSel.Err != nil && oldSel.Err == nil:
@@ -262,7 +329,9 @@ func (d *DiffReport) judgeChannel(s Semantics, op, np *Package, channel string, 
 		d.finding(f)
 		return
 	}
-	if oldSel.Head != nil && newSel.Head != nil && oldSel.Head.Name != newSel.Head.Name {
+	// A head whose bundle kept its name but changed its version moved too:
+	// new installs get the new version.
+	if oldSel.Head != nil && newSel.Head != nil && (oldSel.Head.Name != newSel.Head.Name || oldSel.Head.Version != newSel.Head.Version) {
 		d.Changes = append(d.Changes, Change{Kind: "head-moved", Package: op.Name, Channel: channel, Semantics: s,
 			Detail: fmt.Sprintf("%s (%s) -> %s (%s)", oldSel.Head.Name, oldSel.Head.Version, newSel.Head.Name, newSel.Head.Version)})
 		if oldSel.Head.HasVersion() && newSel.Head.HasVersion() && newSel.Head.version.strict.LT(oldSel.Head.version.strict) {
@@ -270,6 +339,14 @@ func (d *DiffReport) judgeChannel(s Semantics, op, np *Package, channel string, 
 			f.Severity, f.Rule = SeverityError, "head-downgrade"
 			f.Message = fmt.Sprintf("the head of channel %s moved down from %s (%s) to %s (%s): new installs get an older version",
 				channel, oldSel.Head.Name, oldSel.Head.Version, newSel.Head.Name, newSel.Head.Version)
+			if nb := np.Bundle(oldSel.Head.Name); s == V1 && nb != nil && nb.Deprecated != "" && oldSel.Head.Deprecated == "" {
+				// v1 installs the highest bundle that is not deprecated:
+				// deprecating the head moves it down on purpose.
+				f.Severity, f.Rule = SeverityWarning, "head-deprecated"
+				f.Message = fmt.Sprintf("%s (%s), the head of channel %s, is now deprecated: new installs get %s (%s), and clusters running %s stay on it until a newer bundle upgrades them",
+					oldSel.Head.Name, oldSel.Head.Version, channel, newSel.Head.Name, newSel.Head.Version, oldSel.Head.Name)
+				deprecatedHead = oldSel.Head.Name
+			}
 			d.finding(f)
 		}
 	}
@@ -278,8 +355,8 @@ func (d *DiffReport) judgeChannel(s Semantics, op, np *Package, channel string, 
 			continue // reported once as removed-without-edge
 		}
 		reachedBefore := row.Hops >= 0
-		outcome, ok := reachesHead(newR, newSel, row.From)
-		if ok {
+		outcome, end, ok := reachesHead(newR, newSel, row.From)
+		if ok || (row.From.Name == deprecatedHead && end != nil && end.Name == deprecatedHead) {
 			continue
 		}
 		f := base
@@ -287,10 +364,15 @@ func (d *DiffReport) judgeChannel(s Semantics, op, np *Package, channel string, 
 		if e := entryPos(np.Channel(channel), row.From.Name); e.IsValid() {
 			f.Pos = e
 		}
-		if reachedBefore {
+		switch {
+		case s == V1 && reachedBefore && deprecatedAbove(end, newSel.Head):
+			f.Severity, f.Rule = SeverityWarning, "deprecated-end"
+			f.Message = fmt.Sprintf("%s (%s) reached the head of %s before; now its upgrades stop at %s (%s), which is deprecated and newer than the head %s (%s): clusters wait there for a newer bundle",
+				row.From.Name, row.From.Version, channel, end.Name, end.Version, newSel.Head.Name, newSel.Head.Version)
+		case reachedBefore:
 			f.Severity, f.Rule = SeverityError, "stranded"
 			f.Message = fmt.Sprintf("%s (%s) reached the head of %s before; now %s", row.From.Name, row.From.Version, channel, outcome)
-		} else {
+		default:
 			f.Severity, f.Rule = SeverityWarning, "dead-end"
 			f.Message = fmt.Sprintf("%s (%s) could not reach the head of %s before either; now %s", row.From.Name, row.From.Version, channel, outcome)
 		}
@@ -308,28 +390,37 @@ func entryPos(ch *Channel, name string) declcfg.Pos {
 }
 
 // reachesHead simulates an old bundle (by name and old version) in the new
-// channel; when it does not reach the new head it says what happens.
-func reachesHead(r *Resolver, sel *Selection, b *Bundle) (string, bool) {
+// channel; when it does not reach the new head it says what happens and,
+// when the path stops at a bundle rather than failing, which one.
+func reachesHead(r *Resolver, sel *Selection, b *Bundle) (outcome string, end *Bundle, ok bool) {
 	if sel.Head != nil && b.Name == sel.Head.Name {
-		return "", true
+		return "", sel.Head, true
 	}
 	st, err := r.Step(&Installed{Name: b.Name, Version: b.Version})
 	switch {
 	case err != nil:
-		return "resolution fails: " + err.Error(), false
+		return "resolution fails: " + err.Error(), nil, false
 	case st.Next == nil:
-		return fmt.Sprintf("it has no upgrade and is not the head (%s)", sel.Head.Name), false
+		return fmt.Sprintf("it has no upgrade and is not the head (%s)", sel.Head.Name), r.pkg.Bundle(b.Name), false
 	}
 	row := sel.row(st.Next.Name)
 	switch {
 	case row == nil:
-		return fmt.Sprintf("it upgrades to %s, outside the channel", st.Next.Name), false
+		return fmt.Sprintf("it upgrades to %s, outside the channel", st.Next.Name), nil, false
 	case row.Err != nil:
-		return fmt.Sprintf("it upgrades to %s, where resolution fails: %v", st.Next.Name, row.Err), false
+		return fmt.Sprintf("it upgrades to %s, where resolution fails: %v", st.Next.Name, row.Err), nil, false
 	case row.Hops < 0:
-		return fmt.Sprintf("its upgrades stop at %s, short of the head %s", row.End.Name, sel.Head.Name), false
+		return fmt.Sprintf("its upgrades stop at %s, short of the head %s", row.End.Name, sel.Head.Name), row.End, false
 	}
-	return "", true
+	return "", sel.Head, true
+}
+
+// deprecatedAbove reports whether a path that stops at end stops on a
+// deprecated bundle newer than the head: under v1 that is where clusters
+// on a deprecated release wait for its fix, not a stranding.
+func deprecatedAbove(end, head *Bundle) bool {
+	return end != nil && head != nil && end.Deprecated != "" && end.HasVersion() && head.HasVersion() &&
+		end.version.vr.compare(head.version.vr) > 0
 }
 
 // mergeFindings folds the same finding under several semantics into one

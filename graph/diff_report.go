@@ -42,6 +42,8 @@ func (c Change) describe() string {
 		return fmt.Sprintf("+ %s: %s", at, withDetail("bundle "+c.Bundle))
 	case "bundle-removed":
 		return fmt.Sprintf("- %s: %s", at, withDetail("bundle "+c.Bundle))
+	case "bundle-version":
+		return fmt.Sprintf("~ %s: bundle %s version %s", at, c.Bundle, c.Detail)
 	case "channel-added":
 		return fmt.Sprintf("+ %s: %s", at, withDetail("channel"))
 	case "channel-removed":
@@ -54,6 +56,18 @@ func (c Change) describe() string {
 		return fmt.Sprintf("+ %s: %s %s", at, c.Bundle, c.Detail)
 	case "edge-removed":
 		return fmt.Sprintf("- %s: %s %s", at, c.Bundle, c.Detail)
+	case "deprecation-added", "deprecation-removed":
+		what := "package " + c.Package
+		switch {
+		case c.Bundle != "":
+			what = "bundle " + c.Bundle
+		case c.Channel != "":
+			what = "channel"
+		}
+		if c.Kind == "deprecation-removed" {
+			return fmt.Sprintf("~ %s: %s no longer deprecated", at, what)
+		}
+		return fmt.Sprintf("~ %s: %s deprecated (%s)", at, what, c.Detail)
 	case "head-moved":
 		return fmt.Sprintf("~ %s: %s head %s", at, c.Semantics, c.Detail)
 	}
@@ -150,7 +164,7 @@ func (d *DiffReport) WriteGitHub(w, summary io.Writer) error {
 	t := &textWriter{w: w}
 	for _, f := range d.Findings {
 		var props []string
-		if f.Pos.IsValid() {
+		if f.Pos.IsValid() && f.Pos.File != "-" { // no file to annotate when NEW came from stdin
 			props = append(props, "file="+escapeProperty(f.Pos.File))
 			if f.Pos.Line > 0 {
 				props = append(props, fmt.Sprintf("line=%d", f.Pos.Line))
