@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -28,9 +29,16 @@ type DirOptions struct {
 
 // CheckDir reports whether WriteDir may write dir: it must not exist, be an
 // empty directory, or (with replace) be a directory that is not the working
-// directory, one of its parents, or a git checkout. Callers check early so
-// that a long run does not end in a refusal; WriteDir checks again.
+// directory, one of its parents, or a git checkout. A symbolic link counts as
+// the directory it points to. Callers check early so that a long run does not
+// end in a refusal; WriteDir checks again.
 func CheckDir(dir string, replace bool) error {
+	if _, err := os.Lstat(dir); err == nil {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			target, _ := os.Readlink(dir)
+			return fmt.Errorf("%s is a symbolic link to %s, which does not exist", dir, target)
+		}
+	}
 	st, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -51,12 +59,15 @@ func CheckDir(dir string, replace bool) error {
 	if !replace {
 		return fmt.Errorf("%s: %w", dir, ErrDirNotEmpty)
 	}
-	abs, err := filepath.Abs(dir)
+	abs, err := filepath.Abs(resolveDir(dir))
 	if err != nil {
 		return err
 	}
 	if wd, err := os.Getwd(); err == nil {
-		if rel, err := filepath.Rel(abs, wd); err == nil && !strings.HasPrefix(rel, "..") {
+		if real, err := filepath.EvalSymlinks(wd); err == nil {
+			wd = real
+		}
+		if within(wd, abs) {
 			return fmt.Errorf("refusing to replace %s: it holds the working directory", dir)
 		}
 	}
@@ -66,13 +77,26 @@ func CheckDir(dir string, replace bool) error {
 	return nil
 }
 
+// within reports whether path is dir or inside it (both absolute).
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// resolveDir follows dir to the directory it names when it is a symbolic
+// link (or lies under one), so that a tree written "to" a link lands where
+// the link points instead of replacing the link.
+func resolveDir(dir string) string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
+	}
+	return filepath.Clean(dir)
+}
+
 // WriteDir writes cfg as a catalog tree: <dir>/<folder>/catalog.<format> for
 // each package (in opm order, as Write does) and <dir>/catalog.<format> for
-// package-less blobs. The tree is built in a temporary directory next to dir
-// and renamed into place, so dir holds either its old content or the whole
-// new tree, never part of it; on Linux an existing tree is swapped out in
-// one step (renameat2 RENAME_EXCHANGE).
-func WriteDir(cfg *DeclarativeConfig, dir string, opts DirOptions) (err error) {
+// package-less blobs, atomically (WriteDirAtomic).
+func WriteDir(cfg *DeclarativeConfig, dir string, opts DirOptions) error {
 	if opts.Format == "" {
 		opts.Format = FormatJSON
 	}
@@ -83,10 +107,36 @@ func WriteDir(cfg *DeclarativeConfig, dir string, opts DirOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := CheckDir(dir, opts.Replace); err != nil {
+	return WriteDirAtomic(dir, opts.Replace, func(tmp string) error {
+		for _, folder := range sortedKeys(files) {
+			d := filepath.Join(tmp, filepath.FromSlash(folder))
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
+			if err := writeCatalogFile(filepath.Join(d, "catalog."+string(opts.Format)), files[folder], opts.Format); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// WriteDirAtomic makes dir hold exactly the tree fill writes into the empty
+// directory tmp. The tree is built next to dir and renamed into place only
+// when fill succeeds, so dir holds either its old content or the whole new
+// tree, never part of it, even if the process is killed; on Linux an
+// existing tree is swapped out in one step (renameat2 RENAME_EXCHANGE).
+// dir must pass CheckDir(dir, replace). When dir is a symbolic link, the
+// tree replaces the directory it points to and the link stays.
+//
+// A killed run leaves its temporary tree (.<name>.tmp-<pid>-<n>) next to
+// dir; the next write to dir removes those whose process is gone, so that
+// loading or building the parent folder does not pick up half a catalog.
+func WriteDirAtomic(dir string, replace bool, fill func(tmp string) error) (err error) {
+	if err := CheckDir(dir, replace); err != nil {
 		return err
 	}
-	dir = filepath.Clean(dir)
+	dir = resolveDir(dir)
 	parent, base := filepath.Split(dir)
 	if parent == "" {
 		parent = "."
@@ -94,7 +144,8 @@ func WriteDir(cfg *DeclarativeConfig, dir string, opts DirOptions) (err error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-")
+	removeStaleTrees(parent, base)
+	tmp, err := os.MkdirTemp(parent, fmt.Sprintf(".%s.tmp-%d-", base, os.Getpid()))
 	if err != nil {
 		return err
 	}
@@ -106,16 +157,43 @@ func WriteDir(cfg *DeclarativeConfig, dir string, opts DirOptions) (err error) {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
 	}
-	for _, folder := range sortedKeys(files) {
-		d := filepath.Join(tmp, filepath.FromSlash(folder))
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
+	if err := fill(tmp); err != nil {
+		return err
+	}
+	return replaceDir(tmp, dir, replace)
+}
+
+// removeStaleTrees removes the temporary trees of earlier writes to
+// parent/base whose process no longer runs (killed before it could clean
+// up). Trees of running processes, and anything not named exactly like a
+// temporary tree, are left alone.
+func removeStaleTrees(parent, base string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	prefix := "." + base + ".tmp-"
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.IsDir() {
+			continue
 		}
-		if err := writeCatalogFile(filepath.Join(d, "catalog."+string(opts.Format)), files[folder], opts.Format); err != nil {
-			return err
+		pidText, n, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || !allDigits(n) || processRuns(pid) {
+			continue
+		}
+		os.RemoveAll(filepath.Join(parent, e.Name()))
+	}
+}
+
+func allDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
 		}
 	}
-	return replaceDir(tmp, dir, opts.Replace)
+	return s != ""
 }
 
 // layout groups blobs by the folder they are written to ("" is the root).

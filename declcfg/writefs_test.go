@@ -1,0 +1,234 @@
+package declcfg
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func writeTestTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func readTestTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func fillWith(files map[string]string) func(string) error {
+	return func(tmp string) error {
+		for name, content := range files {
+			p := filepath.Join(tmp, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// A symbolic link as OUTDIR: the tree goes where it points and the link
+// stays (replacing the link would leave its target untouched).
+func TestWriteDirAtomicThroughSymlink(t *testing.T) {
+	root := t.TempDir()
+	target := filepath.Join(root, "catalogs")
+	link := filepath.Join(root, "out")
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteDirAtomic(link, false, fillWith(map[string]string{"a/catalog.json": "1"})); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("out is no longer a symbolic link: %v %v", st, err)
+	}
+	if got := readTestTree(t, target); len(got) != 1 || got["a/catalog.json"] != "1" {
+		t.Errorf("target holds %v", got)
+	}
+	// Replacing a non-empty target through the link.
+	if err := WriteDirAtomic(link, false, fillWith(map[string]string{"b/catalog.json": "2"})); !errors.Is(err, ErrDirNotEmpty) {
+		t.Errorf("without replace: err = %v", err)
+	}
+	if err := WriteDirAtomic(link, true, fillWith(map[string]string{"b/catalog.json": "2"})); err != nil {
+		t.Fatal(err)
+	}
+	if got := readTestTree(t, target); len(got) != 1 || got["b/catalog.json"] != "2" {
+		t.Errorf("target holds %v", got)
+	}
+	if left, _ := filepath.Glob(filepath.Join(root, ".*")); len(left) != 0 {
+		t.Errorf("temporary trees left: %v", left)
+	}
+
+	dangling := filepath.Join(root, "dangling")
+	if err := os.Symlink(filepath.Join(root, "nowhere"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteDirAtomic(dangling, true, fillWith(nil))
+	if err == nil || err.Error() != dangling+" is a symbolic link to "+filepath.Join(root, "nowhere")+", which does not exist" {
+		t.Errorf("dangling link: err = %v", err)
+	}
+}
+
+// A failing fill leaves the old tree and no temporary tree.
+func TestWriteDirAtomicFailureKeepsOldTree(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "out")
+	old := map[string]string{"a/catalog.json": "old"}
+	writeTestTree(t, out, old)
+	boom := errors.New("boom")
+	err := WriteDirAtomic(out, true, func(tmp string) error {
+		if err := fillWith(map[string]string{"b/catalog.json": "new"})(tmp); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	if got := readTestTree(t, out); fmt.Sprint(got) != fmt.Sprint(old) {
+		t.Errorf("out holds %v", got)
+	}
+	if left, _ := filepath.Glob(filepath.Join(root, ".*")); len(left) != 0 {
+		t.Errorf("temporary trees left: %v", left)
+	}
+}
+
+// deadPID is the id of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+func TestWriteDirAtomicRemovesStaleTrees(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("process liveness is not checked on Windows")
+	}
+	root := t.TempDir()
+	dead := deadPID(t)
+	stale := fmt.Sprintf(".out.tmp-%d-123", dead)
+	kept := []string{
+		fmt.Sprintf(".out.tmp-%d-456", os.Getpid()), // a running process
+		".out.tmp-789",                       // not named by fbc's rule
+		fmt.Sprintf(".other.tmp-%d-1", dead), // another output's
+		fmt.Sprintf(".out.tmp-%d-x1", dead),  // not a temporary tree's name
+	}
+	for _, d := range append([]string{stale}, kept...) {
+		writeTestTree(t, filepath.Join(root, d), map[string]string{"pkg/catalog.json": "half"})
+	}
+	if err := WriteDirAtomic(filepath.Join(root, "out"), false, fillWith(map[string]string{"a/catalog.json": "1"})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, stale)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale tree of a dead process kept: %v", err)
+	}
+	for _, d := range kept {
+		if _, err := os.Stat(filepath.Join(root, d)); err != nil {
+			t.Errorf("%s removed: %v", d, err)
+		}
+	}
+}
+
+// TestWriteDirAtomicKilled kills a writer with SIGKILL in the middle of its
+// tree: the old tree must be intact, and the next write must clean up what
+// the killed one left.
+func TestWriteDirAtomicKilled(t *testing.T) {
+	if dir := os.Getenv("FBC_TEST_WRITER_DIR"); dir != "" {
+		// The writer: half a tree, then wait to be killed.
+		err := WriteDirAtomic(dir, true, func(tmp string) error {
+			if err := fillWith(map[string]string{"half/catalog.json": "new"})(tmp); err != nil {
+				return err
+			}
+			if err := os.WriteFile(dir+".ready", nil, 0o644); err != nil {
+				return err
+			}
+			time.Sleep(time.Minute)
+			return errors.New("not killed")
+		})
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("needs SIGKILL")
+	}
+	root := t.TempDir()
+	out := filepath.Join(root, "out")
+	old := map[string]string{"a/catalog.json": "old", "b/catalog.json": "old"}
+	writeTestTree(t, out, old)
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWriteDirAtomicKilled$")
+	cmd.Env = append(os.Environ(), "FBC_TEST_WRITER_DIR="+out)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(out + ".ready"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatal("the writer never got half way")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if got := readTestTree(t, out); fmt.Sprint(got) != fmt.Sprint(old) {
+		t.Fatalf("after SIGKILL out holds %v, want the old tree %v", got, old)
+	}
+	left, _ := filepath.Glob(filepath.Join(root, ".out.tmp-*"))
+	if len(left) != 1 {
+		t.Fatalf("want the killed writer's temporary tree, found %v", left)
+	}
+	if err := WriteDirAtomic(out, true, fillWith(map[string]string{"c/catalog.json": "newer"})); err != nil {
+		t.Fatal(err)
+	}
+	if got := readTestTree(t, out); len(got) != 1 || got["c/catalog.json"] != "newer" {
+		t.Errorf("out holds %v", got)
+	}
+	if left, _ := filepath.Glob(filepath.Join(root, ".out.tmp-*")); len(left) != 0 {
+		t.Errorf("the killed writer's tree is still there: %v", left)
+	}
+}
