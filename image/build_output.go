@@ -67,6 +67,12 @@ func Build(ctx context.Context, dir string, opts BuildOptions, targets BuildTarg
 			}
 		}
 	}
+	// Outputs in the way fail now, not after a pull and a build.
+	for _, o := range outputs {
+		if err := checkReplaceable(o.ref.Path, targets.Force); err != nil {
+			return nil, fmt.Errorf("writing %s: %w", o.raw, err)
+		}
+	}
 	ci, err := BuildCatalogImage(ctx, dir, opts)
 	if err != nil {
 		return nil, err
@@ -119,6 +125,11 @@ func checkTargets(t BuildTargets, opts Options) (name.Tag, []output, error) {
 		case o.name == "":
 			o.name = tag.String()
 		}
+		for _, prev := range outs {
+			if filepath.Clean(prev.ref.Path) == filepath.Clean(ref.Path) {
+				return name.Tag{}, nil, fmt.Errorf("outputs %q and %q name the same path", prev.raw, raw)
+			}
+		}
 		outs = append(outs, o)
 	}
 	return tag, outs, nil
@@ -147,35 +158,20 @@ func (c *CatalogImage) WriteOCILayout(dir, refName string, force bool) error {
 	if err := checkReplaceable(dir, force); err != nil {
 		return err
 	}
-	parent, base := filepath.Split(filepath.Clean(dir))
-	if parent == "" {
-		parent = "."
-	}
-	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer removeAll(tmp)
-	p, err := layout.Write(tmp, empty.Index)
-	if err != nil {
-		return err
-	}
-	var opts []layout.Option
-	if refName != "" {
-		opts = append(opts, layout.WithAnnotations(map[string]string{annotationRefName: refName}))
-	}
-	if c.index != nil {
-		err = p.AppendIndex(c.index, opts...)
-	} else {
-		err = p.AppendImage(c.img, opts...)
-	}
-	if err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
-	return replace(tmp, dir)
+	return declcfg.WriteDirAtomic(dir, force, func(tmp string) error {
+		p, err := layout.Write(tmp, empty.Index)
+		if err != nil {
+			return err
+		}
+		var opts []layout.Option
+		if refName != "" {
+			opts = append(opts, layout.WithAnnotations(map[string]string{annotationRefName: refName}))
+		}
+		if c.index != nil {
+			return p.AppendIndex(c.index, opts...)
+		}
+		return p.AppendImage(c.img, opts...)
+	})
 }
 
 // WriteDockerArchive writes the image as a `docker save` tarball (loadable
@@ -206,8 +202,6 @@ func checkReplaceable(p string, force bool) error {
 		return nil
 	case err != nil:
 		return err
-	case force:
-		return nil
 	case st.IsDir():
 		entries, err := os.ReadDir(p)
 		if err != nil {
@@ -216,36 +210,19 @@ func checkReplaceable(p string, force bool) error {
 		if len(entries) == 0 {
 			return nil
 		}
+		if !force {
+			break
+		}
+		// --force replaces an image layout, not whatever directory the
+		// output happens to name (a checkout, the catalog itself).
+		if _, err := os.Stat(filepath.Join(p, "oci-layout")); err != nil {
+			return fmt.Errorf("%s is a directory but not an OCI image layout (no oci-layout file): not replacing it, even with --force; choose another output", p)
+		}
+		return declcfg.CheckDir(p, true)
+	case force:
+		return nil
 	}
 	return fmt.Errorf("%s already exists (use --force to replace it)", p)
-}
-
-// replace renames the finished tmp directory to dst, moving an existing dst
-// aside first and removing it only once tmp is in place.
-func replace(tmp, dst string) error {
-	st, err := os.Stat(dst)
-	if errors.Is(err, fs.ErrNotExist) {
-		return os.Rename(tmp, dst)
-	}
-	if err != nil {
-		return err
-	}
-	if !st.IsDir() {
-		if err := os.Remove(dst); err != nil {
-			return err
-		}
-		return os.Rename(tmp, dst)
-	}
-	old := tmp + ".old"
-	if err := os.Rename(dst, old); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		_ = os.Rename(old, dst)
-		return err
-	}
-	removeAll(old)
-	return nil
 }
 
 // Push pushes the image to the tag ref and returns it by digest.
