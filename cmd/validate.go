@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -32,8 +33,9 @@ as one catalog.
 Diagnostics go to standard output; in text form a one-line summary goes to
 standard error. Exit status: 0 when there are no errors (warnings allowed),
 1 when there are errors, 2 when the check could not run (bad flags, a path
-that does not exist, or a file in the catalog that could not be read:
-rule io-error). See docs/validate.md for the rules and output formats.`,
+that does not exist, a file in the catalog that could not be read: rule
+io-error, or no blobs at all to check). See docs/validate.md for the rules
+and output formats.`,
 		Example: `  fbc validate catalog/
   fbc validate -o json catalog/ > report.json
   fbc validate --strict -o github catalog/
@@ -57,6 +59,13 @@ rule io-error). See docs/validate.md for the rules and output formats.`,
 			})
 			if err != nil {
 				return err
+			}
+			if res.Stats.Blobs == 0 && len(res.Diagnostics) == 0 {
+				// A wrong path, an ignored tree or an empty pipe must not
+				// pass as a valid catalog.
+				return &exitError{code: ExitTrouble, err: fmt.Errorf(
+					"nothing to validate: %s %s no catalog blobs (%d %s read); check the path, its .indexignore files, or the command feeding standard input",
+					strings.Join(shownPaths(args), " "), plural(len(args), "holds", "hold"), res.Stats.Files, plural(res.Stats.Files, "file", "files"))}
 			}
 			stdout := cmd.OutOrStdout()
 			wd, err := os.Getwd()
@@ -152,6 +161,18 @@ func appendStepSummary(path string, res *validate.Result, opts vreport.Options) 
 		return fmt.Errorf("writing step summary %s: %w", path, err)
 	}
 	return nil
+}
+
+// shownPaths names the path arguments for a message.
+func shownPaths(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == "-" {
+			out[i] = "standard input"
+		}
+	}
+	return out
 }
 
 func countStdin(args []string) int {

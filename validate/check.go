@@ -52,6 +52,7 @@ func (c *checker) merge(fc *fileCheck) {
 	c.stats.Packages += fc.stats.Packages
 	c.stats.Channels += fc.stats.Channels
 	c.stats.Bundles += fc.stats.Bundles
+	c.stats.Blobs += fc.stats.Blobs
 	for _, r := range fc.records {
 		c.index.apply(r)
 	}
@@ -209,6 +210,7 @@ func (c *fileCheck) document(doc declcfg.Document, given *declcfg.Blob) {
 	}
 	pkg, name := blob.Name()
 	d.ref = refOf(blob, pkg, name)
+	c.stats.Blobs++
 
 	root := declcfg.Deref(doc.Node)
 	foldedDuplicates(d, root, c.schema.schemas[blob.Schema])

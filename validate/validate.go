@@ -65,6 +65,8 @@ type Stats struct {
 	Packages int `json:"packages"`
 	Channels int `json:"channels"`
 	Bundles  int `json:"bundles"`
+	// Blobs counts the blobs of every schema, custom ones included.
+	Blobs int `json:"-"`
 }
 
 // Result is the outcome of a validation run.

@@ -136,6 +136,9 @@ func jsonFields(t reflect.Type) (names, always []string) {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" && opts == "" {
+			continue // not encoded
+		}
 		if name == "" {
 			name = f.Name
 		}
