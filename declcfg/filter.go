@@ -230,7 +230,7 @@ func (f *filter) selectedPackages() ([]string, error) {
 		var msgs []string
 		for _, n := range unknown {
 			m := fmt.Sprintf("package %q is not in the sources", n)
-			if s := closest(n, f.names); s != "" {
+			if s := Suggest(n, f.names); s != "" {
 				m += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			msgs = append(msgs, m)
@@ -260,7 +260,7 @@ func (f *filter) checkChannels(selected []string) error {
 			continue
 		}
 		m := fmt.Sprintf("channel %q is in none of the selected packages", c)
-		if s := closest(c, all); s != "" {
+		if s := Suggest(c, all); s != "" {
 			m += fmt.Sprintf(" (did you mean %q?)", s)
 		} else if len(all) > 0 {
 			m += "; they have " + listNames(all, 10)
@@ -664,37 +664,3 @@ func listNames(names []string, max int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
 
-// closest returns the candidate nearest to s by edit distance, if it is near
-// enough to be a likely typo.
-func closest(s string, candidates []string) string {
-	best, bestD := "", len(s)/3+1
-	for _, c := range candidates {
-		if c == "" {
-			continue
-		}
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}

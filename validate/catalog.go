@@ -240,7 +240,7 @@ func (c *checker) checkPackage(p *pkgIndex) {
 			c.add(RuleDefaultChannel, decl.pos, ref, fmt.Sprintf("package %q has no defaultChannel; set it to one of its channels: %s", p.name, strings.Join(chNames, ", ")))
 		case !slices.Contains(chNames, decl.defaultChannel):
 			msg := fmt.Sprintf("defaultChannel %q is not a channel of package %q", decl.defaultChannel, p.name)
-			if sug := suggest(decl.defaultChannel, chNames); sug != "" {
+			if sug := declcfg.Suggest(decl.defaultChannel, chNames); sug != "" {
 				msg += fmt.Sprintf("; did you mean %q?", sug)
 			} else {
 				msg += fmt.Sprintf("; its channels are: %s", strings.Join(chNames, ", "))
@@ -475,7 +475,7 @@ func (c *checker) checkEdgeTargets(p *pkgIndex, channels []*chanIndex, bundles [
 		if len(cands) == 0 {
 			return
 		}
-		sug := suggest(target, cands)
+		sug := declcfg.Suggest(target, cands)
 		if sug == "" {
 			sug = cands[0]
 		}
@@ -600,7 +600,7 @@ func didYouMean(name string, set map[string]bool) string {
 	for k := range set {
 		cands = append(cands, k)
 	}
-	if sug := suggest(name, cands); sug != "" {
+	if sug := declcfg.Suggest(name, cands); sug != "" {
 		return fmt.Sprintf("; did you mean %q?", sug)
 	}
 	return ""

@@ -66,7 +66,7 @@ func (c *fileCheck) properties(d *docContext, root *yaml.Node) []propertyNode {
 func (c *fileCheck) unknownProperty(d *docContext, p propertyNode) {
 	at := field(p.item, "type")
 	where := fmt.Sprintf("properties[%d]", p.index)
-	if sug := suggest(p.typ, c.schema.propertyTypes); sug != "" {
+	if sug := declcfg.Suggest(p.typ, c.schema.propertyTypes); sug != "" {
 		d.reportf(RuleUnknownProperty, at, "%s: unknown property type %q; did you mean %q?", where, p.typ, sug)
 		return
 	}
@@ -86,7 +86,7 @@ func (c *fileCheck) unknownSchema(d *docContext, root *yaml.Node, schema string)
 		known = append(known, k)
 	}
 	slices.Sort(known)
-	if sug := suggest(schema, known); sug != "" {
+	if sug := declcfg.Suggest(schema, known); sug != "" {
 		d.reportf(RuleUnknownSchema, at, "unknown schema %q; did you mean %q?", schema, sug)
 		return
 	}

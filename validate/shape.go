@@ -609,7 +609,7 @@ func (s *shape) unknownFieldMessage(key string, p *fieldPath) string {
 		where = " in " + ps
 	}
 	msg := fmt.Sprintf("unknown field %q%s", key, where)
-	if sug := suggest(key, names); sug != "" {
+	if sug := declcfg.Suggest(key, names); sug != "" {
 		return msg + fmt.Sprintf("; did you mean %q?", sug)
 	}
 	sort.Strings(names)

@@ -1,14 +1,17 @@
-package validate
+package declcfg
 
 import "strings"
 
-// suggest returns the candidate closest to word when it is close enough to
+// Suggest returns the candidate closest to word when it is close enough to
 // be a plausible typo (edit distance, ignoring case, at most a third of the
-// word and at least 1), or "".
-func suggest(word string, candidates []string) string {
+// word and at least 1), or "". Every "did you mean" of fbc comes from here.
+func Suggest(word string, candidates []string) string {
 	best, bestDist := "", -1
 	lw := strings.ToLower(word)
 	for _, c := range candidates {
+		if c == "" {
+			continue
+		}
 		d := editDistance(lw, strings.ToLower(c))
 		if bestDist < 0 || d < bestDist || d == bestDist && c < best {
 			best, bestDist = c, d
