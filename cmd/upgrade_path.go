@@ -35,13 +35,15 @@ upgrade constraint policy; the highest version among the successors wins).
 --from names the installed bundle; --from-version gives its version when the
 catalog does not have it. Without --from the simulation is a fresh install.
 --all simulates every bundle of each channel as the installed one and flags
-the bundles that can never reach the channel's head ("dead ends").
+the bundles that can never reach the channel's head ("dead ends"); without
+--package it does so for every package of the catalog.
 
 Exit status: 0 when the simulation ran (also when there is no update),
 1 when resolution fails or --all finds dead ends, 2 for usage mistakes.`,
 		Example: `  fbc upgrade-path catalog/ --package etcd --from etcdoperator.v0.9.0 --channel alpha
   fbc upgrade-path catalog/ --package etcd --semantics v1 --from etcdoperator.v0.9.0 -o json
-  fbc upgrade-path catalog/ --package etcd --all --semantics v1`,
+  fbc upgrade-path catalog/ --package etcd --all --semantics v1
+  fbc upgrade-path catalog/ --all`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q.Semantics = graph.Semantics(semantics.String())
@@ -49,8 +51,8 @@ Exit status: 0 when the simulation ran (also when there is no update),
 			if cmd.Flags().Changed("policy") || q.Semantics == graph.V1 {
 				q.Policy = graph.Policy(policy.String())
 			}
-			if q.Package == "" {
-				return usageErrorf("--package is required")
+			if q.Package == "" && !all {
+				return usageErrorf("--package is required (or --all, to survey every package)")
 			}
 			if all && (q.From != "" || q.FromVersion != "") {
 				return usageErrorf("--all simulates every bundle; it cannot be combined with --from or --from-version")
@@ -65,6 +67,24 @@ Exit status: 0 when the simulation ran (also when there is no update),
 				return err
 			}
 			out := cmd.OutOrStdout()
+			if all && q.Package == "" {
+				cs, err := graph.SurveyCatalog(cat, q)
+				if err != nil {
+					return graphQueryError(err)
+				}
+				if output.String() == "json" {
+					err = cs.WriteJSON(out)
+				} else {
+					err = cs.WriteText(out)
+				}
+				if err != nil {
+					return err
+				}
+				if n := cs.Problems(); n > 0 {
+					return findingsError(fmt.Errorf("%d %s cannot reach the head of %s channel", n, plural(n, "bundle", "bundles"), plural(n, "its", "their")))
+				}
+				return nil
+			}
 			if all {
 				s, err := graph.SurveyUpgrades(cat, q)
 				if err != nil {
@@ -102,7 +122,7 @@ Exit status: 0 when the simulation ran (also when there is no update),
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&q.Package, "package", "p", "", "package to simulate (required)")
+	f.StringVarP(&q.Package, "package", "p", "", "package to simulate (required, except with --all)")
 	f.StringVar(&q.From, "from", "", "installed bundle name (default: fresh install)")
 	f.StringVar(&q.FromVersion, "from-version", "", "installed bundle version, for a bundle the catalog does not have")
 	f.StringArrayVar(&channels, "channel", nil, "channel to subscribe to (repeatable for v1; classic takes one, \"\" for none)")

@@ -270,7 +270,9 @@ func namePtr(b *Bundle) *string {
 }
 
 // WriteJSON writes the survey as one JSON object.
-func (s *Survey) WriteJSON(w io.Writer) error {
+func (s *Survey) WriteJSON(w io.Writer) error { return writeJSON(w, s.toJSON()) }
+
+func (s *Survey) toJSON() surveyJSON {
 	out := surveyJSON{Package: s.Package, Semantics: s.Options.Semantics, Selections: []selectionJSON{}}
 	out.DeadEnds, out.Failures = s.Counts()
 	for _, sel := range s.Selections {
@@ -291,13 +293,23 @@ func (s *Survey) WriteJSON(w io.Writer) error {
 		}
 		out.Selections = append(out.Selections, sj)
 	}
-	return writeJSON(w, out)
+	return out
 }
 
 // WriteText writes one table per channel selection: each bundle, its next
 // upgrade, the hops to the head, and what stops the dead ends.
 func (s *Survey) WriteText(w io.Writer) error {
 	t := &textWriter{w: w}
+	s.writeTables(t)
+	dead, failed := s.Counts()
+	t.printf("\n%d dead %s, %d failed %s\n", dead, plural(dead, "end", "ends"), failed, plural(failed, "resolution", "resolutions"))
+	return t.err
+}
+
+func (s *Survey) writeTables(t *textWriter) {
+	if len(s.Selections) == 0 {
+		t.printf("package %s: no channels, nothing to simulate\n", s.Package)
+	}
 	for i, sel := range s.Selections {
 		if i > 0 {
 			t.printf("\n")
@@ -334,16 +346,104 @@ func (s *Survey) WriteText(w io.Writer) error {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.From.Name, r.From.Version, next, hops, note)
 		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+		_ = tw.Flush() // writes to a strings.Builder
 		for _, line := range strings.SplitAfter(table.String(), "\n") {
 			if line != "" {
 				t.printf("%s\n", strings.TrimRight(line, " \n"))
 			}
 		}
 	}
-	dead, failed := s.Counts()
-	t.printf("\n%d dead %s, %d failed %s\n", dead, plural(dead, "end", "ends"), failed, plural(failed, "resolution", "resolutions"))
+}
+
+// CatalogSurvey is `upgrade-path --all` without a package: every package
+// of the catalog surveyed under the same options.
+type CatalogSurvey struct {
+	Semantics Semantics
+	Packages  []*Survey
+}
+
+// SurveyCatalog surveys every package of the catalog, in name order. The
+// query names no package; channels, if given, apply to every package that
+// has them, and a package with none of them is skipped.
+func SurveyCatalog(cat *Catalog, q UpgradeQuery) (*CatalogSurvey, error) {
+	if q.Package != "" {
+		return nil, optionErrorf("a catalog survey covers every package; it takes no package")
+	}
+	if q.Semantics == Classic && len(q.Channels) == 1 && q.Channels[0] == "" {
+		q.Channels = nil
+	}
+	// The options are checked once, on an empty package, so that a
+	// mistake is reported even where no package has the channels.
+	if _, err := NewResolver(&Package{}, q.Options); err != nil {
+		return nil, err
+	}
+	cs := &CatalogSurvey{Semantics: q.Semantics}
+	for _, name := range cat.PackageNames() {
+		pq := q
+		pq.Package = name
+		if len(q.Channels) > 0 {
+			pq.Channels = slices.DeleteFunc(slices.Clone(q.Channels), func(c string) bool { return cat.Package(name).Channel(c) == nil })
+			if len(pq.Channels) == 0 {
+				continue // none of the channels is in this package
+			}
+		}
+		s, err := SurveyUpgrades(cat, pq)
+		if err != nil {
+			return nil, err
+		}
+		cs.Packages = append(cs.Packages, s)
+	}
+	return cs, nil
+}
+
+// Counts adds up the packages' dead ends and failed resolutions.
+func (cs *CatalogSurvey) Counts() (deadEnds, failures int) {
+	for _, s := range cs.Packages {
+		d, f := s.Counts()
+		deadEnds, failures = deadEnds+d, failures+f
+	}
+	return deadEnds, failures
+}
+
+// Problems counts the bundles of every package that cannot reach their
+// head.
+func (cs *CatalogSurvey) Problems() int {
+	n := 0
+	for _, s := range cs.Packages {
+		n += s.Problems()
+	}
+	return n
+}
+
+// WriteText writes every package's tables and the totals.
+func (cs *CatalogSurvey) WriteText(w io.Writer) error {
+	t := &textWriter{w: w}
+	for i, s := range cs.Packages {
+		if i > 0 {
+			t.printf("\n")
+		}
+		s.writeTables(t)
+	}
+	dead, failed := cs.Counts()
+	t.printf("\n%s: %d dead %s, %d failed %s\n", count(len(cs.Packages), "package", "packages"),
+		dead, plural(dead, "end", "ends"), failed, plural(failed, "resolution", "resolutions"))
 	return t.err
+}
+
+type catalogSurveyJSON struct {
+	Semantics Semantics    `json:"semantics"`
+	Packages  []surveyJSON `json:"packages"`
+	DeadEnds  int          `json:"deadEnds"`
+	Failures  int          `json:"failures"`
+}
+
+// WriteJSON writes one object: the packages' surveys (each as
+// Survey.WriteJSON writes it) and the totals.
+func (cs *CatalogSurvey) WriteJSON(w io.Writer) error {
+	out := catalogSurveyJSON{Semantics: cs.Semantics, Packages: []surveyJSON{}}
+	for _, s := range cs.Packages {
+		out.Packages = append(out.Packages, s.toJSON())
+	}
+	out.DeadEnds, out.Failures = cs.Counts()
+	return writeJSON(w, out)
 }
