@@ -2,6 +2,7 @@ package declcfg
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -89,7 +90,7 @@ func IconMediaType(data []byte) (string, error) {
 		return len(data) >= off+len(magic) && string(data[off:off+len(magic)]) == magic
 	}
 	for _, s := range iconSignatures {
-		if has(s.offset, s.magic) && (s.magic != "WEBP" || has(0, "RIFF")) {
+		if has(s.offset, s.magic) && (s.magic != "WEBP" || has(0, "RIFF")) && (s.magic != "BM" || isBMP(data)) {
 			return s.mediaType, nil
 		}
 	}
@@ -102,6 +103,20 @@ func IconMediaType(data []byte) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("icon is not an image (%s): use PNG, JPEG, GIF, SVG, WebP, BMP, ICO or AVIF", describeContent(data))
+}
+
+// isBMP checks more than BMP's two-letter signature, which plain text
+// starts with too ("BMW", "BMI"): the DIB header that follows the 14-byte
+// file header starts with its own size, one of a few fixed values.
+func isBMP(data []byte) bool {
+	if len(data) < 18 {
+		return false
+	}
+	switch binary.LittleEndian.Uint32(data[14:18]) {
+	case 12, 16, 40, 52, 56, 64, 108, 124:
+		return true
+	}
+	return false
 }
 
 // isSVG reports whether data is an XML document whose root element is svg.
