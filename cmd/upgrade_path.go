@@ -67,26 +67,8 @@ Exit status: 0 when the simulation ran (also when there is no update),
 				return err
 			}
 			out := cmd.OutOrStdout()
-			if all && q.Package == "" {
-				cs, err := graph.SurveyCatalog(cat, q)
-				if err != nil {
-					return graphQueryError(err)
-				}
-				if output.String() == "json" {
-					err = cs.WriteJSON(out)
-				} else {
-					err = cs.WriteText(out)
-				}
-				if err != nil {
-					return err
-				}
-				if n := cs.Problems(); n > 0 {
-					return findingsError(fmt.Errorf("%d %s cannot reach the head of %s channel", n, plural(n, "bundle", "bundles"), plural(n, "its", "their")))
-				}
-				return nil
-			}
 			if all {
-				s, err := graph.SurveyUpgrades(cat, q)
+				s, err := graph.SurveyAll(cat, q)
 				if err != nil {
 					return graphQueryError(err)
 				}

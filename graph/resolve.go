@@ -131,7 +131,7 @@ func NewResolver(p *Package, opts Options) (*Resolver, error) {
 		}
 		for _, c := range opts.Channels {
 			if c == "" {
-				return nil, optionErrorf("empty channel name")
+				return nil, optionErrorf("empty channel name (OLM v1 follows every channel when none is named)")
 			}
 		}
 		r.opts = opts

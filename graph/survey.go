@@ -355,6 +355,32 @@ func (s *Survey) writeTables(t *textWriter) {
 	}
 }
 
+// SurveyReport is what `upgrade-path --all` reports: one package's
+// survey (*Survey) or every package's (*CatalogSurvey).
+type SurveyReport interface {
+	WriteText(io.Writer) error
+	WriteJSON(io.Writer) error
+	// Problems counts the bundles that cannot reach their head.
+	Problems() int
+}
+
+// SurveyAll surveys the query's package, or every package of the catalog
+// when the query names none.
+func SurveyAll(cat *Catalog, q UpgradeQuery) (SurveyReport, error) {
+	if q.Package == "" {
+		cs, err := SurveyCatalog(cat, q)
+		if err != nil {
+			return nil, err
+		}
+		return cs, nil
+	}
+	s, err := SurveyUpgrades(cat, q)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // CatalogSurvey is `upgrade-path --all` without a package: every package
 // of the catalog surveyed under the same options.
 type CatalogSurvey struct {
