@@ -134,6 +134,20 @@ func Draw(cat *Catalog, opts PictureOptions) (*Picture, error) {
 			pic.Packages = append(pic.Packages, pp)
 		}
 	}
+	if len(pic.Packages) == 0 {
+		switch {
+		case opts.Package != "" && minPkg != "" && minPkg != opts.Package:
+			return nil, optionErrorf("nothing to draw: minimum edge %q is a bundle of package %q, not of %q", opts.MinimumEdge, minPkg, opts.Package)
+		case opts.MinimumEdge != "" && minPkg == "":
+			return nil, optionErrorf("nothing to draw: minimum edge %q is not an entry of any channel", opts.MinimumEdge)
+		case opts.MinimumEdge != "":
+			return nil, optionErrorf("nothing to draw: no selected channel has edges from %q's version or newer", opts.MinimumEdge)
+		case len(cat.names) == 0:
+			pic.Warnings = append(pic.Warnings, "the catalog has no packages: the picture is empty")
+		default:
+			pic.Warnings = append(pic.Warnings, "no channel has entries: the picture is empty")
+		}
+	}
 	return pic, nil
 }
 
