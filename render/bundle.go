@@ -101,7 +101,11 @@ func (p *bundleParser) readManifests() ([]manifest, *Error) {
 		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		if e.IsDir() {
+		isDir, perr := p.entryIsDir(name, e)
+		if perr != nil {
+			return nil, perr
+		}
+		if isDir {
 			p.warnf("%s: ignored: OLM reads only the files directly in %s/", p.files.Display(name), dir)
 			continue
 		}
@@ -123,6 +127,39 @@ func (p *bundleParser) readManifests() ([]manifest, *Error) {
 		return nil, p.invalid(dir, 0, errors.New("no Kubernetes objects: a bundle's manifests directory holds its ClusterServiceVersion and CRDs"))
 	}
 	return out, nil
+}
+
+// entryIsDir says whether an entry of manifests/ or metadata/ is a
+// directory, following a symbolic link. Anything but a directory or a
+// regular file is an error: opening a fifo would wait forever for a writer.
+func (p *bundleParser) entryIsDir(name string, e fs.DirEntry) (bool, *Error) {
+	mode := e.Type()
+	if mode&fs.ModeSymlink != 0 {
+		fi, err := fs.Stat(p.files.FS, name)
+		if err != nil {
+			return false, p.ioError(name, unwrapPathError(err))
+		}
+		mode = fi.Mode().Type()
+	}
+	switch {
+	case mode.IsDir():
+		return true, nil
+	case mode.IsRegular():
+		return false, nil
+	}
+	return false, p.invalid(name, 0, fmt.Errorf("not a regular file (%s): a bundle holds only files and directories", fileTypeWords(mode)))
+}
+
+func fileTypeWords(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return mode.String()
 }
 
 func (p *bundleParser) warnf(format string, args ...any) {
@@ -151,10 +188,17 @@ func (p *bundleParser) readMetadata() (*bundleMetadata, *Error) {
 	}
 	md := &bundleMetadata{}
 	for _, e := range entries {
-		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		name := path.Join(dir, e.Name())
+		isDir, perr := p.entryIsDir(name, e)
+		if perr != nil {
+			return nil, perr
+		}
+		if isDir {
+			continue
+		}
 		doc, perr := p.readDocument(name)
 		if perr != nil {
 			if !isYAMLName(name) && perr.Invalid {
