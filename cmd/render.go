@@ -69,6 +69,9 @@ manifest that does not parse, an invalid catalog), 2 when fbc could not run
 			if n := countStdin(args); n > 1 {
 				return usageErrorf("standard input (-) can be read only once, got it %d times", n)
 			}
+			if opts.Jobs < 0 {
+				return usageErrorf("--jobs %d: want a positive number of sources at once (0 means the default, 4 per CPU)", opts.Jobs)
+			}
 			if migrateAll && cmd.Flags().Changed("migrate-level") {
 				return usageErrorf("--migrate and --migrate-level cannot be used together")
 			}

@@ -9,6 +9,7 @@ import (
 	"text/template"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/image"
 )
 
 // bundleFiles is a bundle's file tree: a directory, or the files of an image.
@@ -312,23 +313,26 @@ func parseBundle(files bundleFiles, opts bundleOptions) (*parsedBundle, *Error) 
 	if perr != nil {
 		return nil, perr
 	}
-	image := opts.Image
-	if image == "" && opts.ImageTemplate != nil {
+	ref := opts.Image
+	if ref == "" && opts.ImageTemplate != nil {
 		var b strings.Builder
 		data := struct{ Package, Name, Version string }{pkg, csv.Name, firstVersion}
 		if err := opts.ImageTemplate.Execute(&b, data); err != nil {
 			return nil, &Error{Source: source, Err: fmt.Errorf("image reference template: %w", err)}
 		}
-		image = b.String()
+		ref = b.String()
+		if _, err := image.ParseReference(ref); err != nil {
+			return nil, &Error{Source: source, Err: fmt.Errorf("image reference template: the image of bundle %s: %w", csv.Name, err)}
+		}
 	}
 	return &parsedBundle{
 		Bundle: declcfg.Bundle{
 			Schema:        declcfg.SchemaBundle,
 			Name:          csv.Name,
 			Package:       pkg,
-			Image:         image,
+			Image:         ref,
 			Properties:    props,
-			RelatedImages: relatedImages(csv, image),
+			RelatedImages: relatedImages(csv, ref),
 		},
 		CSV:            csv,
 		Channels:       splitChannels(string(md.annotations.Annotations.Channels)),
@@ -394,15 +398,15 @@ func requiredAPIs(csv *csvInfo) ([]apiKey, error) {
 // relatedImages lists the CSV's related images as written, then the bundle
 // image and the operator's container images that are not already listed.
 // Render sorts them (once: the sort is not stable, as in opm).
-func relatedImages(csv *csvInfo, image string) []declcfg.RelatedImage {
+func relatedImages(csv *csvInfo, bundleImage string) []declcfg.RelatedImage {
 	out := append([]declcfg.RelatedImage(nil), csv.RelatedImages...)
 	seen := map[string]bool{}
 	for _, ri := range out {
 		seen[ri.Image] = true
 	}
-	if image != "" && !seen[image] {
-		seen[image] = true
-		out = append(out, declcfg.RelatedImage{Image: image})
+	if bundleImage != "" && !seen[bundleImage] {
+		seen[bundleImage] = true
+		out = append(out, declcfg.RelatedImage{Image: bundleImage})
 	}
 	for _, img := range csv.OperatorImages {
 		if !seen[img] {
