@@ -86,3 +86,14 @@ func BenchmarkCompose(b *testing.B) {
 		})
 	}
 }
+
+func TestParseConfigDuplicateKeysAndAliases(t *testing.T) {
+	_, err := ParseConfig("c.yaml", []byte("name: c\nname: d\nreferences:\n- name: a\n  image: x.json\n  image: y.json\n"))
+	require.Error(t, err)
+	assert.Equal(t, "c.yaml:2:1: name is given twice (first at line 1)\nc.yaml:6:3: image is given twice (first at line 5)", err.Error())
+
+	// Aliases stand for what they name, as anywhere in YAML.
+	c, err := ParseConfig("c.yaml", []byte("name: &n c\nreferences:\n- &r {name: a, image: x.json}\n- {name: *n, image: x.json}\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "c"}, []string{c.References[0].Name, c.References[1].Name})
+}

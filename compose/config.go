@@ -107,9 +107,22 @@ func ParseConfig(file string, data []byte) (*CatalogConfig, error) {
 		}
 		*dst = v.Value
 	}
+	// A key given twice would silently lose one value.
+	duplicate := func(m *yaml.Node, j int) bool {
+		for i := 0; i < j; i += 2 {
+			if m.Content[i].Value == m.Content[j].Value {
+				bad(m.Content[j], "%s is given twice (first at line %d)", m.Content[j].Value, m.Content[i].Line)
+				return true
+			}
+		}
+		return false
+	}
 	var refsNode *yaml.Node
 	for i := 0; i+1 < len(doc.Content); i += 2 {
-		k, v := doc.Content[i], doc.Content[i+1]
+		k, v := doc.Content[i], deref(doc.Content[i+1])
+		if duplicate(doc, i) {
+			continue
+		}
 		switch k.Value {
 		case "name":
 			str(k, v, &cfg.Name)
@@ -143,13 +156,17 @@ func ParseConfig(file string, data []byte) (*CatalogConfig, error) {
 	seen := map[string]declcfg.Pos{}
 	if refsNode != nil && refsNode.Kind == yaml.SequenceNode {
 		for i, rn := range refsNode.Content {
+			rn = deref(rn)
 			if rn.Kind != yaml.MappingNode {
 				bad(rn, "references[%d] must be an object with name and image", i)
 				continue
 			}
 			ref := Reference{Pos: at(rn)}
 			for j := 0; j+1 < len(rn.Content); j += 2 {
-				k, v := rn.Content[j], rn.Content[j+1]
+				k, v := rn.Content[j], deref(rn.Content[j+1])
+				if duplicate(rn, j) {
+					continue
+				}
 				switch k.Value {
 				case "name":
 					str(k, v, &ref.Name)
@@ -193,6 +210,14 @@ func ParseConfig(file string, data []byte) (*CatalogConfig, error) {
 		return nil, errors.Join(errs...)
 	}
 	return cfg, nil
+}
+
+// deref follows YAML aliases (*name) to the node they stand for.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
 }
 
 // resolve returns where a reference's catalog is: a local directory or file
