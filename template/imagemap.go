@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
@@ -176,6 +177,10 @@ func MappedRenderer(m *ImageMap, local LocalRenderer, remote BundleRenderer) Bun
 			if err != nil {
 				return nil, fmt.Errorf("from %s (image map %s): %w", e.Written, e.Pos, err)
 			}
+			if len(bs) != 1 {
+				return nil, &Problem{Pos: e.Pos, Msg: fmt.Sprintf("image map entry %q points to %q, which holds %s; a bundle reference must name exactly one bundle",
+					ref, e.Written, bundleCount(bs))}
+			}
 			return bs, nil
 		}
 		if remote == nil {
@@ -187,4 +192,20 @@ func MappedRenderer(m *ImageMap, local LocalRenderer, remote BundleRenderer) Bun
 		}
 		return remote(ctx, ref)
 	}
+}
+
+// bundleCount says how many bundles there are, naming a few.
+func bundleCount(bs []declcfg.Bundle) string {
+	if len(bs) == 0 {
+		return "no bundle"
+	}
+	names := make([]string, 0, 3)
+	for _, b := range bs[:min(len(bs), 3)] {
+		names = append(names, strconv.Quote(b.Name))
+	}
+	more := ""
+	if len(bs) > 3 {
+		more = ", ..."
+	}
+	return fmt.Sprintf("%d bundles (%s%s)", len(bs), strings.Join(names, ", "), more)
 }
