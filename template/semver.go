@@ -1,6 +1,7 @@
 package template
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -117,6 +118,9 @@ func (d *document) parseSemver() (*semverTemplate, Problems) {
 	default:
 		ps = append(ps, d.problem(prefNode, "unknown defaultChannelTypePreference %q: use major or minor", pref))
 	}
+	slices.SortStableFunc(ps, func(a, b *Problem) int {
+		return cmp.Or(cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col))
+	})
 	return t, ps
 }
 
