@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode"
 
 	blang "github.com/blang/semver/v4"
 )
@@ -281,27 +282,27 @@ func (pic *Picture) WriteMermaid(w io.Writer) error {
 	link := 0
 	for _, pp := range pic.Packages {
 		t.printf("  %%%% package %q\n", pp.Name)
-		t.printf("  subgraph %q\n", pp.Name)
+		t.printf("  subgraph %s\n", mermaidLabel(pp.Name))
 		for _, pc := range pp.Channels {
 			t.printf("    %%%% channel %q\n", pc.Name)
-			t.printf("    subgraph %s[%q]\n", pc.ID, pc.Name)
+			t.printf("    subgraph %s[%s]\n", mermaidID(pc.ID), mermaidLabel(pc.Name))
 			for _, pe := range pc.Entries {
 				n := pe.Node
-				t.printf("      %s[%q]\n", n.ID, n.Bundle)
-				switch {
+				t.printf("      %s[%s]\n", mermaidID(n.ID), mermaidLabel(n.Bundle))
+				switch id := mermaidID(n.ID); {
 				case n.Deprecated && n.Skipped:
-					classes["deprecatedskipped"] = append(classes["deprecatedskipped"], n.ID)
+					classes["deprecatedskipped"] = append(classes["deprecatedskipped"], id)
 				case n.Deprecated:
-					classes["deprecated"] = append(classes["deprecated"], n.ID)
+					classes["deprecated"] = append(classes["deprecated"], id)
 				case n.Skipped:
-					classes["skipped"] = append(classes["skipped"], n.ID)
+					classes["skipped"] = append(classes["skipped"], id)
 				}
 				for _, e := range pe.Edges {
 					label := e.Kind
 					if e.Kind == "skipRange" {
 						label = `"skipRange(` + e.SkipRange + `)"`
 					}
-					t.printf("      %s[%q]-- %s --> %s[%q]\n", e.From, e.FromName, label, e.To, e.ToName)
+					t.printf("      %s[%s]-- %s --> %s[%s]\n", mermaidID(e.From), mermaidLabel(e.FromName), label, mermaidID(e.To), mermaidLabel(e.ToName))
 					if e.IgnoredByClassic {
 						ignored = append(ignored, fmt.Sprint(link))
 					}
@@ -314,13 +315,13 @@ func (pic *Picture) WriteMermaid(w io.Writer) error {
 	}
 	for _, pp := range pic.Packages {
 		if pp.Deprecated {
-			t.printf("style %s fill:#989695\n", pp.Name)
+			t.printf("style %s fill:#989695\n", mermaidID(pp.Name))
 		}
 	}
 	for _, pp := range pic.Packages {
 		for _, pc := range pp.Channels {
 			if pc.Deprecated {
-				t.printf("style %s fill:#DCD0FF\n", pc.ID)
+				t.printf("style %s fill:#DCD0FF\n", mermaidID(pc.ID))
 			}
 		}
 	}
@@ -334,6 +335,27 @@ func (pic *Picture) WriteMermaid(w io.Writer) error {
 		t.printf("linkStyle %s stroke:#FF0000,stroke-width:3px,stroke-dasharray:5;\n", strings.Join(ignored, ","))
 	}
 	return t.err
+}
+
+// mermaidID is a node or subgraph id as opm writes it (the names joined
+// with "-"), with the characters that would end an id in mermaid's syntax
+// (white space, quotes, brackets, pipes, angle brackets, semicolons)
+// replaced by "_". Names that OLM tooling produces have none of them, so
+// their ids are opm's.
+func mermaidID(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || strings.ContainsRune("\"'`[](){}|<>;", r) {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// mermaidLabel quotes a name as a mermaid label: opm's %q for ordinary
+// names; a double quote, which mermaid cannot escape with a backslash,
+// becomes its entity, and line breaks become spaces.
+func mermaidLabel(s string) string {
+	return `"` + strings.NewReplacer(`"`, "#quot;", "\n", " ", "\r", " ").Replace(s) + `"`
 }
 
 // WriteDOT draws the picture for Graphviz: a cluster per package and per
