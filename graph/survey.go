@@ -75,6 +75,11 @@ func SurveyUpgrades(cat *Catalog, q UpgradeQuery) (*Survey, error) {
 		return nil, err
 	}
 	p := base.pkg
+	for _, c := range base.opts.Channels {
+		if p.Channel(c) == nil {
+			return nil, optionErrorf("package %q has no channel %q (it has %s)", p.Name, c, listSome(p.ChannelNames(), 10))
+		}
+	}
 	s := &Survey{Package: p.Name, Options: base.opts}
 	var selections [][]string
 	if len(base.opts.Channels) > 0 {
@@ -206,7 +211,7 @@ func (s *Survey) Problems() int {
 	n := 0
 	for _, sel := range s.Selections {
 		if sel.Err != nil {
-			n += sel.Bundles
+			n += max(sel.Bundles, 1)
 			continue
 		}
 		for _, r := range sel.Rows {
@@ -223,7 +228,7 @@ func (s *Survey) Problems() int {
 func (s *Survey) Counts() (deadEnds, failures int) {
 	for _, sel := range s.Selections {
 		if sel.Err != nil {
-			failures += sel.Bundles
+			failures += max(sel.Bundles, 1) // a channel without bundles fails as a whole
 			continue
 		}
 		for _, r := range sel.Rows {
@@ -418,6 +423,9 @@ func SurveyCatalog(cat *Catalog, q UpgradeQuery) (*CatalogSurvey, error) {
 			return nil, err
 		}
 		cs.Packages = append(cs.Packages, s)
+	}
+	if len(q.Channels) > 0 && len(cs.Packages) == 0 {
+		return nil, optionErrorf("no package has a channel named %s", strings.Join(q.Channels, " or "))
 	}
 	return cs, nil
 }
