@@ -404,6 +404,12 @@ func TestLayerSemantics(t *testing.T) {
 			err:    `entry "configs/c": more than 2 entries`,
 		},
 		{
+			name:   "too many whiteouts",
+			layers: [][]E{{file("configs/a", "")}, {{Name: "configs/.wh.b"}, {Name: "configs/.wh.c"}, {Name: "configs/.wh.d"}}},
+			limits: image.Limits{MaxEntries: 2},
+			err:    `entry "configs/.wh.d": more than 2 entries`,
+		},
+		{
 			name:   "bad read path",
 			layers: [][]E{{file("configs/a", "")}},
 			paths:  []string{"../x"},

@@ -277,25 +277,39 @@ func (img *Image) readEntries(ctx context.Context, l layer, rc io.Reader, want [
 		if err != nil {
 			return nil, fail(hdr.Name, "%v", err)
 		}
+		// Every entry kept, whiteouts included, counts against MaxEntries:
+		// a layer of millions of whiteouts must not fill memory either.
+		count := func() error {
+			if b.entries++; b.entries > b.limits.MaxEntries {
+				return fail(hdr.Name, "more than %d entries under the paths read", b.limits.MaxEntries)
+			}
+			return nil
+		}
 		dir, base := path.Dir(p), path.Base(p)
 		switch {
 		case p == ".":
 			continue
 		case base == ".wh..wh..opq":
 			if relevant(dir, want) {
+				if err := count(); err != nil {
+					return nil, err
+				}
 				st.opaque = append(st.opaque, dir)
 			}
 			continue
 		case strings.HasPrefix(base, ".wh."):
 			if target := path.Join(dir, strings.TrimPrefix(base, ".wh.")); relevant(target, want) {
+				if err := count(); err != nil {
+					return nil, err
+				}
 				st.whiteouts = append(st.whiteouts, target)
 			}
 			continue
 		case !under(p, want):
 			continue
 		}
-		if b.entries++; b.entries > b.limits.MaxEntries {
-			return nil, fail(hdr.Name, "more than %d entries under the paths read", b.limits.MaxEntries)
+		if err := count(); err != nil {
+			return nil, err
 		}
 		n := &node{mode: hdr.FileInfo().Mode().Perm(), layer: l.digest.String()}
 		switch hdr.Typeflag {
