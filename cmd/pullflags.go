@@ -25,6 +25,11 @@ func checkPullFlags(o image.Options) error {
 	if o.UseHTTP && o.SkipTLSVerify {
 		return usageErrorf("--use-http and --skip-tls-verify cannot both be set: --skip-tls-verify already allows plain HTTP")
 	}
+	if o.Platform != "" {
+		if err := image.CheckPlatform(o.Platform); err != nil {
+			return usageErrorf("--platform: %v", err)
+		}
+	}
 	return nil
 }
 

@@ -120,11 +120,11 @@ func NewClient(opts Options) (*Client, error) {
 	if opts.Platform == "" {
 		opts.Platform = DefaultPlatform
 	}
-	p, err := v1.ParsePlatform(opts.Platform)
-	if err != nil || p.OS == "" || p.Architecture == "" {
-		return nil, fmt.Errorf("invalid platform %q: want os/arch[/variant], e.g. linux/arm64", opts.Platform)
+	p, err := parsePlatform(opts.Platform)
+	if err != nil {
+		return nil, err
 	}
-	c := &Client{opts: opts, platform: *p, transports: map[string]*repoTransport{}}
+	c := &Client{opts: opts, platform: p, transports: map[string]*repoTransport{}}
 	if !opts.NoCache {
 		dir, explicit := opts.CacheDir, opts.CacheDir != ""
 		if !explicit {
@@ -150,6 +150,22 @@ func NewClient(opts Options) (*Client, error) {
 		c.base = t
 	}
 	return c, nil
+}
+
+// CheckPlatform checks an os/arch[/variant] platform as Options.Platform
+// takes it, so that a command can refuse a bad flag before it has an image
+// to read.
+func CheckPlatform(s string) error {
+	_, err := parsePlatform(s)
+	return err
+}
+
+func parsePlatform(s string) (v1.Platform, error) {
+	p, err := v1.ParsePlatform(s)
+	if err != nil || p.OS == "" || p.Architecture == "" || strings.Count(s, "/") > 2 {
+		return v1.Platform{}, fmt.Errorf("invalid platform %q: want os/arch[/variant], e.g. linux/arm64", s)
+	}
+	return *p, nil
 }
 
 func (c *Client) warnf(format string, args ...any) {
