@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -223,4 +225,47 @@ func TestUnreadableDirectoryReportedOnce(t *testing.T) {
 	// The directory, not also its .indexignore, which cannot be read for
 	// the same reason.
 	assert.Equal(t, []string{"io-error " + filepath.Join("cat", "sub") + ": cannot open: permission denied"}, got)
+}
+
+func TestStandardInputLimitAndInterrupt(t *testing.T) {
+	var got []string
+	collect := func(f *File) error {
+		for _, le := range f.Errors {
+			got = append(got, le.Rule+" "+le.Error())
+		}
+		return nil
+	}
+	// Larger than the limit: an io-error, not the whole input in memory.
+	err := WalkPath(context.Background(), "-", strings.NewReader(strings.Repeat("# x\n", 100)), WalkOptions{MaxFileSize: 64}, collect)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"io-error -: standard input is larger than the 64-byte limit"}, got)
+
+	// A pipe nobody writes to: an interrupt ends the wait.
+	r, w := io.Pipe()
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	err = WalkPath(ctx, "-", r, WalkOptions{}, collect)
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+func TestBinaryStreamIsNotReadToTheEnd(t *testing.T) {
+	// An endless stream of NUL bytes (/dev/zero) is read up to the chunk
+	// that shows it is binary.
+	var got []string
+	err := WalkPath(context.Background(), "-", zeros{}, WalkOptions{}, func(f *File) error {
+		for _, le := range f.Errors {
+			got = append(got, le.Rule)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{RuleBinaryFile}, got)
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }

@@ -96,8 +96,13 @@ func WalkPath(ctx context.Context, p string, stdin io.Reader, opts WalkOptions, 
 		if stdin == nil {
 			stdin = os.Stdin
 		}
-		data, err := io.ReadAll(stdin)
-		if err != nil {
+		max := opts.withDefaults().MaxFileSize
+		data, err := readStream(ctx, func() ([]byte, error) { return readLimited(stdin, 0, max) })
+		switch {
+		case errors.Is(err, errTooLarge):
+			return fn(&File{Path: "-", Errors: []*LoadError{{Pos: Pos{File: "-"}, Rule: RuleIO, IO: true,
+				Msg: fmt.Sprintf("standard input is larger than the %d-byte limit", max)}}})
+		case err != nil:
 			return fmt.Errorf("reading standard input: %w", err)
 		}
 		return fn(ParseFile("-", data))
@@ -282,7 +287,7 @@ func walkFiles(ctx context.Context, fsys fs.FS, items []walkItem, opts WalkOptio
 	for range opts.Concurrency {
 		go func() {
 			for i := range jobs {
-				results[i] <- readAndParse(fsys, items[i], opts.MaxFileSize)
+				results[i] <- readAndParse(ctx, fsys, items[i], opts.MaxFileSize)
 			}
 		}()
 	}
@@ -302,19 +307,103 @@ func walkFiles(ctx context.Context, fsys fs.FS, items []walkItem, opts WalkOptio
 	return nil
 }
 
-func readAndParse(fsys fs.FS, it walkItem, maxSize int64) *File {
+func readAndParse(ctx context.Context, fsys fs.FS, it walkItem, maxSize int64) *File {
 	if it.err != nil {
 		return &File{Path: it.display, Errors: []*LoadError{it.err}}
 	}
-	if st, err := fs.Stat(fsys, it.name); err == nil && st.Size() > maxSize {
-		return &File{Path: it.display, Errors: []*LoadError{{Pos: Pos{File: it.display}, Rule: RuleIO, IO: true,
-			Msg: fmt.Sprintf("file is %d bytes, larger than the %d-byte limit", st.Size(), maxSize)}}}
+	ioErr := func(msg string) *File {
+		return &File{Path: it.display, Errors: []*LoadError{{Pos: Pos{File: it.display}, Rule: RuleIO, IO: true, Msg: msg}}}
 	}
-	data, err := fs.ReadFile(fsys, it.name)
+	st, err := fs.Stat(fsys, it.name)
 	if err != nil {
-		return &File{Path: it.display, Errors: []*LoadError{{Pos: Pos{File: it.display}, Rule: RuleIO, IO: true, Msg: ioMessage(err)}}}
+		return ioErr(ioMessage(err))
+	}
+	var data []byte
+	if st.Mode().IsRegular() {
+		if st.Size() > maxSize {
+			return ioErr(fmt.Sprintf("file is %d bytes, larger than the %d-byte limit", st.Size(), maxSize))
+		}
+		data, err = readFile(fsys, it.name, st.Size(), maxSize)
+	} else {
+		// A pipe or device named on the command line (fbc validate
+		// <(opm render ...)): opening a FIFO waits for a writer and it may
+		// never end, so both stop on interrupt.
+		data, err = readStream(ctx, func() ([]byte, error) { return readFile(fsys, it.name, 0, maxSize) })
+	}
+	switch {
+	case errors.Is(err, errTooLarge):
+		return ioErr(fmt.Sprintf("file is larger than the %d-byte limit", maxSize))
+	case err != nil:
+		return ioErr(ioMessage(err))
 	}
 	return ParseFile(it.display, data)
+}
+
+var errTooLarge = errors.New("input too large")
+
+func readFile(fsys fs.FS, name string, sizeHint, limit int64) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readLimited(f, sizeHint, limit)
+}
+
+// readLimited reads r to its end, at most limit bytes (errTooLarge beyond).
+// A binary input is read only until its first NUL byte: ParseFile rejects
+// it from what was read, and /dev/zero is not read forever.
+func readLimited(r io.Reader, sizeHint, limit int64) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, min(sizeHint, limit)+bytes.MinRead))
+	n, err := buf.ReadFrom(&binaryStop{r: io.LimitReader(r, limit+1)})
+	if err != nil {
+		return nil, err
+	}
+	if n > limit {
+		return nil, errTooLarge
+	}
+	return buf.Bytes(), nil
+}
+
+// readStream runs read, which may block forever on standard input or a
+// pipe, and returns early when ctx ends. The read itself cannot be
+// interrupted, so its goroutine ends only with the input or the process.
+func readStream(ctx context.Context, read func() ([]byte, error)) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		data, err := read()
+		done <- result{data, err}
+	}()
+	select {
+	case res := <-done:
+		return res.data, res.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// binaryStop ends a read after a chunk that holds a NUL byte within the
+// first 64 KiB, the window ParseFile looks at to call a file binary.
+type binaryStop struct {
+	r    io.Reader
+	seen int
+	stop bool
+}
+
+func (b *binaryStop) Read(p []byte) (int, error) {
+	if b.stop {
+		return 0, io.EOF
+	}
+	n, err := b.r.Read(p)
+	if b.seen < 64<<10 && bytes.IndexByte(p[:n], 0) >= 0 {
+		b.stop = true
+	}
+	b.seen += n
+	return n, err
 }
 
 // ParseFile splits a file's content into documents. Problems become the
