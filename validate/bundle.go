@@ -3,6 +3,7 @@ package validate
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
 	"unsafe"
@@ -53,7 +54,7 @@ func (c *fileCheck) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle
 
 	if b.Image != "" {
 		if err := c.imageReference(b.Image); err != nil {
-			d.reportf(RuleImageReference, field(root, "image"), "image %q is not a valid image reference: %v", b.Image, err)
+			d.reportf(RuleImageReference, field(root, "image"), "image %q is not a valid image reference: %v%s", b.Image, err, referenceHint(err))
 		}
 	} else if objects == 0 {
 		at := field(root, "image")
@@ -66,7 +67,7 @@ func (c *fileCheck) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle
 		img := field(ri, "image")
 		if s := strValue(img); s != "" {
 			if err := c.imageReference(s); err != nil {
-				d.reportf(RuleImageReference, img, "relatedImages[%d].image %q is not a valid image reference: %v", i, s, err)
+				d.reportf(RuleImageReference, img, "relatedImages[%d].image %q is not a valid image reference: %v%s", i, s, err, referenceHint(err))
 			}
 		}
 	}
@@ -285,4 +286,13 @@ func (c *fileCheck) csvMismatch(d *docContext, root *yaml.Node, b *declcfg.Bundl
 	if nv, ok := nameVersion(b.Name); ok && !nv.Equals(*version) {
 		d.reportf(RuleCSVMismatch, nameNode, "bundle %q has olm.package version %s, but its name says %s; one of them is wrong", b.Name, version, nv)
 	}
+}
+
+// referenceHint says what a reference looks like when the grammar's error
+// does not say what is wrong.
+func referenceHint(err error) string {
+	if errors.Is(err, errReferenceFormat) {
+		return "; write [registry/]repository[:tag][@sha256:digest], for example quay.io/acme/op:v1.0.0"
+	}
+	return ""
 }

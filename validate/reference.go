@@ -13,6 +13,10 @@ import (
 // parser of its own.
 
 // hex64 is an image ID, which reference parsers refuse as a name.
+// errReferenceFormat is the grammar's error for a reference it cannot
+// match at all.
+var errReferenceFormat = errors.New("invalid reference format")
+
 func isHex64(s string) bool {
 	if len(s) != 64 {
 		return false
@@ -51,7 +55,7 @@ func parseImageReference(s string) error {
 		if _, _, ok := matchReference(strings.ToLower(full)); ok {
 			return errors.New("repository name must be lowercase")
 		}
-		return errors.New("invalid reference format")
+		return errReferenceFormat
 	}
 	if len(name) > maxNameLength {
 		return fmt.Errorf("repository name is longer than %d characters", maxNameLength)
