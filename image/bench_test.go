@@ -2,10 +2,12 @@ package image_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fbc-project/fbc/image"
@@ -46,15 +48,31 @@ func pushTo(reg *imagetest.Registry, b testing.TB) func(string, v1.Image) error 
 	}
 }
 
+// pullAll opens refs eight at a time and reads their bundle directories.
 func pullAll(b testing.TB, c *image.Client, refs []string) {
-	err := c.OpenAll(context.Background(), refs, func(ctx context.Context, i int, img *image.Image) error {
-		fsys, err := img.ReadFiles(ctx, []string{"manifests/", "metadata/"}, image.Limits{})
-		if err == nil && len(image.Paths(fsys)) != 3 {
-			err = fmt.Errorf("%s: read %v", refs[i], image.Paths(fsys))
-		}
-		return err
-	})
-	if err != nil {
+	errs := make([]error, len(refs))
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i, ref := range refs {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			img, err := c.Open(context.Background(), ref)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			fsys, err := img.ReadFiles(context.Background(), []string{"manifests/", "metadata/"}, image.Limits{})
+			if err == nil && len(image.Paths(fsys)) != 3 {
+				err = fmt.Errorf("%s: read %v", ref, image.Paths(fsys))
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -68,12 +67,6 @@ type Options struct {
 	// answer to a request or for the next bytes of a download; default 60s.
 	// A timed-out request is retried like other transient failures.
 	Timeout time.Duration
-	// Jobs bounds how many images OpenAll works on at once; default four per
-	// CPU.
-	Jobs int
-	// Progress receives a single, redrawn progress line from OpenAll when it
-	// is a terminal; otherwise nothing is written to it.
-	Progress io.Writer
 	// Log receives warnings (retries, an unusable default cache); nil
 	// discards them.
 	Log io.Writer
@@ -113,9 +106,6 @@ func NewClient(opts Options) (*Client, error) {
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 60 * time.Second
-	}
-	if opts.Jobs <= 0 {
-		opts.Jobs = 4 * runtime.NumCPU()
 	}
 	if opts.Platform == "" {
 		opts.Platform = DefaultPlatform

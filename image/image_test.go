@@ -718,50 +718,6 @@ func TestOptionsChecked(t *testing.T) {
 	}
 }
 
-func TestOpenAll(t *testing.T) {
-	reg := imagetest.NewRegistry(t)
-	var refs []string
-	for _, tag := range []string{"a", "b", "c", "d", "e"} {
-		refs = append(refs, reg.Push(t, "b:"+tag, bundleImage(t, "")))
-	}
-	bad := layoutOf(t, []imagetest.Entry{file("manifests/../../x", "")})
-	refs = append(refs[:2], append([]string{bad, reg.Host + "/missing:1"}, refs[2:]...)...)
-	opts := testOptions(t)
-	opts.Jobs = 1
-	c := must(image.NewClient(opts))
-	read := make([]int, len(refs))
-	err := c.OpenAll(context.Background(), refs, func(ctx context.Context, i int, img *image.Image) error {
-		fsys, err := img.ReadFiles(ctx, []string{"manifests"}, image.Limits{})
-		if err == nil {
-			read[i] = len(image.Paths(fsys))
-		}
-		return err
-	})
-	if err == nil {
-		t.Fatal("no error")
-	}
-	// Both problems are reported, in order, and the other images read.
-	lines := strings.Split(err.Error(), "\n")
-	if len(lines) != 2 || !strings.Contains(lines[0], bad) || !strings.Contains(lines[0], "path traversal") ||
-		!strings.Contains(lines[1], "missing:1") || !strings.Contains(lines[1], "404") {
-		t.Errorf("err = %v", err)
-	}
-	if want := []int{1, 1, 0, 0, 1, 1, 1}; fmt.Sprint(read) != fmt.Sprint(want) {
-		t.Errorf("read = %v, want %v", read, want)
-	}
-
-	// An unreachable registry stops the work not yet started.
-	reg.Server.Close()
-	calls := 0
-	err = c.OpenAll(context.Background(), refs[4:], func(ctx context.Context, i int, img *image.Image) error {
-		calls++
-		return nil
-	})
-	if err == nil || strings.Count(err.Error(), "connection refused") != 1 || calls != 0 {
-		t.Errorf("calls %d, err = %v", calls, err)
-	}
-}
-
 // TestLayerCompressions reads gzip, zstd and uncompressed layers, stacked.
 func TestLayerCompressions(t *testing.T) {
 	tarOf := func(entries ...imagetest.Entry) func() (io.ReadCloser, error) {
@@ -833,13 +789,19 @@ func TestSharedCacheConcurrently(t *testing.T) {
 		go func() {
 			c, err := image.NewClient(opts)
 			if err == nil {
-				err = c.OpenAll(context.Background(), refs, func(ctx context.Context, _ int, img *image.Image) error {
-					fsys, err := img.ReadFiles(ctx, []string{"manifests", "metadata"}, image.Limits{})
-					if err == nil && len(image.Paths(fsys)) != 2 {
+				for _, ref := range refs {
+					var img *image.Image
+					if img, err = c.Open(context.Background(), ref); err != nil {
+						break
+					}
+					fsys, rerr := img.ReadFiles(context.Background(), []string{"manifests", "metadata"}, image.Limits{})
+					if err = rerr; err == nil && len(image.Paths(fsys)) != 2 {
 						err = fmt.Errorf("read %v", image.Paths(fsys))
 					}
-					return err
-				})
+					if err != nil {
+						break
+					}
+				}
 			}
 			errs <- err
 		}()
