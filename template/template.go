@@ -201,7 +201,7 @@ func parseTemplate(name string, data []byte, what string) (*document, error) {
 // detectKind reads the template's schema (matched case-insensitively, like
 // opm) and checks it against a kind given on the command line.
 func detectKind(doc *document, want Kind) (Kind, error) {
-	keyNode, v := lookup(doc.root, "schema")
+	_, v := lookup(doc.root, "schema")
 	if v == nil {
 		if want != "" {
 			return "", Problems{doc.problem(doc.root, "template has no %q field; a %s template starts with \"schema: %s\"", "schema", want, want.schema())}
@@ -209,7 +209,6 @@ func detectKind(doc *document, want Kind) (Kind, error) {
 		return "", Problems{doc.problem(doc.root, "template has no %q field, so its type is unknown: "+
 			"write \"schema: %s\" or \"schema: %s\"", "schema", SchemaBasic, SchemaSemver)}
 	}
-	_ = keyNode
 	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
 		return "", Problems{doc.problem(v, "%q must be a string, not %s", "schema", declcfg.KindName(v))}
 	}
