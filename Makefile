@@ -43,7 +43,8 @@ bench-data:
 FUZZTIME ?= 20s
 FUZZ_TARGETS := declcfg:FuzzParseFile declcfg:FuzzDecodeDocument declcfg:FuzzFastYAML declcfg:FuzzParseRange \
 	image:FuzzReadFiles image:FuzzParseReference render:FuzzFirstDocument graph:FuzzRangeBounds graph:FuzzResolve \
-	validate:FuzzValidate validate:FuzzScanManifest validate:FuzzMatchReference
+	validate:FuzzValidate validate:FuzzScanManifest validate:FuzzMatchReference \
+	template:FuzzRender template:FuzzParseImageMap compose:FuzzParseConfig
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t#*:}; \

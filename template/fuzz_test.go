@@ -1,0 +1,77 @@
+package template
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// FuzzRender renders arbitrary template text with a renderer that makes a
+// bundle of any reference shaped REPO:PKG.vVERSION and fails on others. A
+// template may be rejected, but never with a panic, and a rendered one has
+// exactly one package for semver templates.
+func FuzzRender(f *testing.F) {
+	for _, seed := range []string{
+		readme("true", "true"),
+		readme("false", "false"),
+		"schema: olm.template.basic\nentries:\n- schema: olm.package\n  name: op\n- schema: olm.bundle\n  image: r/op:op.v1.0.0\n",
+		"schema: olm.semver\nstable: {bundles: [{image: r/op:op.v1.0.0}, {image: r/op:op.v1.0.0+b}]}\n",
+		"schema: olm.semver\ngenerateMajorChannels: true\ndefaultChannelTypePreference: minor\ncandidate: {bundles: [{image: r/op:op.v0.0.0-1}]}\n",
+		"schema: olm.semver\nstable: {bundles: [{image: &a r/op:op.v1.0.0}, {image: *a}]}\n",
+		"{\"schema\": \"olm.semver\", \"Fast\": {\"Bundles\": [{\"Image\": \"r/op:op.v2.1.0-rc.1\"}]}}",
+		"schema: olm.semver\nstable: {bundles: [{image: r/op:op.v1.2.3}, {image: r/other:other.v1.2.4}]}\n",
+		"schema: olm.template.basic\nentries: [{schema: olm.bundle, image: r/op:op.v1.0.0, name: wrong}]\n",
+		"",
+		"- a\n",
+		"schema: olm.semver\n---\nschema: olm.semver\n",
+	} {
+		f.Add(seed, false)
+		f.Add(seed, true)
+	}
+	f.Fuzz(func(t *testing.T, src string, skipRange bool) {
+		if len(src) > 1<<14 {
+			return
+		}
+		reg := &fakeRegistry{}
+		res, err := Render(context.Background(), "t.yaml", []byte(src), Options{Render: reg.render, SkipRange: skipRange})
+		if err != nil {
+			var ps Problems
+			var p *Problem
+			var re *RenderError
+			if !errors.As(err, &ps) && !errors.As(err, &p) && !errors.As(err, &re) {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			return
+		}
+		if res.Kind == KindSemver {
+			if len(res.Config.Packages) != 1 || res.Config.Packages[0].DefaultChannel == "" {
+				t.Fatalf("semver result without one package and a default channel: %+v", res.Config.Packages)
+			}
+			if res.Explanation == nil {
+				t.Fatal("semver result without an explanation")
+			}
+		}
+	})
+}
+
+// FuzzParseImageMap parses arbitrary image maps: errors, never panics.
+func FuzzParseImageMap(f *testing.F) {
+	for _, seed := range []string{
+		"quay.io/a/b:v1: bundles/b/1\nquay.io/a/b@sha256:0000: oci:layouts/b:1\n",
+		"{\"a\": \"docker-archive:x.tar\"}",
+		"a: 1\n",
+		"a: \n",
+		"? [a]\n: b\n",
+		"a: &x b\nc: *x\n",
+		"a: b\na: c\n",
+		"",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		m, err := ParseImageMap("maps/images.yaml", []byte(src))
+		if err == nil && m == nil {
+			t.Fatal("no map and no error")
+		}
+	})
+}
