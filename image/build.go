@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -261,6 +260,3 @@ func execForm(args []string) string {
 	}
 	return "[" + strings.Join(quoted, ", ") + "]"
 }
-
-// removeAll is os.RemoveAll for cleanup paths whose errors cannot be acted on.
-func removeAll(p string) { _ = os.RemoveAll(p) }
