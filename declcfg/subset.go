@@ -134,9 +134,40 @@ func subsetEntries(entries []ChannelEntry, keep func(string) bool, version versi
 	if len(out) == 0 {
 		return nil
 	}
-	joinTops(orig, out, version)
-	unstrand(out)
+	// Cutting can also open a replaces cycle that a dropped entry's skip
+	// used to close off (opm stops walking the chain at a skipped entry);
+	// each round removes one edge, so this ends.
+	for range len(out) + 1 {
+		joinTops(orig, out, version)
+		unstrand(out)
+		if !breakCycle(out) {
+			break
+		}
+	}
 	return out
+}
+
+// breakCycle removes the replaces edge that leads opm's walk from the head
+// back into the chain it has walked, if there is one.
+func breakCycle(out []ChannelEntry) bool {
+	s := shapeOf(out)
+	if len(s.heads) != 1 {
+		return false
+	}
+	seen := map[string]bool{}
+	for cur := s.heads[0]; ; {
+		seen[cur] = true
+		i := s.byName[cur]
+		next := out[i].Replaces
+		if _, in := s.byName[next]; !in || s.skipped[next] {
+			return false
+		}
+		if seen[next] {
+			out[i].Replaces = ""
+			return true
+		}
+		cur = next
+	}
 }
 
 // redrawEntry computes a kept entry's edges over the kept entries.
@@ -184,16 +215,20 @@ func redrawEntry(orig *channelShape, p ChannelEntry, keep func(string) bool) Cha
 		}
 		dropped = append(dropped, e.Skips...)
 	}
+	// An entry that replaces itself upgrades nothing. opm accepts one off
+	// the replaces chain (skipped by another entry); once the entries
+	// around it are gone, the edge would leave it stranded, or close a
+	// cycle when a re-pointed replaces reaches it. (A self-skip stays: it
+	// ends opm's walk of the replaces chain at that entry.)
+	if ne.Replaces == ne.Name {
+		ne.Replaces = ""
+	}
 	return ne
 }
 
-// joinTops makes one head out of several tops.
+// joinTops makes one head out of several tops, or out of none.
 func joinTops(orig *channelShape, out []ChannelEntry, version versionOf) {
 	cur := shapeOf(out)
-	if len(cur.heads) <= 1 {
-		return
-	}
-	tops := slices.Clone(cur.heads)
 	// The highest version wins; among equals (or unknown versions), the
 	// entry on the original replaces chain, then the earlier one.
 	rank := func(a, b string) int {
@@ -218,6 +253,29 @@ func joinTops(orig *channelShape, out []ChannelEntry, version versionOf) {
 		}
 		return cur.byName[a] - cur.byName[b]
 	}
+	if len(cur.heads) == 0 {
+		// Every kept entry is replaced or skipped by a kept one: what is
+		// left is a cycle (entries that skip each other, or themselves)
+		// that only the dropped head stood above, which opm accepts below a
+		// head but not without one. The highest entry becomes the head and
+		// the edges into it go.
+		names := make([]string, len(out))
+		for i, e := range out {
+			names[i] = e.Name
+		}
+		head := slices.MinFunc(names, rank)
+		for i := range out {
+			if out[i].Replaces == head {
+				out[i].Replaces = ""
+			}
+			out[i].Skips = slices.DeleteFunc(out[i].Skips, func(s string) bool { return s == head })
+		}
+		cur = shapeOf(out)
+	}
+	if len(cur.heads) <= 1 {
+		return
+	}
+	tops := slices.Clone(cur.heads)
 	slices.SortStableFunc(tops, rank)
 	head := &out[cur.byName[tops[0]]]
 	rest := tops[1:]
