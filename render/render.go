@@ -354,6 +354,15 @@ func (r *renderer) render(ctx context.Context, s source) result {
 		}
 		return fail(err, false)
 	}
+	if cfg.IsEmpty() && r.opts.Warn != nil {
+		// Valid (opm renders it to nothing too), but an empty output file
+		// is rarely what was meant.
+		if kind == KindStdin {
+			r.opts.Warn("standard input holds no catalog blobs")
+		} else {
+			r.opts.Warn(fmt.Sprintf("%s: no catalog blobs in this %s", s.ref, kind))
+		}
+	}
 	return finish(s.ref, cfg, nil, r.migrations)
 }
 
