@@ -1,17 +1,12 @@
 package declcfg
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
-	yaml "go.yaml.in/yaml/v3"
+	"github.com/fbc-project/fbc/declcfg/declcfgtest"
 )
 
 // benchCatalog is the heaviest real catalog in the shared corpus (51 MB of
@@ -27,49 +22,6 @@ func benchCatalog(b *testing.B) string {
 	return dir
 }
 
-// bareDecode is the baseline: read every file and decode every YAML document
-// into yaml.Node trees with the same parallelism, doing nothing else.
-func bareDecode(b *testing.B, dir string) {
-	var files []string
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			files = append(files, p)
-		}
-		return nil
-	})
-	ch := make(chan string)
-	var wg sync.WaitGroup
-	workers := WalkOptions{}.withDefaults().Concurrency
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for f := range ch {
-				data, err := os.ReadFile(f)
-				if err != nil {
-					b.Error(err)
-					continue
-				}
-				dec := yaml.NewDecoder(bytes.NewReader(data))
-				for {
-					var n yaml.Node
-					if err := dec.Decode(&n); errors.Is(err, io.EOF) {
-						break
-					} else if err != nil {
-						b.Error(err)
-						break
-					}
-				}
-			}
-		}()
-	}
-	for _, f := range files {
-		ch <- f
-	}
-	close(ch)
-	wg.Wait()
-}
-
 // BenchmarkLoad compares Load with a bare decode of the same files, in one
 // run: the ratio metric is load time / bare decode time.
 func BenchmarkLoad(b *testing.B) {
@@ -77,7 +29,7 @@ func BenchmarkLoad(b *testing.B) {
 	var bare, load float64
 	b.Run("bare-decode", func(b *testing.B) {
 		for b.Loop() {
-			bareDecode(b, dir)
+			declcfgtest.DecodeYAMLNodes(b, dir, WalkOptions{}.withDefaults().Concurrency)
 		}
 		bare = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	})
