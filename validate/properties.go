@@ -141,6 +141,13 @@ func checkConstraint(d *docContext, v *yaml.Node, p *fieldPath, depth int) {
 	if pkg := field(v, "package"); pkg != nil {
 		checkVersionRange(d, pkg, p.field("package"))
 	}
+	if rule := field(field(v, "cel"), "rule"); rule != nil {
+		if r := strValue(rule); strings.TrimSpace(r) != "" {
+			if why := checkCELRule(r); why != "" {
+				d.reportf(RuleConstraint, rule, "%s: CEL rule %s", p.field("cel").field("rule"), why)
+			}
+		}
+	}
 	for _, k := range []string{"all", "any", "not"} {
 		cp := p.field(k).field("constraints")
 		for i, sub := range items(field(field(v, k), "constraints")) {

@@ -196,8 +196,8 @@ var catalogue = []Rule{
 		"An olm.package.required versionRange is not a semver range OLM can parse.",
 		"Write ranges such as '>=1.0.0 <2.0.0'; put spaces around '||'."},
 	{RuleConstraint, SeverityError,
-		"An olm.constraint is malformed: it must set exactly one of cel, all, any, not, gvk or package, recursively.",
-		"Keep one constraint kind per constraint object and nest the others under all/any/not. CEL rules are checked to be non-empty, not compiled."},
+		"An olm.constraint is malformed: it must set exactly one of cel, all, any, not, gvk or package, recursively, and a cel rule must compile.",
+		"Keep one constraint kind per constraint object and nest the others under all/any/not. A cel rule must compile in OLM's CEL environment (the variable properties, the function semver_compare) to a bool."},
 
 	// Deprecations.
 	{RuleDuplicateDeprecation, SeverityError,
