@@ -315,6 +315,7 @@ func FuzzValidate(f *testing.F) {
 	f.Add([]byte(catalog("a", "stable", map[string][]entry{"stable": {{name: "a.v1.0.0"}, {name: "a.v1.1.0", replaces: "a.v1.0.0", skips: []string{"a.v0.9.0"}, skipRange: "<1.1.0"}}})))
 	f.Add([]byte(`{"schema":"olm.bundle","package":"a","name":"a.v1","properties":[{"type":"olm.bundle.object","value":{"data":"eyJraW5kIjoiQ1NWIn0="}},{"type":"olm.constraint","value":{"all":{"constraints":[{}]}}}]}`))
 	f.Add([]byte("schema: olm.deprecations\npackage: a\nentries:\n- reference: {schema: olm.channel}\n  message: x\n"))
+	f.Add([]byte(`{"schema":"olm.bundle","package":"a","name":"a.v1","properties":[{"type":"olm.constraint","value":{"any":{"constraints":[{"cel":{"rule":"properties.exists(p, semver_compare(p.value.version, \"1.0.0\") >= 0)"}},{"cel":{"rule":"properties[0"}}]}}}]}`))
 	f.Add([]byte("schema: olm.package\nname: A\nicon: {base64data: '!!'}\nproperties: [{type: olm.pakage}]\n"))
 	f.Add([]byte("schema: olm.channel\npackage: yes\nname: on\nentries: [{name: y, skips: [off]}]\nNote: 1\nNOTE: 2\n---\nschema: acme.x\nPackage: a\npackage: a\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
