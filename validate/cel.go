@@ -15,28 +15,21 @@ import (
 // blang/semver's Compare does and returns -1, 0 or 1. OLM refuses a rule
 // that does not compile or whose result is not a bool, so fbc reports both.
 
+// celEnvironment is built once, on the first rule met.
+var celEnvironment = sync.OnceValues(func() (*cel.Env, error) {
+	return cel.NewEnv(
+		cel.Variable("properties", cel.ListType(cel.MapType(cel.StringType, cel.DynType))),
+		cel.Function("semver_compare",
+			// Declared for the type checker only: fbc compiles rules,
+			// it never evaluates them.
+			cel.Overload("semver_compare_dyn_dyn", []*cel.Type{cel.DynType, cel.DynType}, cel.IntType)),
+	)
+})
+
 // celCompiled remembers each distinct rule's verdict ("" = compiles): real
 // catalogs repeat the same few rules on many bundles, and files are checked
 // concurrently.
-var (
-	celOnce     sync.Once
-	celEnv      *cel.Env
-	celEnvErr   error
-	celCompiled sync.Map // rule -> string
-)
-
-func celEnvironment() (*cel.Env, error) {
-	celOnce.Do(func() {
-		celEnv, celEnvErr = cel.NewEnv(
-			cel.Variable("properties", cel.ListType(cel.MapType(cel.StringType, cel.DynType))),
-			cel.Function("semver_compare",
-				// Declared for the type checker only: fbc compiles rules,
-				// it never evaluates them.
-				cel.Overload("semver_compare_dyn_dyn", []*cel.Type{cel.DynType, cel.DynType}, cel.IntType)),
-		)
-	})
-	return celEnv, celEnvErr
-}
+var celCompiled sync.Map // rule -> string
 
 // checkCELRule returns why OLM would refuse rule, or "" when it compiles to
 // a bool expression.

@@ -5,6 +5,7 @@ package declcfgtest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -65,7 +66,7 @@ func decodeFile(path string) error {
 		if err := dec.Decode(&n); errors.Is(err, io.EOF) {
 			return nil
 		} else if err != nil {
-			return errors.New(path + ": " + err.Error())
+			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
 }
