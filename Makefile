@@ -4,7 +4,7 @@ BIN       := bin/fbc
 # Pinned tool versions (run with `go run`, so nothing is installed globally).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build test test-deps lint bench bench-data fuzz clean docs
+.PHONY: build test test-race test-deps lint bench bench-data fuzz clean docs
 
 build:
 	$(GO) build -trimpath -buildvcs=auto -o $(BIN) .
@@ -16,6 +16,11 @@ test-deps:
 test: test-deps
 	$(GO) vet ./...
 	$(GO) test ./...
+
+# test-race runs every test under the race detector: validate, render,
+# template and compose work in parallel, and CI keeps them race-free.
+test-race: test-deps
+	$(GO) test -race ./...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt-ed:"; echo "$$out"; exit 1; fi

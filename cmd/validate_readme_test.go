@@ -12,7 +12,8 @@ import (
 // TestReadmeSetUp holds README.md to its promise: the "Set up" section has
 // exactly two commands, the first validates the bundled sample catalog and
 // passes as a newcomer types it (run here in process, from the repository
-// root), the second is make test (which CI runs through .ci/run).
+// root), the second is make test (which CI runs through .ci/run, with
+// make test-race after it).
 func TestReadmeSetUp(t *testing.T) {
 	root := repoRoot(t)
 	data, err := os.ReadFile(filepath.Join(root, "README.md"))
@@ -44,6 +45,9 @@ func TestReadmeSetUp(t *testing.T) {
 	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
 	if err != nil || !strings.Contains(string(ci), "\nmake test\n") {
 		t.Errorf(".ci/run does not run make test (%v)", err)
+	}
+	if !strings.Contains(string(ci), "\nmake test-race\n") {
+		t.Errorf(".ci/run does not run make test-race: CI must keep the race detector on")
 	}
 	args, ok := strings.CutPrefix(cmds[0], "go run . ")
 	if !ok {

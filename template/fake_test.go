@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fbc-project/fbc/declcfg"
@@ -39,14 +40,18 @@ func fakeBundle(pkg, version, image string) declcfg.Bundle {
 }
 
 // fakeRegistry renders references of the form REPO:PKG.vVERSION (or
-// anything listed in extra) without a registry.
+// anything listed in extra) without a registry. Templates render their
+// images concurrently, so the record of rendered references is locked.
 type fakeRegistry struct {
 	extra    map[string][]declcfg.Bundle
+	mu       sync.Mutex
 	rendered []string
 }
 
 func (f *fakeRegistry) render(ctx context.Context, ref string) ([]declcfg.Bundle, error) {
+	f.mu.Lock()
 	f.rendered = append(f.rendered, ref)
+	f.mu.Unlock()
 	if bs, ok := f.extra[ref]; ok {
 		return bs, nil
 	}
