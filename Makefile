@@ -46,7 +46,7 @@ bench-data:
 # fuzz runs every fuzz target briefly, one after another (longer:
 # FUZZTIME=10m make fuzz). The list is every func Fuzz* in the tree.
 FUZZTIME ?= 20s
-FUZZ_TARGETS := declcfg:FuzzParseFile declcfg:FuzzDecodeDocument declcfg:FuzzFastYAML declcfg:FuzzParseRange declcfg:FuzzFilter declcfg:FuzzFilterGraph \
+FUZZ_TARGETS := declcfg:FuzzParseFile declcfg:FuzzDecodeDocument declcfg:FuzzFastYAML declcfg:FuzzParseRange compose:FuzzFilter compose:FuzzFilterGraph \
 	image:FuzzReadFiles image:FuzzParseReference render:FuzzFirstDocument graph:FuzzRangeBounds graph:FuzzResolve \
 	validate:FuzzValidate validate:FuzzScanManifest validate:FuzzMatchReference \
 	template:FuzzRender template:FuzzParseImageMap compose:FuzzParseConfig

@@ -20,14 +20,14 @@ func TestImportRules(t *testing.T) {
 	// allowed lists, per top-level package, which of our packages it may
 	// import (directly or not); its own subpackages are always allowed.
 	allowed := map[string][]string{
-		"declcfg":  {},
-		"validate": {"declcfg"},
-		"graph":    {"declcfg"},
-		"image":    {"declcfg"},
-		"render":   {"declcfg", "image"},
-		"template": {"declcfg", "image", "render"},
-		"compose":  {"declcfg", "image", "render"},
-		"internal": {"declcfg"},
+		"internal": {},
+		"declcfg":  {"internal"},
+		"validate": {"declcfg", "internal"},
+		"graph":    {"declcfg", "internal"},
+		"image":    {"declcfg", "internal"},
+		"render":   {"declcfg", "image", "internal"},
+		"template": {"declcfg", "image", "render", "internal"},
+		"compose":  {"declcfg", "image", "render", "internal"},
 	}
 	// exclusive lists third-party module prefixes only one of our top-level
 	// packages (and cmd, which wires it) may import.

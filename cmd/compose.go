@@ -9,6 +9,7 @@ import (
 
 	"github.com/fbc-project/fbc/compose"
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/atomicfile"
 	"github.com/fbc-project/fbc/render"
 	"github.com/fbc-project/fbc/validate"
 	vreport "github.com/fbc-project/fbc/validate/report"
@@ -18,14 +19,14 @@ func init() { register(newComposeCmd) }
 
 func newComposeCmd() *cobra.Command {
 	var (
-		sel        declcfg.Selection
+		sel        compose.Selection
 		configFile string
 		force      bool
 		noValidate bool
 		ro         render.Options
 	)
 	migrateLevel := newEnum(render.MigrateNone, render.MigrationLevels...)
-	onConflict := newEnum(string(declcfg.OnConflictError), string(declcfg.OnConflictError), string(declcfg.OnConflictFirst), string(declcfg.OnConflictLast))
+	onConflict := newEnum(string(compose.OnConflictError), string(compose.OnConflictError), string(compose.OnConflictFirst), string(compose.OnConflictLast))
 	output := newEnum(string(declcfg.FormatJSON), string(declcfg.FormatJSON), string(declcfg.FormatYAML))
 	cmd := &cobra.Command{
 		Use:   "compose OUTDIR [SOURCE...]",
@@ -82,13 +83,13 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 			if cmd.Flags().Changed("latest") && sel.Latest < 1 {
 				return usageErrorf("--latest must be at least 1, got %d", sel.Latest)
 			}
-			if err := declcfg.CheckDir(outDir, force); err != nil {
+			if err := atomicfile.CheckDir(outDir, force); err != nil {
 				return composeError(err)
 			}
 			opts := compose.Options{
 				Sources:      sources,
 				Selection:    sel,
-				OnConflict:   declcfg.ConflictPolicy(onConflict.String()),
+				OnConflict:   compose.ConflictPolicy(onConflict.String()),
 				MigrateLevel: migrateLevel.String(),
 				Stdin:        cmd.InOrStdin(),
 				Render:       ro,
@@ -116,7 +117,7 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 					return err
 				}
 			}
-			err = declcfg.WriteDir(res.Config, outDir, declcfg.DirOptions{
+			err = compose.WriteDir(res.Config, outDir, compose.DirOptions{
 				Format:  declcfg.Format(output.String()),
 				Folder:  res.Folder,
 				Replace: force,
@@ -156,8 +157,8 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 // cannot be read and an OUTDIR in the way are trouble with the run (2).
 func composeError(err error) error {
 	var (
-		sel      *declcfg.SelectionError
-		conflict *declcfg.ConflictError
+		sel      *compose.SelectionError
+		conflict *compose.ConflictError
 		srcErrs  compose.SourceErrors
 		cfgErr   *compose.ConfigError
 		migErr   *compose.MigrateError
@@ -165,7 +166,7 @@ func composeError(err error) error {
 	switch {
 	case errors.As(err, &sel):
 		return usageErrorf("%v", sel)
-	case errors.Is(err, declcfg.ErrDirNotEmpty):
+	case errors.Is(err, atomicfile.ErrDirNotEmpty):
 		return usageErrorf("%v: use --force to replace its content", err)
 	case errors.As(err, &conflict):
 		return findingsError(fmt.Errorf("%w\nuse --on-conflict first or --on-conflict last to keep one source's package", conflict))
@@ -199,7 +200,7 @@ func validateComposed(cmd *cobra.Command, cfg *declcfg.DeclarativeConfig, outDir
 	return nil
 }
 
-func printNotes(w io.Writer, notes []declcfg.Note) {
+func printNotes(w io.Writer, notes []compose.Note) {
 	for _, n := range notes {
 		if n.Warning {
 			fmt.Fprintf(w, "warning: %s\n", n)

@@ -30,13 +30,13 @@ type Options struct {
 	// reference's packages go to the folder named after the reference.
 	Config *CatalogConfig
 	// Selection picks part of the merged catalog.
-	Selection declcfg.Selection
+	Selection Selection
 	// MigrateLevel runs render's migrations up to this level on the result
 	// ("" or "none": none).
 	MigrateLevel string
 	// OnConflict settles packages that several sources define differently
 	// (default: an error).
-	OnConflict declcfg.ConflictPolicy
+	OnConflict ConflictPolicy
 	// Stdin is read for the source "-" (default os.Stdin).
 	Stdin io.Reader
 	// Walk tunes reading directories.
@@ -54,7 +54,7 @@ type Result struct {
 	Folder func(pkg string) string
 	// Notes are what merging and selecting changed on their own, or could
 	// not do, for the user to read.
-	Notes []declcfg.Note
+	Notes []Note
 }
 
 // SourceError is a source that could not be read: a path that does not
@@ -122,15 +122,15 @@ type origin struct {
 // Compose reads every source, merges the catalogs and applies the
 // selection. Every source is read before anything fails: unreadable
 // sources are reported together as SourceErrors; a conflict between
-// sources is a *declcfg.ConflictError and a selection that does not fit is
-// a *declcfg.SelectionError.
+// sources is a *ConflictError and a selection that does not fit is
+// a *SelectionError.
 func Compose(ctx context.Context, opts Options) (*Result, error) {
 	if len(opts.Sources) == 0 && opts.Config == nil {
 		return nil, fmt.Errorf("%w: give at least one source or a catalog config", ErrEmpty)
 	}
 	policy := opts.OnConflict
 	if policy == "" {
-		policy = declcfg.OnConflictError
+		policy = OnConflictError
 	}
 	var origins []origin
 	for _, src := range opts.Sources {
@@ -151,15 +151,15 @@ func Compose(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sources := make([]declcfg.Source, len(origins))
+	sources := make([]Source, len(origins))
 	for i, o := range origins {
-		sources[i] = declcfg.Source{Name: o.name, Config: cfgs[i]}
+		sources[i] = Source{Name: o.name, Config: cfgs[i]}
 	}
-	merged, err := declcfg.MergeSources(sources, policy)
+	merged, err := MergeSources(sources, policy)
 	if err != nil {
 		return nil, err
 	}
-	out, notes, err := declcfg.Filter(merged.Config, opts.Selection)
+	out, notes, err := Filter(merged.Config, opts.Selection)
 	if err != nil {
 		return nil, err
 	}

@@ -68,18 +68,18 @@ func BenchmarkCompose(b *testing.B) {
 	}
 	for _, bc := range []struct {
 		name string
-		sel  declcfg.Selection
-	}{{"whole", declcfg.Selection{}}, {"heads-only", declcfg.Selection{HeadsOnly: true}}} {
+		sel  Selection
+	}{{"whole", Selection{}}, {"heads-only", Selection{HeadsOnly: true}}} {
 		b.Run(bc.name, func(b *testing.B) {
 			dir := b.TempDir()
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
-				res, err := Compose(context.Background(), Options{Sources: srcs, Selection: bc.sel, OnConflict: declcfg.OnConflictFirst})
+				res, err := Compose(context.Background(), Options{Sources: srcs, Selection: bc.sel, OnConflict: OnConflictFirst})
 				if err != nil {
 					b.Fatal(err)
 				}
 				out := filepath.Join(dir, "out")
-				if err := declcfg.WriteDir(res.Config, out, declcfg.DirOptions{Folder: res.Folder, Replace: true}); err != nil {
+				if err := WriteDir(res.Config, out, DirOptions{Folder: res.Folder, Replace: true}); err != nil {
 					b.Fatal(err)
 				}
 			}

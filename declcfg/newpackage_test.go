@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
 func TestCheckPackageName(t *testing.T) {
@@ -62,7 +64,7 @@ func TestIconMediaType(t *testing.T) {
 // TestIconMediaTypeCorpus reads every package icon of the real catalogs and
 // expects the media type their authors declared.
 func TestIconMediaTypeCorpus(t *testing.T) {
-	corpus := sharedCorpus(t)
+	corpus := sharedtest.Corpus(t)
 	roots, err := filepath.Glob(filepath.Join(corpus, "*", "catalogs", "v4.18"))
 	require.NoError(t, err)
 	n := 0

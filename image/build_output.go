@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
-	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/atomicfile"
 )
 
 // BuildTargets say where a built catalog image goes. At least one target is
@@ -158,7 +158,7 @@ func (c *CatalogImage) WriteOCILayout(dir, refName string, force bool) error {
 	if err := checkReplaceable(dir, force); err != nil {
 		return err
 	}
-	return declcfg.WriteDirAtomic(dir, force, func(tmp string) error {
+	return atomicfile.WriteDir(dir, force, func(tmp string) error {
 		p, err := layout.Write(tmp, empty.Index)
 		if err != nil {
 			return err
@@ -188,7 +188,7 @@ func (c *CatalogImage) WriteDockerArchive(file, ref string, force bool) error {
 	if err := checkReplaceable(file, force); err != nil {
 		return err
 	}
-	return declcfg.WriteAtomic(file, 0o644, func(w io.Writer) error {
+	return atomicfile.Write(file, 0o644, func(w io.Writer) error {
 		return tarball.Write(tag, c.img, w)
 	})
 }
@@ -218,7 +218,7 @@ func checkReplaceable(p string, force bool) error {
 		if _, err := os.Stat(filepath.Join(p, "oci-layout")); err != nil {
 			return fmt.Errorf("%s is a directory but not an OCI image layout (no oci-layout file): not replacing it, even with --force; choose another output", p)
 		}
-		return declcfg.CheckDir(p, true)
+		return atomicfile.CheckDir(p, true)
 	case force:
 		return nil
 	}

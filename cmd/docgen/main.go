@@ -18,7 +18,7 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/cmd"
-	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/atomicfile"
 	"github.com/fbc-project/fbc/validate"
 )
 
@@ -65,7 +65,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "docgen: %v\n", err)
 			return 2
 		}
-		if err := declcfg.WriteFileAtomic(path, files[name], 0o644); err != nil {
+		if err := atomicfile.WriteFile(path, files[name], 0o644); err != nil {
 			fmt.Fprintf(stderr, "docgen: %v\n", err)
 			return 2
 		}

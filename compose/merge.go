@@ -1,16 +1,18 @@
-package declcfg
+package compose
 
 import (
 	"bytes"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/fbc-project/fbc/declcfg"
 )
 
 // Source is one catalog given to MergeSources, named as the user named it.
 type Source struct {
 	Name   string
-	Config *DeclarativeConfig
+	Config *declcfg.DeclarativeConfig
 }
 
 // ConflictPolicy says what MergeSources does with a package that several
@@ -38,7 +40,7 @@ func ParseConflictPolicy(s string) (ConflictPolicy, error) {
 // Site is where one source defines a package.
 type Site struct {
 	Source string
-	Pos    Pos
+	Pos    declcfg.Pos
 }
 
 func (s Site) String() string {
@@ -82,7 +84,7 @@ func (e *ConflictError) Error() string {
 
 // Merged is the result of MergeSources.
 type Merged struct {
-	Config *DeclarativeConfig
+	Config *declcfg.DeclarativeConfig
 	// From maps each package to the index of the source it was taken from.
 	From  map[string]int
 	Notes []Note
@@ -97,11 +99,11 @@ type Merged struct {
 func MergeSources(sources []Source, policy ConflictPolicy) (*Merged, error) {
 	type def struct {
 		src int
-		cfg *DeclarativeConfig
+		cfg *declcfg.DeclarativeConfig
 	}
 	defs := map[string][]def{}
 	var order []string
-	split := make([]map[string]*DeclarativeConfig, len(sources))
+	split := make([]map[string]*declcfg.DeclarativeConfig, len(sources))
 	for i, s := range sources {
 		split[i] = byPackage(s.Config)
 		for _, name := range sortedKeys(split[i]) {
@@ -160,7 +162,7 @@ func MergeSources(sources []Source, policy ConflictPolicy) (*Merged, error) {
 	if len(conflicts) > 0 {
 		return nil, &ConflictError{Conflicts: conflicts}
 	}
-	out := &DeclarativeConfig{}
+	out := &declcfg.DeclarativeConfig{}
 	var seenLoose [][]byte
 	dupLoose := 0
 	for i := range sources {
@@ -189,12 +191,12 @@ func MergeSources(sources []Source, policy ConflictPolicy) (*Merged, error) {
 }
 
 // byPackage splits a catalog by package name; "" holds package-less blobs.
-func byPackage(cfg *DeclarativeConfig) map[string]*DeclarativeConfig {
-	out := map[string]*DeclarativeConfig{}
-	get := func(name string) *DeclarativeConfig {
+func byPackage(cfg *declcfg.DeclarativeConfig) map[string]*declcfg.DeclarativeConfig {
+	out := map[string]*declcfg.DeclarativeConfig{}
+	get := func(name string) *declcfg.DeclarativeConfig {
 		c := out[name]
 		if c == nil {
-			c = &DeclarativeConfig{}
+			c = &declcfg.DeclarativeConfig{}
 			out[name] = c
 		}
 		return c
@@ -226,9 +228,9 @@ func byPackage(cfg *DeclarativeConfig) map[string]*DeclarativeConfig {
 }
 
 // canonical is a package's blobs as written, for comparing definitions.
-func canonical(cfg *DeclarativeConfig) ([]byte, error) {
+func canonical(cfg *declcfg.DeclarativeConfig) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := WriteJSON(cfg, &buf); err != nil {
+	if err := declcfg.WriteJSON(cfg, &buf); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -236,7 +238,7 @@ func canonical(cfg *DeclarativeConfig) ([]byte, error) {
 
 // firstPos is where a package's definition starts: its olm.package blob, or
 // its first blob of another schema.
-func firstPos(cfg *DeclarativeConfig) Pos {
+func firstPos(cfg *declcfg.DeclarativeConfig) declcfg.Pos {
 	switch {
 	case len(cfg.Packages) > 0:
 		return cfg.Packages[0].Pos
@@ -249,7 +251,7 @@ func firstPos(cfg *DeclarativeConfig) Pos {
 	case len(cfg.Others) > 0:
 		return cfg.Others[0].Pos
 	}
-	return Pos{}
+	return declcfg.Pos{}
 }
 
 func siteSources(sites []Site) []string {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package declcfg
+package atomicfile
 
 // processRuns cannot tell here, so every temporary tree counts as in use
 // and none is removed.

@@ -1,31 +1,22 @@
-package declcfg
+// Package atomicfile writes files and directory trees so that readers see
+// either the old content or the whole new one, never part of it, even when
+// the writer is killed: everything is written to a temporary name next to
+// the target and renamed into place.
+package atomicfile
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
 )
 
 // ErrDirNotEmpty is returned (wrapped) when WriteDir would replace a
-// directory that holds files without DirOptions.Replace.
+// directory that holds files without being allowed to.
 var ErrDirNotEmpty = errors.New("directory is not empty")
-
-// DirOptions tunes WriteDir.
-type DirOptions struct {
-	// Format of the catalog files (default json).
-	Format Format
-	// Folder names the folder, relative to the tree's root and
-	// slash-separated, that holds a package's blobs (nil: the package's
-	// name). Package-less blobs always go to the root.
-	Folder func(pkg string) string
-	// Replace allows replacing a directory that is not empty.
-	Replace bool
-}
 
 // CheckDir reports whether WriteDir may write dir: it must not exist, be an
 // empty directory, or (with replace) be a directory that is not the working
@@ -93,35 +84,7 @@ func resolveDir(dir string) string {
 	return filepath.Clean(dir)
 }
 
-// WriteDir writes cfg as a catalog tree: <dir>/<folder>/catalog.<format> for
-// each package (in opm order, as Write does) and <dir>/catalog.<format> for
-// package-less blobs, atomically (WriteDirAtomic).
-func WriteDir(cfg *DeclarativeConfig, dir string, opts DirOptions) error {
-	if opts.Format == "" {
-		opts.Format = FormatJSON
-	}
-	if _, err := ParseFormat(string(opts.Format)); err != nil {
-		return err
-	}
-	files, err := layout(cfg, opts)
-	if err != nil {
-		return err
-	}
-	return WriteDirAtomic(dir, opts.Replace, func(tmp string) error {
-		for _, folder := range sortedKeys(files) {
-			d := filepath.Join(tmp, filepath.FromSlash(folder))
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				return err
-			}
-			if err := writeCatalogFile(filepath.Join(d, "catalog."+string(opts.Format)), files[folder], opts.Format); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// WriteDirAtomic makes dir hold exactly the tree fill writes into the empty
+// WriteDir makes dir hold exactly the tree fill writes into the empty
 // directory tmp. The tree is built next to dir and renamed into place only
 // when fill succeeds, so dir holds either its old content or the whole new
 // tree, never part of it, even if the process is killed; on Linux an
@@ -132,7 +95,7 @@ func WriteDir(cfg *DeclarativeConfig, dir string, opts DirOptions) error {
 // A killed run leaves its temporary tree (.<name>.tmp-<pid>-<n>) next to
 // dir; the next write to dir removes those whose process is gone, so that
 // loading or building the parent folder does not pick up half a catalog.
-func WriteDirAtomic(dir string, replace bool, fill func(tmp string) error) (err error) {
+func WriteDir(dir string, replace bool, fill func(tmp string) error) (err error) {
 	if err := CheckDir(dir, replace); err != nil {
 		return err
 	}
@@ -196,75 +159,6 @@ func allDigits(s string) bool {
 	return s != ""
 }
 
-// layout groups blobs by the folder they are written to ("" is the root).
-func layout(cfg *DeclarativeConfig, opts DirOptions) (map[string]*DeclarativeConfig, error) {
-	folder := opts.Folder
-	if folder == nil {
-		folder = func(pkg string) string { return pkg }
-	}
-	files := map[string]*DeclarativeConfig{}
-	for pkg, part := range byPackage(cfg) {
-		f := ""
-		if pkg != "" {
-			f = folder(pkg)
-			if err := checkFolder(f); err != nil {
-				return nil, fmt.Errorf("package %q: %w", pkg, err)
-			}
-		}
-		if files[f] == nil {
-			files[f] = &DeclarativeConfig{}
-		}
-		files[f].Merge(part)
-	}
-	// A package folder must not be inside another one: loading would mix
-	// them up for nobody, but the layout would no longer say what is whose.
-	names := sortedKeys(files)
-	for i, a := range names {
-		for _, b := range names[i+1:] {
-			if a != "" && strings.HasPrefix(b, a+"/") {
-				return nil, fmt.Errorf("folder %q would be inside folder %q", b, a)
-			}
-		}
-	}
-	return files, nil
-}
-
-// checkFolder accepts relative slash-separated paths without empty, "." or
-// ".." elements, so that no package writes outside the tree.
-func checkFolder(f string) error {
-	if f == "" {
-		return fmt.Errorf("empty folder name")
-	}
-	if path.IsAbs(f) || strings.ContainsAny(f, "\\\x00") {
-		return fmt.Errorf("folder %q is not a relative path", f)
-	}
-	for _, el := range strings.Split(f, "/") {
-		if el == "" || el == "." || el == ".." {
-			return fmt.Errorf("folder %q is not a plain relative path", f)
-		}
-	}
-	return nil
-}
-
-func writeCatalogFile(name string, cfg *DeclarativeConfig, f Format) error {
-	file, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(file, 256<<10)
-	werr := Write(cfg, f, bw)
-	if werr == nil {
-		werr = bw.Flush()
-	}
-	if werr == nil {
-		werr = file.Sync()
-	}
-	if cerr := file.Close(); werr == nil {
-		werr = cerr
-	}
-	return werr
-}
-
 // replaceDir moves the finished tree tmp to dir. Go's os.Rename refuses
 // to replace any existing directory, even an empty one, so an existing dir
 // is swapped out (or, where that is not possible, moved aside) instead.
@@ -294,4 +188,45 @@ func replaceDir(tmp, dir string, replace bool) error {
 		return err
 	}
 	return os.RemoveAll(old)
+}
+
+// WriteFile writes data to path through a temporary file in the same
+// directory and a rename, so readers never see a partial file.
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	return Write(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// Write streams into a temporary file next to path and renames it into
+// place only if write succeeds.
+func Write(path string, perm os.FileMode, write func(io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = write(tmp); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

@@ -1,4 +1,4 @@
-package declcfg
+package atomicfile
 
 import "golang.org/x/sys/unix"
 

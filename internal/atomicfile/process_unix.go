@@ -1,6 +1,6 @@
 //go:build unix
 
-package declcfg
+package atomicfile
 
 import (
 	"errors"

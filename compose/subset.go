@@ -1,9 +1,11 @@
-package declcfg
+package compose
 
 import (
 	"slices"
 
 	"github.com/blang/semver/v4"
+
+	"github.com/fbc-project/fbc/declcfg"
 )
 
 // This file re-draws a channel's upgrade graph over a subset of its entries.
@@ -36,14 +38,14 @@ type versionOf func(name string) (semver.Version, bool)
 // the head (when there is exactly one), the replaces chain from it and the
 // set of skipped names.
 type channelShape struct {
-	entries []ChannelEntry
+	entries []declcfg.ChannelEntry
 	byName  map[string]int
 	heads   []string
 	chain   map[string]bool
 	skipped map[string]bool
 }
 
-func shapeOf(entries []ChannelEntry) *channelShape {
+func shapeOf(entries []declcfg.ChannelEntry) *channelShape {
 	s := &channelShape{entries: entries, byName: make(map[string]int, len(entries)), chain: map[string]bool{}, skipped: map[string]bool{}}
 	for i, e := range entries {
 		if _, dup := s.byName[e.Name]; !dup {
@@ -87,7 +89,7 @@ func shapeOf(entries []ChannelEntry) *channelShape {
 	return s
 }
 
-func (s *channelShape) entry(name string) (*ChannelEntry, bool) {
+func (s *channelShape) entry(name string) (*declcfg.ChannelEntry, bool) {
 	i, ok := s.byName[name]
 	if !ok {
 		return nil, false
@@ -120,9 +122,9 @@ func (s *channelShape) stranded() []string {
 // subsetEntries returns the entries of a channel that keep admits, with
 // edges re-drawn as described at the top of this file. Entries keep their
 // original order.
-func subsetEntries(entries []ChannelEntry, keep func(string) bool, version versionOf) []ChannelEntry {
+func subsetEntries(entries []declcfg.ChannelEntry, keep func(string) bool, version versionOf) []declcfg.ChannelEntry {
 	orig := shapeOf(entries)
-	var out []ChannelEntry
+	var out []declcfg.ChannelEntry
 	done := map[string]bool{}
 	for _, p := range entries {
 		if !keep(p.Name) || done[p.Name] {
@@ -149,7 +151,7 @@ func subsetEntries(entries []ChannelEntry, keep func(string) bool, version versi
 
 // breakCycle removes the replaces edge that leads opm's walk from the head
 // back into the chain it has walked, if there is one.
-func breakCycle(out []ChannelEntry) bool {
+func breakCycle(out []declcfg.ChannelEntry) bool {
 	s := shapeOf(out)
 	if len(s.heads) != 1 {
 		return false
@@ -171,8 +173,8 @@ func breakCycle(out []ChannelEntry) bool {
 }
 
 // redrawEntry computes a kept entry's edges over the kept entries.
-func redrawEntry(orig *channelShape, p ChannelEntry, keep func(string) bool) ChannelEntry {
-	ne := ChannelEntry{Name: p.Name, Replaces: p.Replaces, SkipRange: p.SkipRange, Pos: p.Pos}
+func redrawEntry(orig *channelShape, p declcfg.ChannelEntry, keep func(string) bool) declcfg.ChannelEntry {
+	ne := declcfg.ChannelEntry{Name: p.Name, Replaces: p.Replaces, SkipRange: p.SkipRange, Pos: p.Pos}
 	ne.Skips = slices.Clone(p.Skips)
 	visited := map[string]bool{p.Name: true}
 	var dropped []string // dropped entries whose skips p inherits
@@ -227,7 +229,7 @@ func redrawEntry(orig *channelShape, p ChannelEntry, keep func(string) bool) Cha
 }
 
 // joinTops makes one head out of several tops, or out of none.
-func joinTops(orig *channelShape, out []ChannelEntry, version versionOf) {
+func joinTops(orig *channelShape, out []declcfg.ChannelEntry, version versionOf) {
 	cur := shapeOf(out)
 	// The highest version wins; among equals (or unknown versions), the
 	// entry on the original replaces chain, then the earlier one.
@@ -305,7 +307,7 @@ func joinTops(orig *channelShape, out []ChannelEntry, version versionOf) {
 // unstrand skips every entry that only a skipped entry replaces, until opm
 // would find nothing stranded. Each round skips at least one more entry, so
 // it ends within len(out) rounds.
-func unstrand(out []ChannelEntry) {
+func unstrand(out []declcfg.ChannelEntry) {
 	for range len(out) {
 		cur := shapeOf(out)
 		stranded := cur.stranded()
@@ -324,7 +326,7 @@ func unstrand(out []ChannelEntry) {
 }
 
 // channelHead returns the single head of a channel's entries, if it has one.
-func channelHead(entries []ChannelEntry) (string, bool) {
+func channelHead(entries []declcfg.ChannelEntry) (string, bool) {
 	s := shapeOf(entries)
 	if len(s.heads) != 1 {
 		return "", false

@@ -1,10 +1,12 @@
-package declcfg
+package compose
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/fbc-project/fbc/declcfg"
 )
 
 // FuzzFilter selects from arbitrary catalogs with arbitrary selections:
@@ -36,7 +38,7 @@ func FuzzFilter(f *testing.F) {
 		if len(src) > 1<<14 {
 			return
 		}
-		cfg, err := LoadBytes("c.yaml", []byte(src))
+		cfg, err := declcfg.LoadBytes("c.yaml", []byte(src))
 		if err != nil {
 			return
 		}
@@ -87,10 +89,10 @@ func FuzzFilterGraph(f *testing.F) {
 			return b
 		}
 		name := func(i int) string { return fmt.Sprintf("p.v%d", i) }
-		cfg := &DeclarativeConfig{Packages: []Package{{Schema: SchemaPackage, Name: "p", DefaultChannel: "c"}}}
-		ch := Channel{Schema: SchemaChannel, Package: "p", Name: "c"}
+		cfg := &declcfg.DeclarativeConfig{Packages: []declcfg.Package{{Schema: declcfg.SchemaPackage, Name: "p", DefaultChannel: "c"}}}
+		ch := declcfg.Channel{Schema: declcfg.SchemaChannel, Package: "p", Name: "c"}
 		for i := range n {
-			e := ChannelEntry{Name: name(i)}
+			e := declcfg.ChannelEntry{Name: name(i)}
 			if r := next(); r%3 != 0 {
 				e.Replaces = name(r % (n + 1)) // n+1: sometimes a name not in the channel
 			}
@@ -102,10 +104,10 @@ func FuzzFilterGraph(f *testing.F) {
 			}
 			ch.Entries = append(ch.Entries, e)
 			v := fmt.Sprintf("%d.0.0", next()%(n+2)) // repeated versions too
-			cfg.Bundles = append(cfg.Bundles, Bundle{Schema: SchemaBundle, Package: "p", Name: name(i),
-				Properties: []Property{MustProperty(PropertyPackage, PackageProperty{PackageName: "p", Version: v})}})
+			cfg.Bundles = append(cfg.Bundles, declcfg.Bundle{Schema: declcfg.SchemaBundle, Package: "p", Name: name(i),
+				Properties: []declcfg.Property{declcfg.MustProperty(declcfg.PropertyPackage, declcfg.PackageProperty{PackageName: "p", Version: v})}})
 		}
-		cfg.Channels = []Channel{ch}
+		cfg.Channels = []declcfg.Channel{ch}
 		sel := Selection{VersionRange: fmt.Sprintf(">=%d.0.0", cut%uint8(n+1))}
 		switch mode % 4 {
 		case 1:

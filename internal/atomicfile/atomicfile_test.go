@@ -1,4 +1,4 @@
-package declcfg
+package atomicfile
 
 import (
 	"errors"
@@ -60,7 +60,7 @@ func fillWith(files map[string]string) func(string) error {
 
 // A symbolic link as OUTDIR: the tree goes where it points and the link
 // stays (replacing the link would leave its target untouched).
-func TestWriteDirAtomicThroughSymlink(t *testing.T) {
+func TestWriteDirThroughSymlink(t *testing.T) {
 	root := t.TempDir()
 	target := filepath.Join(root, "catalogs")
 	link := filepath.Join(root, "out")
@@ -70,7 +70,7 @@ func TestWriteDirAtomicThroughSymlink(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteDirAtomic(link, false, fillWith(map[string]string{"a/catalog.json": "1"})); err != nil {
+	if err := WriteDir(link, false, fillWith(map[string]string{"a/catalog.json": "1"})); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
@@ -80,10 +80,10 @@ func TestWriteDirAtomicThroughSymlink(t *testing.T) {
 		t.Errorf("target holds %v", got)
 	}
 	// Replacing a non-empty target through the link.
-	if err := WriteDirAtomic(link, false, fillWith(map[string]string{"b/catalog.json": "2"})); !errors.Is(err, ErrDirNotEmpty) {
+	if err := WriteDir(link, false, fillWith(map[string]string{"b/catalog.json": "2"})); !errors.Is(err, ErrDirNotEmpty) {
 		t.Errorf("without replace: err = %v", err)
 	}
-	if err := WriteDirAtomic(link, true, fillWith(map[string]string{"b/catalog.json": "2"})); err != nil {
+	if err := WriteDir(link, true, fillWith(map[string]string{"b/catalog.json": "2"})); err != nil {
 		t.Fatal(err)
 	}
 	if got := readTestTree(t, target); len(got) != 1 || got["b/catalog.json"] != "2" {
@@ -97,20 +97,20 @@ func TestWriteDirAtomicThroughSymlink(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "nowhere"), dangling); err != nil {
 		t.Fatal(err)
 	}
-	err := WriteDirAtomic(dangling, true, fillWith(nil))
+	err := WriteDir(dangling, true, fillWith(nil))
 	if err == nil || err.Error() != dangling+" is a symbolic link to "+filepath.Join(root, "nowhere")+", which does not exist" {
 		t.Errorf("dangling link: err = %v", err)
 	}
 }
 
 // A failing fill leaves the old tree and no temporary tree.
-func TestWriteDirAtomicFailureKeepsOldTree(t *testing.T) {
+func TestWriteDirFailureKeepsOldTree(t *testing.T) {
 	root := t.TempDir()
 	out := filepath.Join(root, "out")
 	old := map[string]string{"a/catalog.json": "old"}
 	writeTestTree(t, out, old)
 	boom := errors.New("boom")
-	err := WriteDirAtomic(out, true, func(tmp string) error {
+	err := WriteDir(out, true, func(tmp string) error {
 		if err := fillWith(map[string]string{"b/catalog.json": "new"})(tmp); err != nil {
 			return err
 		}
@@ -137,7 +137,7 @@ func deadPID(t *testing.T) int {
 	return cmd.Process.Pid
 }
 
-func TestWriteDirAtomicRemovesStaleTrees(t *testing.T) {
+func TestWriteDirRemovesStaleTrees(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("process liveness is not checked on Windows")
 	}
@@ -153,7 +153,7 @@ func TestWriteDirAtomicRemovesStaleTrees(t *testing.T) {
 	for _, d := range append([]string{stale}, kept...) {
 		writeTestTree(t, filepath.Join(root, d), map[string]string{"pkg/catalog.json": "half"})
 	}
-	if err := WriteDirAtomic(filepath.Join(root, "out"), false, fillWith(map[string]string{"a/catalog.json": "1"})); err != nil {
+	if err := WriteDir(filepath.Join(root, "out"), false, fillWith(map[string]string{"a/catalog.json": "1"})); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, stale)); !errors.Is(err, os.ErrNotExist) {
@@ -166,13 +166,13 @@ func TestWriteDirAtomicRemovesStaleTrees(t *testing.T) {
 	}
 }
 
-// TestWriteDirAtomicKilled kills a writer with SIGKILL in the middle of its
+// TestWriteDirKilled kills a writer with SIGKILL in the middle of its
 // tree: the old tree must be intact, and the next write must clean up what
 // the killed one left.
-func TestWriteDirAtomicKilled(t *testing.T) {
+func TestWriteDirKilled(t *testing.T) {
 	if dir := os.Getenv("FBC_TEST_WRITER_DIR"); dir != "" {
 		// The writer: half a tree, then wait to be killed.
-		err := WriteDirAtomic(dir, true, func(tmp string) error {
+		err := WriteDir(dir, true, func(tmp string) error {
 			if err := fillWith(map[string]string{"half/catalog.json": "new"})(tmp); err != nil {
 				return err
 			}
@@ -193,7 +193,7 @@ func TestWriteDirAtomicKilled(t *testing.T) {
 	old := map[string]string{"a/catalog.json": "old", "b/catalog.json": "old"}
 	writeTestTree(t, out, old)
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestWriteDirAtomicKilled$")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWriteDirKilled$")
 	cmd.Env = append(os.Environ(), "FBC_TEST_WRITER_DIR="+out)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -222,7 +222,7 @@ func TestWriteDirAtomicKilled(t *testing.T) {
 	if len(left) != 1 {
 		t.Fatalf("want the killed writer's temporary tree, found %v", left)
 	}
-	if err := WriteDirAtomic(out, true, fillWith(map[string]string{"c/catalog.json": "newer"})); err != nil {
+	if err := WriteDir(out, true, fillWith(map[string]string{"c/catalog.json": "newer"})); err != nil {
 		t.Fatal(err)
 	}
 	if got := readTestTree(t, out); len(got) != 1 || got["c/catalog.json"] != "newer" {

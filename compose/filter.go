@@ -1,4 +1,4 @@
-package declcfg
+package compose
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/blang/semver/v4"
+
+	"github.com/fbc-project/fbc/declcfg"
 )
 
 // Selection chooses part of a catalog for Filter. The zero value selects
@@ -67,8 +69,8 @@ func (n Note) String() string {
 // filterPackage is one package of the catalog being filtered.
 type filterPackage struct {
 	name     string
-	channels []*Channel
-	bundles  map[string]*Bundle
+	channels []*declcfg.Channel
+	bundles  map[string]*declcfg.Bundle
 	versions map[string]semver.Version
 }
 
@@ -82,12 +84,12 @@ type bundleKey struct{ pkg, name string }
 // filter holds one Filter run: the index of the catalog and what is kept,
 // as entry names per package and channel.
 type filter struct {
-	cfg    *DeclarativeConfig
+	cfg    *declcfg.DeclarativeConfig
 	sel    Selection
 	rng    semver.Range
 	pkgs   map[string]*filterPackage
 	names  []string
-	gvks   map[GVK][]bundleKey
+	gvks   map[declcfg.GVK][]bundleKey
 	kept   map[string]map[string]map[string]bool
 	notes  []Note
 	warned map[string]bool
@@ -101,7 +103,7 @@ type filter struct {
 // has the highest version; each such change is reported as a Note. Blobs of
 // other schemas follow their package; package-less ones are all kept.
 // Filter does not change cfg.
-func Filter(cfg *DeclarativeConfig, sel Selection) (*DeclarativeConfig, []Note, error) {
+func Filter(cfg *declcfg.DeclarativeConfig, sel Selection) (*declcfg.DeclarativeConfig, []Note, error) {
 	if sel.IsZero() {
 		return cfg, nil, nil
 	}
@@ -113,7 +115,7 @@ func Filter(cfg *DeclarativeConfig, sel Selection) (*DeclarativeConfig, []Note, 
 		return nil, nil, selectionErrorf("latest must be a positive number, not %d", sel.Latest)
 	}
 	if sel.VersionRange != "" {
-		r, err := ParseRange(sel.VersionRange)
+		r, err := declcfg.ParseRange(sel.VersionRange)
 		if err != nil {
 			return nil, nil, selectionErrorf("invalid version range %q: %v (write ranges like skipRange: \">=1.2.0 <2.0.0\")", sel.VersionRange, err)
 		}
@@ -165,7 +167,7 @@ func (f *filter) index() {
 	get := func(name string) *filterPackage {
 		p := f.pkgs[name]
 		if p == nil {
-			p = &filterPackage{name: name, bundles: map[string]*Bundle{}, versions: map[string]semver.Version{}}
+			p = &filterPackage{name: name, bundles: map[string]*declcfg.Bundle{}, versions: map[string]semver.Version{}}
 			f.pkgs[name] = p
 			f.names = append(f.names, name)
 		}
@@ -179,7 +181,7 @@ func (f *filter) index() {
 		p := get(ch.Package)
 		p.channels = append(p.channels, ch)
 	}
-	f.gvks = map[GVK][]bundleKey{}
+	f.gvks = map[declcfg.GVK][]bundleKey{}
 	for i := range f.cfg.Bundles {
 		b := &f.cfg.Bundles[i]
 		p := get(b.Package)
@@ -193,10 +195,10 @@ func (f *filter) index() {
 			}
 		}
 		for _, prop := range b.Properties {
-			if prop.Type != PropertyGVK {
+			if prop.Type != declcfg.PropertyGVK {
 				continue
 			}
-			var g GVK
+			var g declcfg.GVK
 			if prop.Decode(&g) == nil {
 				f.gvks[g] = append(f.gvks[g], bundleKey{b.Package, b.Name})
 			}
@@ -230,7 +232,7 @@ func (f *filter) selectedPackages() ([]string, error) {
 		var msgs []string
 		for _, n := range unknown {
 			m := fmt.Sprintf("package %q is not in the sources", n)
-			if s := Suggest(n, f.names); s != "" {
+			if s := declcfg.Suggest(n, f.names); s != "" {
 				m += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			msgs = append(msgs, m)
@@ -260,7 +262,7 @@ func (f *filter) checkChannels(selected []string) error {
 			continue
 		}
 		m := fmt.Sprintf("channel %q is in none of the selected packages", c)
-		if s := Suggest(c, all); s != "" {
+		if s := declcfg.Suggest(c, all); s != "" {
 			m += fmt.Sprintf(" (did you mean %q?)", s)
 		} else if len(all) > 0 {
 			m += "; they have " + listNames(all, 10)
@@ -285,7 +287,7 @@ func (f *filter) describeSelection() string {
 }
 
 // trim applies HeadsOnly and Latest to the entries k keeps of a channel.
-func (f *filter) trim(p *filterPackage, ch *Channel, k map[string]bool) map[string]bool {
+func (f *filter) trim(p *filterPackage, ch *declcfg.Channel, k map[string]bool) map[string]bool {
 	if len(k) == 0 {
 		return k
 	}
@@ -329,7 +331,7 @@ func (f *filter) trim(p *filterPackage, ch *Channel, k map[string]bool) map[stri
 
 // keep adds entries of a channel to the kept set and returns the bundles that
 // were not kept before.
-func (f *filter) keep(p *filterPackage, ch *Channel, k map[string]bool) []bundleKey {
+func (f *filter) keep(p *filterPackage, ch *declcfg.Channel, k map[string]bool) []bundleKey {
 	if len(k) == 0 {
 		return nil
 	}
@@ -371,7 +373,7 @@ type requirement struct {
 	pkg   string
 	rng   semver.Range
 	rngS  string
-	gvk   *GVK
+	gvk   *declcfg.GVK
 	owner bundleKey
 }
 
@@ -433,11 +435,11 @@ func (f *filter) addDependencies() {
 }
 
 // requirements lists what a bundle depends on.
-func (f *filter) requirements(b *Bundle) []requirement {
+func (f *filter) requirements(b *declcfg.Bundle) []requirement {
 	owner := bundleKey{b.Package, b.Name}
 	var out []requirement
-	addPkg := func(pr PackageRequired) {
-		r, err := ParseRange(pr.VersionRange)
+	addPkg := func(pr declcfg.PackageRequired) {
+		r, err := declcfg.ParseRange(pr.VersionRange)
 		if err != nil {
 			key := owner.pkg + "/" + owner.name + "/" + pr.VersionRange
 			if !f.warned[key] {
@@ -449,8 +451,8 @@ func (f *filter) requirements(b *Bundle) []requirement {
 		}
 		out = append(out, requirement{pkg: pr.PackageName, rng: r, rngS: pr.VersionRange, owner: owner})
 	}
-	var constraint func(c Constraint)
-	constraint = func(c Constraint) {
+	var constraint func(c declcfg.Constraint)
+	constraint = func(c declcfg.Constraint) {
 		switch {
 		case c.Package != nil:
 			addPkg(*c.Package)
@@ -472,18 +474,18 @@ func (f *filter) requirements(b *Bundle) []requirement {
 	}
 	for _, prop := range b.Properties {
 		switch prop.Type {
-		case PropertyPackageRequired:
-			var pr PackageRequired
+		case declcfg.PropertyPackageRequired:
+			var pr declcfg.PackageRequired
 			if prop.Decode(&pr) == nil {
 				addPkg(pr)
 			}
-		case PropertyGVKRequired:
-			var g GVK
+		case declcfg.PropertyGVKRequired:
+			var g declcfg.GVK
 			if prop.Decode(&g) == nil {
 				out = append(out, requirement{gvk: &g, owner: owner})
 			}
-		case PropertyConstraint:
-			var c Constraint
+		case declcfg.PropertyConstraint:
+			var c declcfg.Constraint
 			if json.Unmarshal(prop.Value, &c) == nil {
 				constraint(c)
 			}
@@ -541,8 +543,8 @@ func (f *filter) providers(req requirement) map[string]map[string]bool {
 }
 
 // result builds the filtered catalog.
-func (f *filter) result() *DeclarativeConfig {
-	out := &DeclarativeConfig{}
+func (f *filter) result() *declcfg.DeclarativeConfig {
+	out := &declcfg.DeclarativeConfig{}
 	keptBundles := map[string]map[string]bool{}
 	for pkg := range f.kept {
 		keptBundles[pkg] = f.keptBundles(pkg)
@@ -588,11 +590,11 @@ func (f *filter) result() *DeclarativeConfig {
 		nd.Entries = nil
 		for _, e := range d.Entries {
 			switch e.Reference.Schema {
-			case SchemaChannel:
+			case declcfg.SchemaChannel:
 				if !slices.Contains(keptChannels[d.Package], e.Reference.Name) {
 					continue
 				}
-			case SchemaBundle:
+			case declcfg.SchemaBundle:
 				if !keptBundles[d.Package][e.Reference.Name] {
 					continue
 				}
@@ -614,7 +616,7 @@ func (f *filter) result() *DeclarativeConfig {
 // newDefault picks a package's default channel among the kept ones: the
 // first the user named, else the one whose head has the highest version,
 // then by name.
-func (f *filter) newDefault(pkg string, kept []string, channels []Channel) string {
+func (f *filter) newDefault(pkg string, kept []string, channels []declcfg.Channel) string {
 	for _, c := range f.sel.Channels {
 		if slices.Contains(kept, c) {
 			return c
@@ -638,7 +640,7 @@ func (f *filter) newDefault(pkg string, kept []string, channels []Channel) strin
 	return best
 }
 
-func keepsAll(entries []ChannelEntry, k map[string]bool) bool {
+func keepsAll(entries []declcfg.ChannelEntry, k map[string]bool) bool {
 	for _, e := range entries {
 		if !k[e.Name] {
 			return false

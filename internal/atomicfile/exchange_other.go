@@ -1,6 +1,6 @@
 //go:build !linux
 
-package declcfg
+package atomicfile
 
 import "errors"
 

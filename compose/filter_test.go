@@ -1,4 +1,4 @@
-package declcfg
+package compose
 
 import (
 	"strings"
@@ -6,14 +6,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fbc-project/fbc/declcfg"
 )
 
 // filterCatalog builds a catalog from "pkg/channel: entries" lines (entries
 // in parseEntries' notation, names being versions) and extra bundle
 // properties by "pkg/version".
-func filterCatalog(t *testing.T, defaults map[string]string, channels []string, props map[string][]Property) *DeclarativeConfig {
+func filterCatalog(t *testing.T, defaults map[string]string, channels []string, props map[string][]declcfg.Property) *declcfg.DeclarativeConfig {
 	t.Helper()
-	cfg := &DeclarativeConfig{}
+	cfg := &declcfg.DeclarativeConfig{}
 	seen := map[string]bool{}
 	for _, line := range channels {
 		head, spec, ok := strings.Cut(line, ":")
@@ -21,17 +23,17 @@ func filterCatalog(t *testing.T, defaults map[string]string, channels []string, 
 		pkg, ch, _ := strings.Cut(head, "/")
 		if !seen[pkg] {
 			seen[pkg] = true
-			cfg.Packages = append(cfg.Packages, Package{Schema: SchemaPackage, Name: pkg, DefaultChannel: defaults[pkg]})
+			cfg.Packages = append(cfg.Packages, declcfg.Package{Schema: declcfg.SchemaPackage, Name: pkg, DefaultChannel: defaults[pkg]})
 		}
 		entries := parseEntries(t, spec)
-		cfg.Channels = append(cfg.Channels, Channel{Schema: SchemaChannel, Package: pkg, Name: ch, Entries: entries})
+		cfg.Channels = append(cfg.Channels, declcfg.Channel{Schema: declcfg.SchemaChannel, Package: pkg, Name: ch, Entries: entries})
 		for _, e := range entries {
 			if seen[pkg+"/"+e.Name] {
 				continue
 			}
 			seen[pkg+"/"+e.Name] = true
-			b := Bundle{Schema: SchemaBundle, Package: pkg, Name: e.Name, Image: "example.com/" + pkg + ":" + e.Name,
-				Properties: []Property{MustProperty(PropertyPackage, PackageProperty{PackageName: pkg, Version: e.Name})}}
+			b := declcfg.Bundle{Schema: declcfg.SchemaBundle, Package: pkg, Name: e.Name, Image: "example.com/" + pkg + ":" + e.Name,
+				Properties: []declcfg.Property{declcfg.MustProperty(declcfg.PropertyPackage, declcfg.PackageProperty{PackageName: pkg, Version: e.Name})}}
 			b.Properties = append(b.Properties, props[pkg+"/"+e.Name]...)
 			cfg.Bundles = append(cfg.Bundles, b)
 		}
@@ -39,7 +41,7 @@ func filterCatalog(t *testing.T, defaults map[string]string, channels []string, 
 	return cfg
 }
 
-func bundleNames(cfg *DeclarativeConfig) string {
+func bundleNames(cfg *declcfg.DeclarativeConfig) string {
 	var out []string
 	for _, b := range cfg.Bundles {
 		out = append(out, b.Package+"/"+b.Name)
@@ -90,22 +92,22 @@ func TestFilterDropsEmptyPackagesWithANote(t *testing.T) {
 }
 
 func TestFilterDependencies(t *testing.T) {
-	gvk := GVK{Group: "db.example.com", Version: "v1", Kind: "DB"}
+	gvk := declcfg.GVK{Group: "db.example.com", Version: "v1", Kind: "DB"}
 	cfg := filterCatalog(t, map[string]string{"app": "stable", "db": "stable", "cache": "stable", "tools": "stable"}, []string{
 		"app/stable: 1.0.0 2.0.0>1.0.0",
 		"db/stable: 1.0.0 2.0.0>1.0.0",
 		"cache/stable: 0.1.0 0.2.0>0.1.0",
 		"tools/stable: 5.0.0",
-	}, map[string][]Property{
-		"app/2.0.0": {MustProperty(PropertyConstraint, Constraint{All: &CompoundConstraint{Constraints: []Constraint{
+	}, map[string][]declcfg.Property{
+		"app/2.0.0": {declcfg.MustProperty(declcfg.PropertyConstraint, declcfg.Constraint{All: &declcfg.CompoundConstraint{Constraints: []declcfg.Constraint{
 			{GVK: &gvk},
-			{Package: &PackageRequired{PackageName: "cache", VersionRange: "<0.2.0"}},
+			{Package: &declcfg.PackageRequired{PackageName: "cache", VersionRange: "<0.2.0"}},
 		}}})},
-		"app/1.0.0": {MustProperty(PropertyConstraint, Constraint{Cel: &CelConstraint{Rule: "true"}})},
-		"db/1.0.0":  {MustProperty(PropertyGVK, gvk)},
-		"db/2.0.0": {MustProperty(PropertyGVK, gvk),
-			MustProperty(PropertyPackageRequired, PackageRequired{PackageName: "tools", VersionRange: ">=5.0.0"})},
-		"cache/0.1.0": {MustProperty(PropertyPackageRequired, PackageRequired{PackageName: "nowhere", VersionRange: "1.x"})},
+		"app/1.0.0": {declcfg.MustProperty(declcfg.PropertyConstraint, declcfg.Constraint{Cel: &declcfg.CelConstraint{Rule: "true"}})},
+		"db/1.0.0":  {declcfg.MustProperty(declcfg.PropertyGVK, gvk)},
+		"db/2.0.0": {declcfg.MustProperty(declcfg.PropertyGVK, gvk),
+			declcfg.MustProperty(declcfg.PropertyPackageRequired, declcfg.PackageRequired{PackageName: "tools", VersionRange: ">=5.0.0"})},
+		"cache/0.1.0": {declcfg.MustProperty(declcfg.PropertyPackageRequired, declcfg.PackageRequired{PackageName: "nowhere", VersionRange: "1.x"})},
 	})
 	out, notes, err := Filter(cfg, Selection{Packages: []string{"app"}, HeadsOnly: true, WithDependencies: true})
 	require.NoError(t, err)

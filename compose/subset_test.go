@@ -1,10 +1,9 @@
-package declcfg
+package compose
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -14,16 +13,19 @@ import (
 	"github.com/blang/semver/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
 // opmChannelProblem applies opm's channel checks (model.Channel.Validate:
 // exactly one head, no replaces cycle from it, nothing stranded) written out
 // independently of subset.go, as the oracle for the subset tests.
-func opmChannelProblem(entries []ChannelEntry) string {
+func opmChannelProblem(entries []declcfg.ChannelEntry) string {
 	if len(entries) == 0 {
 		return "channel must contain at least one bundle"
 	}
-	byName := map[string]ChannelEntry{}
+	byName := map[string]declcfg.ChannelEntry{}
 	for _, e := range entries {
 		if _, dup := byName[e.Name]; dup {
 			return "duplicate entry " + e.Name
@@ -81,12 +83,12 @@ func opmChannelProblem(entries []ChannelEntry) string {
 	return ""
 }
 
-func parseEntries(t *testing.T, spec string) []ChannelEntry {
+func parseEntries(t *testing.T, spec string) []declcfg.ChannelEntry {
 	t.Helper()
 	// "name[>replaces][~skip,skip][@range]" separated by spaces
-	var out []ChannelEntry
+	var out []declcfg.ChannelEntry
 	for _, f := range strings.Fields(spec) {
-		var e ChannelEntry
+		var e declcfg.ChannelEntry
 		if i := strings.Index(f, "@"); i >= 0 {
 			e.SkipRange = f[i+1:]
 			f = f[:i]
@@ -105,7 +107,7 @@ func parseEntries(t *testing.T, spec string) []ChannelEntry {
 	return out
 }
 
-func formatEntries(entries []ChannelEntry) string {
+func formatEntries(entries []declcfg.ChannelEntry) string {
 	var parts []string
 	for _, e := range entries {
 		s := e.Name
@@ -204,27 +206,11 @@ func TestSubsetEntriesUnstrands(t *testing.T) {
 	assert.Equal(t, "b c>b~b x>y~c", formatEntries(got))
 }
 
-// sharedCorpus finds ../shared/corpus next to the repository, or
-// $FBC_SHARED/corpus.
-func sharedCorpus(t testing.TB) string {
-	dir := os.Getenv("FBC_SHARED")
-	if dir == "" {
-		wd, err := os.Getwd()
-		require.NoError(t, err)
-		dir = filepath.Join(filepath.Dir(filepath.Dir(wd)), "shared")
-	}
-	c := filepath.Join(dir, "corpus")
-	if _, err := os.Stat(filepath.Join(c, "README.md")); err != nil {
-		t.Skipf("corpus not found at %s", c)
-	}
-	return c
-}
-
 // TestSubsetEntriesCorpus cuts every channel of the real catalogs many ways
 // and checks each cut with opm's rules: it keeps exactly the chosen entries
 // and is a valid channel whenever the original was.
 func TestSubsetEntriesCorpus(t *testing.T) {
-	corpus := sharedCorpus(t)
+	corpus := sharedtest.Corpus(t)
 	roots, err := filepath.Glob(filepath.Join(corpus, "*", "catalogs", "*"))
 	require.NoError(t, err)
 	require.NotEmpty(t, roots)
@@ -234,7 +220,7 @@ func TestSubsetEntriesCorpus(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	var channels, cuts int
 	for _, root := range roots {
-		cfg, err := Load(context.Background(), []string{root}, LoadOptions{})
+		cfg, err := declcfg.Load(context.Background(), []string{root}, declcfg.LoadOptions{})
 		require.NoError(t, err, root)
 		versions := map[string]semver.Version{}
 		for _, b := range cfg.Bundles {
@@ -277,7 +263,7 @@ func TestSubsetEntriesCorpus(t *testing.T) {
 
 // cutsOf returns subsets of a channel's entries: each single entry, each
 // version prefix and suffix, and random subsets.
-func cutsOf(entries []ChannelEntry, version versionOf, rnd *rand.Rand) []map[string]bool {
+func cutsOf(entries []declcfg.ChannelEntry, version versionOf, rnd *rand.Rand) []map[string]bool {
 	var out []map[string]bool
 	byVersion := make([]string, 0, len(entries))
 	for _, e := range entries {

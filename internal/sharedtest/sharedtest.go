@@ -1,0 +1,47 @@
+// Package sharedtest finds the team's shared folder (real catalogs and
+// bundles in corpus/, verified scenarios in vectors/) for tests and
+// benchmarks that read it. It is used by tests only.
+package sharedtest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Dir returns the shared folder: $FBC_SHARED, else the first folder named
+// "shared" with a corpus beside the working directory or one of its parents
+// (../shared next to a checkout, ../../shared next to a worktree). It skips
+// the test when there is none.
+func Dir(tb testing.TB) string {
+	tb.Helper()
+	if d := os.Getenv("FBC_SHARED"); d != "" {
+		return d
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		tb.Skipf("shared folder not found: %v", err)
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		d := filepath.Join(dir, "shared")
+		if st, err := os.Stat(filepath.Join(d, "corpus")); err == nil && st.IsDir() {
+			return d
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	tb.Skipf("shared folder not found above %s (set FBC_SHARED)", wd)
+	return ""
+}
+
+// Corpus returns the shared corpus of real catalogs and bundles, skipping
+// the test when it is not there.
+func Corpus(tb testing.TB) string {
+	tb.Helper()
+	c := filepath.Join(Dir(tb), "corpus")
+	if _, err := os.Stat(filepath.Join(c, "README.md")); err != nil {
+		tb.Skipf("corpus not found at %s", c)
+	}
+	return c
+}
