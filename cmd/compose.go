@@ -125,7 +125,7 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 			if err != nil {
 				return composeError(fmt.Errorf("writing %s: %w", outDir, err))
 			}
-			fmt.Fprintf(stderr, "wrote %d package(s), %d bundle(s) to %s\n", countPackages(res.Config), len(res.Config.Bundles), outDir)
+			fmt.Fprintf(stderr, "wrote %s, %s to %s\n", counted(countPackages(res.Config), "package", "packages"), counted(len(res.Config.Bundles), "bundle", "bundles"), outDir)
 			if opts.Config != nil && opts.Config.ImageRef() != "" {
 				fmt.Fprintf(stderr, "catalog %s is published as %s: fbc build %s --tag %s\n", opts.Config.Name, opts.Config.ImageRef(), outDir, opts.Config.ImageRef())
 			}
@@ -193,9 +193,9 @@ func validateComposed(cmd *cobra.Command, cfg *declcfg.DeclarativeConfig, outDir
 		if err := vreport.WriteText(stderr, res, vreport.Options{Color: useColor(stderr)}); err != nil {
 			return err
 		}
-		return findingsError(fmt.Errorf("not writing %s: the composed catalog is not valid (%d error(s), %d warning(s)); --no-validate writes it anyway", outDir, errs, warns))
+		return findingsError(fmt.Errorf("not writing %s: the composed catalog is not valid (%s, %s); --no-validate writes it anyway", outDir, counted(errs, "error", "errors"), counted(warns, "warning", "warnings")))
 	} else if warns > 0 {
-		fmt.Fprintf(stderr, "note: the composed catalog is valid, with %d warning(s); fbc validate %s lists them\n", warns, outDir)
+		fmt.Fprintf(stderr, "note: the composed catalog is valid, with %s; fbc validate %s lists them\n", counted(warns, "warning", "warnings"), outDir)
 	}
 	return nil
 }

@@ -131,3 +131,6 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// counted is "1 bundle", "2 bundles".
+func counted(n int, one, many string) string { return fmt.Sprintf("%d %s", n, plural(n, one, many)) }

@@ -154,7 +154,11 @@ func Filter(cfg *declcfg.DeclarativeConfig, sel Selection) (*declcfg.Declarative
 		}
 	}
 	if len(empty) > 0 {
-		f.notes = append(f.notes, Note{Message: fmt.Sprintf("%d package(s) have no bundle in the selection and are left out: %s", len(empty), listNames(empty, 10))})
+		msg := fmt.Sprintf("%d packages have no bundle in the selection and are left out: %s", len(empty), listNames(empty, 10))
+		if len(empty) == 1 {
+			msg = "1 package has no bundle in the selection and is left out: " + listNames(empty, 10)
+		}
+		f.notes = append(f.notes, Note{Message: msg})
 	}
 	if sel.WithDependencies {
 		f.addDependencies()

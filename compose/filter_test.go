@@ -85,7 +85,7 @@ func TestFilterDropsEmptyPackagesWithANote(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "a/1.0.0", bundleNames(out))
 	require.Len(t, notes, 1)
-	assert.Equal(t, "1 package(s) have no bundle in the selection and are left out: b", notes[0].String())
+	assert.Equal(t, "1 package has no bundle in the selection and is left out: b", notes[0].String())
 
 	_, _, err = Filter(cfg, Selection{Packages: []string{"b"}, Channels: []string{"stable"}})
 	assert.EqualError(t, err, `channel "stable" is in none of the selected packages; they have beta`)

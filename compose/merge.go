@@ -185,7 +185,11 @@ func MergeSources(sources []Source, policy ConflictPolicy) (*Merged, error) {
 		}
 	}
 	if dupLoose > 0 {
-		notes = append(notes, Note{Message: fmt.Sprintf("%d package-less blob(s) repeated exactly in several sources; kept once", dupLoose)})
+		msg := fmt.Sprintf("%d package-less blobs repeated exactly in several sources; each kept once", dupLoose)
+		if dupLoose == 1 {
+			msg = "1 package-less blob repeated exactly in several sources; kept once"
+		}
+		notes = append(notes, Note{Message: msg})
 	}
 	return &Merged{Config: out, From: chosen, Notes: notes}, nil
 }

@@ -212,7 +212,7 @@ func (c *checker) checkPackage(p *pkgIndex) {
 	if len(p.decls) == 0 {
 		if p.firstUse != nil {
 			c.add(RuleUnknownPackage, *p.firstUse, ref, fmt.Sprintf(
-				"package %q has no olm.package blob, but %s refer to it; add one (schema: olm.package, name: %s, defaultChannel: ...) or fix the package name",
+				"package %q has no olm.package blob, but %s to it; add one (schema: olm.package, name: %s, defaultChannel: ...) or fix the package name",
 				p.name, usage(p), p.name))
 		}
 	}
@@ -271,9 +271,13 @@ func (c *checker) checkPackage(p *pkgIndex) {
 	c.checkDeprecations(p, channels, bundles)
 }
 
+// usage says what refers to a package that has no olm.package blob, with
+// the verb agreeing ("1 bundle refers", "2 bundles refer").
 func usage(p *pkgIndex) string {
 	var parts []string
+	items := 0
 	count := func(n int, what string) {
+		items += n
 		switch n {
 		case 0:
 		case 1:
@@ -285,7 +289,14 @@ func usage(p *pkgIndex) string {
 	count(len(p.channels), "channel")
 	count(len(p.bundles), "bundle")
 	count(len(p.deprecations), "deprecations blob")
-	return strings.Join(parts, " and ")
+	verb := "refer"
+	if items == 1 {
+		verb = "refers"
+	}
+	if len(parts) > 2 {
+		parts = []string{strings.Join(parts[:len(parts)-1], ", "), parts[len(parts)-1]}
+	}
+	return strings.Join(parts, " and ") + " " + verb
 }
 
 // firstByKey returns the first item of each key, in order, and calls dup
