@@ -145,7 +145,7 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 	f.StringVar(&configFile, "config", "", "catalog config: name, repo, tag and references [{name, image}]")
 	migrateLevel.register(cmd, "migrate-level", "", "run the catalog migrations up to this one on the result")
 	f.BoolVar(&noValidate, "no-validate", false, "write the result without validating it first")
-	cmd.MarkFlagsMutuallyExclusive("heads-only", "latest")
+	exclusiveFlags(cmd, "heads-only", "latest")
 	_ = cmd.MarkFlagFilename("config", "yaml", "yml", "json")
 	f.IntVar(&ro.Jobs, "jobs", 0, "catalog images read at once (default: 4 per CPU)")
 	addPullFlags(f, &ro.Image)

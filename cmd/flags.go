@@ -33,3 +33,63 @@ func (e *enum) register(cmd *cobra.Command, name, short, usage string) {
 		return e.allowed, cobra.ShellCompDirectiveNoFileComp
 	})
 }
+
+// Flag rules that cobra would check with messages of its own ("if any flags
+// in the group [...]"): they are kept in the command's annotations and
+// checked before it runs, so the error names the flags in our words. The
+// cobra marks stay, for shell completion.
+const (
+	annotationExclusive = "fbc/exclusive-flags"
+	annotationRequired  = "fbc/required-flags"
+)
+
+// exclusiveFlags declares flags that cannot be given together.
+func exclusiveFlags(cmd *cobra.Command, names ...string) {
+	cmd.MarkFlagsMutuallyExclusive(names...)
+	annotate(cmd, annotationExclusive, strings.Join(names, ","))
+}
+
+// requiredFlag declares a flag the command cannot run without.
+func requiredFlag(cmd *cobra.Command, name string) {
+	_ = cmd.MarkFlagRequired(name)
+	annotate(cmd, annotationRequired, name)
+}
+
+func annotate(cmd *cobra.Command, key, value string) {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	if old := cmd.Annotations[key]; old != "" {
+		value = old + ";" + value
+	}
+	cmd.Annotations[key] = value
+}
+
+// checkFlagRules is a usage error naming the first required flag missing,
+// or the first two flags given together that conflict.
+func checkFlagRules(cmd *cobra.Command) error {
+	for _, name := range splitAnnotation(cmd, annotationRequired) {
+		if !cmd.Flags().Changed(name) {
+			return usageErrorf("--%s is required", name)
+		}
+	}
+	for _, group := range splitAnnotation(cmd, annotationExclusive) {
+		var set []string
+		for _, name := range strings.Split(group, ",") {
+			if cmd.Flags().Changed(name) {
+				set = append(set, "--"+name)
+			}
+		}
+		if len(set) > 1 {
+			return usageErrorf("%s and %s cannot be used together: give one of them", set[0], set[1])
+		}
+	}
+	return nil
+}
+
+func splitAnnotation(cmd *cobra.Command, key string) []string {
+	if v := cmd.Annotations[key]; v != "" {
+		return strings.Split(v, ";")
+	}
+	return nil
+}

@@ -68,7 +68,7 @@ is refused. - reads the description or the icon from standard input.`,
 	cmd.Flags().StringVarP(&descriptionFile, "description", "d", "", "file whose content is the package description")
 	cmd.Flags().StringVarP(&iconFile, "icon", "i", "", "image file for the package icon")
 	output.register(cmd, "output", "o", "output format")
-	_ = cmd.MarkFlagRequired("default-channel")
+	requiredFlag(cmd, "default-channel")
 	return cmd
 }
 

@@ -55,6 +55,8 @@ func usageErrorf(format string, args ...any) error {
 	return &usageError{err: fmt.Errorf(format, args...)}
 }
 
+func init() { cobra.EnableTraverseRunHooks = true }
+
 // commands holds the constructors of every subcommand; each command's file
 // registers itself so that adding a command touches one file.
 var commands []func() *cobra.Command
@@ -73,6 +75,9 @@ under OLM classic and OLM v1 semantics, and composes and builds catalog images.`
 		SilenceUsage:  true,
 		Args:          noArgs,
 		RunE:          func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+		// Runs before every command (EnableTraverseRunHooks, set in init,
+		// keeps it running when a command has hooks of its own).
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error { return checkFlagRules(cmd) },
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err: err} })
 	for _, newCmd := range commands {
