@@ -9,8 +9,8 @@ import (
 )
 
 // TestImportRules enforces ARCHITECTURE.md's import direction: declcfg is the
-// floor, cobra stays in cmd, CUE in validate and go-containerregistry in
-// image.
+// floor, cobra stays in cmd, CUE in validate, go-containerregistry in image
+// and the SAT solver in resolve.
 func TestImportRules(t *testing.T) {
 	const mod = "github.com/fbc-project/fbc"
 	out, err := exec.Command("go", "list", "-json", "./...").Output()
@@ -28,6 +28,7 @@ func TestImportRules(t *testing.T) {
 		"render":   {"declcfg", "image", "internal"},
 		"template": {"declcfg", "image", "render", "internal"},
 		"compose":  {"declcfg", "image", "render", "internal"},
+		"resolve":  {"declcfg", "image", "render", "internal"},
 	}
 	// exclusive lists third-party module prefixes only one of our top-level
 	// packages (and cmd, which wires it) may import.
@@ -36,6 +37,7 @@ func TestImportRules(t *testing.T) {
 		"cuelang.org/go":                         "validate",
 		"github.com/google/go-containerregistry": "image",
 		"github.com/Masterminds/semver":          "graph",
+		"github.com/go-air/gini":                 "resolve",
 	}
 	top := func(pkg string) string {
 		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, mod), "/")

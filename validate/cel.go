@@ -6,25 +6,13 @@ import (
 	"sync"
 
 	"github.com/google/cel-go/cel"
+
+	"github.com/fbc-project/fbc/internal/olmcel"
 )
 
 // CEL rules of olm.constraint are compiled in the environment OLM gives
-// them (operator-framework/api pkg/constraints): one variable, properties,
-// a list of string-keyed maps (the candidate bundle's properties), and one
-// function, semver_compare(a, b), which compares two versions the way
-// blang/semver's Compare does and returns -1, 0 or 1. OLM refuses a rule
-// that does not compile or whose result is not a bool, so fbc reports both.
-
-// celEnvironment is built once, on the first rule met.
-var celEnvironment = sync.OnceValues(func() (*cel.Env, error) {
-	return cel.NewEnv(
-		cel.Variable("properties", cel.ListType(cel.MapType(cel.StringType, cel.DynType))),
-		cel.Function("semver_compare",
-			// Declared for the type checker only: fbc compiles rules,
-			// it never evaluates them.
-			cel.Overload("semver_compare_dyn_dyn", []*cel.Type{cel.DynType, cel.DynType}, cel.IntType)),
-	)
-})
+// them (internal/olmcel). OLM refuses a rule that does not compile or whose
+// result is not a bool, so fbc reports both, with CEL's line and column.
 
 // celCompiled remembers each distinct rule's verdict ("" = compiles): real
 // catalogs repeat the same few rules on many bundles, and files are checked
@@ -43,7 +31,7 @@ func checkCELRule(rule string) string {
 }
 
 func compileCELRule(rule string) string {
-	env, err := celEnvironment()
+	env, err := olmcel.Environment()
 	if err != nil {
 		return "the CEL environment could not be built: " + err.Error()
 	}

@@ -1,0 +1,325 @@
+package resolve
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+)
+
+// Result is what OLM does in one namespace.
+type Result struct {
+	Namespace string
+	// Install is what OLM's resolver returns: new installs and upgrade
+	// targets, in the order the search chose them. CSVs that stay are not
+	// listed, so "no change" is empty.
+	Install []Install
+	// Outcomes is set when OLM decides at random (it visits Subscriptions
+	// in a random order, and their preferences pull apart): every possible
+	// Install, the first being Install.
+	Outcomes [][]Install
+	// OutcomesComplete is false when the namespace has too many interacting
+	// Subscriptions to try every order, so Outcomes may miss some.
+	OutcomesComplete bool
+	// Subscriptions say what happens to each Subscription, in input order.
+	Subscriptions []SubscriptionResult
+	// Err is OLM's reason when the namespace does not resolve: a
+	// NotSatisfiable, or an error that stopped OLM before solving (a
+	// property it cannot parse, a channel without a single head, a catalog
+	// that cannot be served).
+	Err error
+}
+
+// SubscriptionResult is what happens to one Subscription.
+type SubscriptionResult struct {
+	Subscription
+	// Installed is the CSV the Subscription installed before, if any.
+	Installed string
+	// Next is the bundle installed or upgraded to; nil when the installed
+	// CSV stays.
+	Next *Install
+}
+
+// maxOrders bounds how many Subscription orders are tried when looking for
+// OLM's random outcomes: every order of up to six interacting
+// Subscriptions.
+const maxOrders = 720
+
+// Resolve resolves one namespace. Resolution failures are in Result.Err;
+// the error return is for a cancelled context.
+func Resolve(ctx context.Context, ns *Namespace) (*Result, error) {
+	res := &Result{Namespace: ns.Name, OutcomesComplete: true}
+	s := newScope(ns)
+	if err := s.build(ns.Subscriptions); err != nil {
+		res.Err = err
+		return res, nil
+	}
+	sol, err := solve(ctx, s.order)
+	switch {
+	case errors.Is(err, ErrIncomplete) && ctx.Err() != nil:
+		return nil, ctx.Err()
+	case err != nil:
+		res.Err = err
+		return res, nil
+	}
+	res.Install = s.installs(sol)
+	for _, sv := range s.subs {
+		sr := SubscriptionResult{Subscription: sv.sub}
+		if sv.current != nil {
+			sr.Installed = sv.current.name
+		}
+		for _, c := range sv.candidates {
+			if !sol.chosen[c] {
+				continue
+			}
+			if c.entry.catalog.virtual {
+				break
+			}
+			for i := range res.Install {
+				if res.Install[i].id == c.id {
+					sr.Next = &res.Install[i]
+				}
+			}
+			break
+		}
+		res.Subscriptions = append(res.Subscriptions, sr)
+	}
+	outcomes, complete, err := s.outcomes(ctx, sol)
+	if err != nil {
+		return nil, err
+	}
+	if len(outcomes) > 1 {
+		res.Outcomes = outcomes
+		res.OutcomesComplete = complete
+	}
+	return res, nil
+}
+
+// installs lists the chosen catalog bundles: first those the search chose,
+// in its order, then those the constraints forced.
+func (s *scope) installs(sol *solution) []Install {
+	var order []*variable
+	seen := map[*variable]bool{}
+	for _, v := range sol.guessed {
+		if !seen[v] {
+			seen[v] = true
+			order = append(order, v)
+		}
+	}
+	for _, v := range s.order {
+		if sol.chosen[v] && !seen[v] {
+			seen[v] = true
+			order = append(order, v)
+		}
+	}
+	var out []Install
+	index := map[*variable]int{}
+	for _, v := range order {
+		e := v.entry
+		if e == nil || e.catalog.virtual {
+			continue
+		}
+		index[v] = len(out)
+		out = append(out, Install{
+			id: v.id, Name: e.name, Package: e.pkg, Channel: e.channel, Catalog: e.catalog.key,
+			Replaces: v.replaces, Subscription: s.subscriptionFor(e),
+		})
+	}
+	// Why each bundle is there: the first chosen candidate of each
+	// dependency of each chosen bundle satisfies it.
+	for _, v := range order {
+		if v.entry == nil {
+			continue
+		}
+		deps := 0
+		for _, c := range v.constraints {
+			if c.kind != dependency {
+				continue
+			}
+			p := v.predicates[deps]
+			deps++
+			for i, id := range c.ids {
+				w := s.vars[id]
+				if !sol.chosen[w] {
+					continue
+				}
+				if j, ok := index[w]; ok {
+					var passed []string
+					for _, pid := range c.ids[:i] {
+						passed = append(passed, s.vars[pid].entry.name)
+					}
+					r := Requirement{Bundle: v.entry.name, What: p.String(), Passed: passed}
+					// OLM reads each olm.gvk.required and olm.package.required
+					// twice (servedDependencies); say it once.
+					if !slices.ContainsFunc(out[j].RequiredBy, func(o Requirement) bool { return o.Bundle == r.Bundle && o.What == r.What }) {
+						out[j].RequiredBy = append(out[j].RequiredBy, r)
+					}
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// subscriptionFor is the Subscription OLM counts a bundle as installed for:
+// one of its package whose channel and catalog, when set, match.
+func (s *scope) subscriptionFor(e *entry) string {
+	for _, sv := range s.subs {
+		sub := sv.sub
+		if sub.Package != e.pkg || sub.Channel != "" && sub.Channel != e.channel {
+			continue
+		}
+		if sub.Catalog != (CatalogKey{}) && sub.Catalog != e.catalog.key {
+			continue
+		}
+		return sub.Name
+	}
+	return ""
+}
+
+// outcomes finds what OLM may do besides sol. OLM hands the solver its
+// variables in Go map order, so the order in which it visits Subscriptions
+// (and installed CSVs that must stay) is random; when their preferences
+// interact, the answer depends on it. Anchors that share no candidate and
+// no "only one" rule cannot interact, so only the orders of anchors that
+// do are tried.
+func (s *scope) outcomes(ctx context.Context, sol *solution) ([][]Install, bool, error) {
+	first := s.installs(sol)
+	all := [][]Install{first}
+	keys := map[string]bool{installKey(first): true}
+
+	positions := s.interactingAnchors()
+	if len(positions) < 2 {
+		return all, true, nil
+	}
+	var orders [][]int
+	complete := true
+	if n := factorial(len(positions)); n <= maxOrders {
+		orders = permutations(len(positions))
+	} else {
+		// Too many to try: every rotation, forwards and backwards.
+		complete = false
+		for r := 0; r < len(positions); r++ {
+			fwd := make([]int, len(positions))
+			bwd := make([]int, len(positions))
+			for i := range fwd {
+				fwd[i] = (i + r) % len(positions)
+				bwd[i] = (len(positions) - 1 - i + r) % len(positions)
+			}
+			orders = append(orders, fwd, bwd)
+		}
+	}
+	for _, order := range orders {
+		vars := slices.Clone(s.order)
+		for i, p := range positions {
+			vars[p] = s.order[positions[order[i]]]
+		}
+		alt, err := solve(ctx, vars)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, false, ctx.Err()
+			}
+			continue
+		}
+		got := s.installs(alt)
+		if k := installKey(got); !keys[k] {
+			keys[k] = true
+			all = append(all, got)
+		}
+	}
+	return all, complete, nil
+}
+
+// interactingAnchors are the positions (in s.order) of the anchors whose
+// dependencies share variables or rules with another anchor's.
+func (s *scope) interactingAnchors() []int {
+	parent := map[string]string{}
+	var find func(string) string
+	find = func(x string) string {
+		p, ok := parent[x]
+		if !ok || p == x {
+			parent[x] = x
+			return x
+		}
+		r := find(p)
+		parent[x] = r
+		return r
+	}
+	union := func(a, b string) { parent[find(a)] = find(b) }
+	for _, v := range s.order {
+		for _, c := range v.constraints {
+			for _, id := range c.ids {
+				union(v.id, id)
+			}
+		}
+	}
+	var anchors []int
+	members := map[string]int{}
+	for i, v := range s.order {
+		if !v.anchor() || !hasDependencies(v) {
+			continue
+		}
+		anchors = append(anchors, i)
+		members[find(v.id)]++
+	}
+	var out []int
+	for _, i := range anchors {
+		if members[find(s.order[i].id)] > 1 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func hasDependencies(v *variable) bool {
+	for _, c := range v.constraints {
+		if c.kind == dependency && len(c.ids) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func installKey(ins []Install) string {
+	ids := make([]string, len(ins))
+	for i, in := range ins {
+		ids[i] = in.id
+	}
+	slices.Sort(ids)
+	return strings.Join(ids, "\n")
+}
+
+func factorial(n int) int {
+	f := 1
+	for i := 2; i <= n; i++ {
+		f *= i
+		if f > maxOrders {
+			return f
+		}
+	}
+	return f
+}
+
+// permutations lists every order of 0..n-1, the identity first.
+func permutations(n int) [][]int {
+	var out [][]int
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	var rec func(k int)
+	rec = func(k int) {
+		if k == n {
+			out = append(out, slices.Clone(p))
+			return
+		}
+		for i := k; i < n; i++ {
+			p[k], p[i] = p[i], p[k]
+			rec(k + 1)
+			p[k], p[i] = p[i], p[k]
+		}
+	}
+	rec(0)
+	return out
+}

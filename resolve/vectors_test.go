@@ -1,0 +1,167 @@
+package resolve
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fbc-project/fbc/declcfg"
+)
+
+// vector is one scenario of testdata/resolve/dependency-vectors.json.
+type vector struct {
+	Name          string            `json:"name"`
+	Catalog       []json.RawMessage `json:"catalog"`
+	Subscriptions []struct {
+		Package      string `json:"package"`
+		Channel      string `json:"channel"`
+		StartingCSV  string `json:"startingCSV"`
+		InstalledCSV string `json:"installedCSV"`
+		Name         string `json:"name"`
+	} `json:"subscriptions"`
+	Installed     []string `json:"installed"`
+	ExtraCatalogs []struct {
+		Name      string            `json:"name"`
+		Namespace string            `json:"namespace"`
+		Priority  int               `json:"priority"`
+		Catalog   []json.RawMessage `json:"catalog"`
+	} `json:"extra_catalogs"`
+	Expect struct {
+		InstalledBundles      []string          `json:"installed_bundles"`
+		InstalledBundlesOneOf [][]string        `json:"installed_bundles_one_of"`
+		Channels              map[string]string `json:"channels"`
+		Catalogs              map[string]string `json:"catalogs"`
+		ErrorContains         string            `json:"error_contains"`
+		ErrorContainsAll      []string          `json:"error_contains_all"`
+	} `json:"expect"`
+}
+
+func loadVectors(t *testing.T) []vector {
+	t.Helper()
+	data, err := os.ReadFile("../testdata/resolve/dependency-vectors.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []vector
+	if err := json.Unmarshal(data, &vs); err != nil {
+		t.Fatal(err)
+	}
+	return vs
+}
+
+func blobsToConfig(t *testing.T, blobs []json.RawMessage) *declcfg.DeclarativeConfig {
+	t.Helper()
+	var buf strings.Builder
+	for _, b := range blobs {
+		buf.Write(b)
+		buf.WriteString("\n")
+	}
+	cfg, err := declcfg.LoadBytes("catalog.json", []byte(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// TestVectors resolves every scenario through the library, with the
+// scenarios' conventions: main catalog "catalog" in namespace "ns", global
+// namespace "olm", Subscriptions named PACKAGE-CHANNEL.
+func TestVectors(t *testing.T) {
+	for _, v := range loadVectors(t) {
+		t.Run(v.Name, func(t *testing.T) {
+			ns := &Namespace{Name: "ns", GlobalNamespace: "olm"}
+			ns.Catalogs = append(ns.Catalogs, NewCatalog(CatalogKey{"ns", "catalog"}, 0, blobsToConfig(t, v.Catalog)))
+			for _, x := range v.ExtraCatalogs {
+				nsName := x.Namespace
+				if nsName == "" {
+					nsName = "ns"
+				}
+				ns.Catalogs = append(ns.Catalogs, NewCatalog(CatalogKey{nsName, x.Name}, x.Priority, blobsToConfig(t, x.Catalog)))
+			}
+			for _, name := range v.Installed {
+				in, ok := InstalledFrom(name, ns.Catalogs)
+				if !ok {
+					t.Fatalf("installed %s is in no catalog", name)
+				}
+				ns.Installed = append(ns.Installed, in)
+			}
+			for _, s := range v.Subscriptions {
+				name := s.Name
+				if name == "" {
+					name = s.Package + "-" + s.Channel
+				}
+				ns.Subscriptions = append(ns.Subscriptions, Subscription{Name: name, Namespace: "ns", Package: s.Package,
+					Channel: s.Channel, Catalog: CatalogKey{"ns", "catalog"}, StartingCSV: s.StartingCSV, InstalledCSV: s.InstalledCSV})
+			}
+			res, err := Resolve(context.Background(), ns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := v.Expect
+			if want.ErrorContains != "" {
+				if res.Err == nil {
+					t.Fatalf("resolved to %v, want error %q", names(res.Install), want.ErrorContains)
+				}
+				for _, s := range append([]string{want.ErrorContains}, want.ErrorContainsAll...) {
+					if !strings.Contains(res.Err.Error(), s) {
+						t.Errorf("error %q\nlacks %q", res.Err, s)
+					}
+				}
+				return
+			}
+			if res.Err != nil {
+				t.Fatalf("error: %v", res.Err)
+			}
+			if want.InstalledBundlesOneOf != nil {
+				var got [][]string
+				for _, o := range res.Outcomes {
+					got = append(got, sorted(names(o)))
+				}
+				var exp [][]string
+				for _, o := range want.InstalledBundlesOneOf {
+					exp = append(exp, sorted(o))
+				}
+				slices.SortFunc(got, slices.Compare)
+				slices.SortFunc(exp, slices.Compare)
+				if !slices.EqualFunc(got, exp, slices.Equal) {
+					t.Errorf("outcomes %v, want %v", got, exp)
+				}
+				return
+			}
+			if len(res.Outcomes) > 0 {
+				t.Errorf("random outcomes %v, want one", res.Outcomes)
+			}
+			if got := sorted(names(res.Install)); !slices.Equal(got, sorted(want.InstalledBundles)) {
+				t.Errorf("installs %v, want %v", got, sorted(want.InstalledBundles))
+			}
+			for _, in := range res.Install {
+				if ch, ok := want.Channels[in.Name]; ok && ch != in.Channel {
+					t.Errorf("%s from channel %s, want %s", in.Name, in.Channel, ch)
+				}
+				if c, ok := want.Catalogs[in.Name]; ok && c != in.Catalog.Name {
+					t.Errorf("%s from catalog %s, want %s", in.Name, in.Catalog.Name, c)
+				}
+			}
+		})
+	}
+}
+
+func names(ins []Install) []string {
+	out := []string{}
+	for _, in := range ins {
+		out = append(out, in.Name)
+	}
+	return out
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	if s == nil {
+		s = []string{}
+	}
+	return s
+}
