@@ -9,8 +9,9 @@ import (
 )
 
 // TestImportRules enforces ARCHITECTURE.md's import direction: declcfg is the
-// floor, cobra stays in cmd, CUE in validate, go-containerregistry in image
-// and the SAT solver in resolve.
+// floor, model (the catalog as OLM sees it) stands on declcfg alone, cobra
+// stays in cmd, CUE in validate, go-containerregistry in image and the SAT
+// solver in resolve.
 func TestImportRules(t *testing.T) {
 	const mod = "github.com/fbc-project/fbc"
 	out, err := exec.Command("go", "list", "-json", "./...").Output()
@@ -22,13 +23,14 @@ func TestImportRules(t *testing.T) {
 	allowed := map[string][]string{
 		"internal": {},
 		"declcfg":  {"internal"},
-		"validate": {"declcfg", "internal"},
-		"graph":    {"declcfg", "internal"},
+		"model":    {"declcfg", "internal"},
+		"validate": {"declcfg", "model", "internal"},
+		"graph":    {"declcfg", "model", "internal"},
 		"image":    {"declcfg", "internal"},
 		"render":   {"declcfg", "image", "internal"},
-		"template": {"declcfg", "image", "render", "internal"},
-		"compose":  {"declcfg", "image", "render", "internal"},
-		"resolve":  {"declcfg", "image", "render", "internal"},
+		"template": {"declcfg", "image", "render", "model", "internal"},
+		"compose":  {"declcfg", "image", "render", "model", "internal"},
+		"resolve":  {"declcfg", "image", "render", "model", "internal"},
 	}
 	// exclusive lists third-party module prefixes only one of our top-level
 	// packages (and cmd, which wires it) may import.

@@ -62,6 +62,9 @@ type Package struct {
 	Properties     []Property `json:"properties,omitempty"`
 
 	Pos Pos `json:"-"`
+	// DefaultChannelPos is where the defaultChannel value is, zero when
+	// the blob has none.
+	DefaultChannelPos Pos `json:"-"`
 }
 
 // Icon is a package's icon.
@@ -90,6 +93,9 @@ type ChannelEntry struct {
 	SkipRange string   `json:"skipRange,omitempty"`
 
 	Pos Pos `json:"-"`
+	// SkipRangePos is where the skipRange value is, zero when the entry
+	// has none.
+	SkipRangePos Pos `json:"-"`
 }
 
 // Bundle is an olm.bundle blob.
@@ -135,6 +141,11 @@ type DeprecationEntry struct {
 type PackageScopedReference struct {
 	Schema string `json:"schema"`
 	Name   string `json:"name,omitempty"`
+
+	Pos Pos `json:"-"`
+	// NamePos is where the name value is, zero when the reference has
+	// none.
+	NamePos Pos `json:"-"`
 }
 
 // Meta is a blob of any schema, kept verbatim. Blob is its JSON encoding.

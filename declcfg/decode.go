@@ -213,7 +213,11 @@ func (d *decoder) nodeErr(err error) {
 
 func (d *decoder) pkg(o *object, pos Pos, name string) *Package {
 	p := &Package{Schema: SchemaPackage, Name: name, Pos: pos}
-	p.DefaultChannel, _ = o.str("defaultChannel")
+	var dn *yaml.Node
+	p.DefaultChannel, dn = o.str("defaultChannel")
+	if dn != nil {
+		p.DefaultChannelPos = d.pos(dn)
+	}
 	p.Description, _ = o.str("description")
 	if _, in := o.field("icon"); in != nil && !(in.Kind == yaml.ScalarNode && in.ShortTag() == "!!null") {
 		if io, ok := d.object(in, "icon"); ok {
@@ -246,7 +250,11 @@ func (d *decoder) channel(o *object, pos Pos, pkg, name string) *Channel {
 		e := ChannelEntry{Pos: d.pos(en)}
 		e.Name, _ = eo.str("name")
 		e.Replaces, _ = eo.str("replaces")
-		e.SkipRange, _ = eo.str("skipRange")
+		var srn *yaml.Node
+		e.SkipRange, srn = eo.str("skipRange")
+		if srn != nil {
+			e.SkipRangePos = d.pos(srn)
+		}
 		skips, _ := eo.list("skips")
 		for _, sn := range skips {
 			if _, yaml11 := YAML11Bool(sn); yaml11 || sn.Kind != yaml.ScalarNode || (sn.ShortTag() != "!!str" && sn.ShortTag() != "!!null") {
@@ -295,8 +303,13 @@ func (d *decoder) deprecation(o *object, pos Pos, pkg string) *Deprecation {
 		e.Message, _ = eo.str("message")
 		if _, rn := eo.field("reference"); rn != nil {
 			if ro, ok := d.object(rn, "a deprecation reference"); ok {
+				var nn *yaml.Node
 				e.Reference.Schema, _ = ro.str("schema")
-				e.Reference.Name, _ = ro.str("name")
+				e.Reference.Name, nn = ro.str("name")
+				e.Reference.Pos = d.pos(rn)
+				if nn != nil {
+					e.Reference.NamePos = d.pos(nn)
+				}
 			}
 		}
 		dep.Entries = append(dep.Entries, e)

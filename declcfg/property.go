@@ -18,6 +18,7 @@ const (
 	PropertyConstraint      = "olm.constraint"
 	PropertyChannel         = "olm.channel"
 	PropertyLabel           = "olm.label"
+	PropertyLabelRequired   = "olm.label.required"
 	PropertyDeprecated      = "olm.deprecated"
 	PropertyMaxOCPVersion   = "olm.maxOpenShiftVersion"
 )

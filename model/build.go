@@ -1,0 +1,157 @@
+package model
+
+import (
+	"github.com/fbc-project/fbc/declcfg"
+)
+
+// Builder makes a Catalog from blobs added one at a time, in catalog order,
+// so that a caller streaming a catalog need not keep a DeclarativeConfig.
+// The order of Add calls decides which of two blobs of the same name wins
+// (the first) and where a package is first named.
+type Builder struct {
+	packages map[string]*Package
+}
+
+// NewBuilder returns an empty builder.
+func NewBuilder() *Builder { return &Builder{packages: map[string]*Package{}} }
+
+func (b *Builder) pkg(name string) *Package {
+	p := b.packages[name]
+	if p == nil {
+		p = &Package{Name: name}
+		b.packages[name] = p
+	}
+	return p
+}
+
+func (p *Package) use(pos declcfg.Pos) {
+	if !p.used {
+		p.used, p.firstUse = true, pos
+	}
+}
+
+// Add records one blob. Blobs of other schemas, and blobs without the
+// package or name that place them, are ignored: they name nothing (the
+// shape checks report the missing field).
+func (b *Builder) Add(blob declcfg.Blob) {
+	switch {
+	case blob.Package != nil:
+		d := blob.Package
+		if d.Name == "" {
+			return
+		}
+		p := b.pkg(d.Name)
+		if p.Blob == nil {
+			p.Blob, p.Pos, p.DefaultChannel = d, d.Pos, d.DefaultChannel
+		} else {
+			p.extraDecls = append(p.extraDecls, d)
+		}
+	case blob.Channel != nil:
+		ch := blob.Channel
+		if ch.Package == "" || ch.Name == "" {
+			return
+		}
+		p := b.pkg(ch.Package)
+		p.use(ch.Pos)
+		if p.channels == nil {
+			p.channels = map[string]*Channel{}
+		}
+		if _, dup := p.channels[ch.Name]; dup {
+			p.extraChannels = append(p.extraChannels, ch)
+			return
+		}
+		nc := &Channel{Name: ch.Name, Package: p, Blob: ch, Pos: ch.Pos}
+		p.channels[ch.Name] = nc
+		p.Channels = append(p.Channels, nc)
+	case blob.Bundle != nil:
+		bd := blob.Bundle
+		if bd.Package == "" || bd.Name == "" {
+			return
+		}
+		p := b.pkg(bd.Package)
+		p.use(bd.Pos)
+		if p.bundles == nil {
+			p.bundles = map[string]*Bundle{}
+		}
+		if _, dup := p.bundles[bd.Name]; dup {
+			p.extraBundles = append(p.extraBundles, bd)
+			return
+		}
+		nb := newBundle(p, bd)
+		p.bundles[bd.Name] = nb
+		p.Bundles = append(p.Bundles, nb)
+	case blob.Deprecation != nil:
+		d := blob.Deprecation
+		if d.Package == "" {
+			return
+		}
+		p := b.pkg(d.Package)
+		p.use(d.Pos)
+		p.deprecations = append(p.deprecations, d)
+	}
+}
+
+// Build links what was added: entries to their bundles, deprecations to
+// what they deprecate. The builder must not be used afterwards.
+func (b *Builder) Build() *Catalog {
+	c := &Catalog{byName: b.packages}
+	c.Packages = sortedPackages(b.packages)
+	for _, p := range c.Packages {
+		for _, ch := range p.Channels {
+			linkEntries(ch)
+		}
+		p.applyDeprecations()
+	}
+	b.packages = nil
+	return c
+}
+
+// linkEntries makes the channel's entries: one per name, the first wins.
+func linkEntries(ch *Channel) {
+	p := ch.Package
+	ch.byName = make(map[string]*Entry, len(ch.Blob.Entries))
+	ch.Entries = make([]*Entry, 0, len(ch.Blob.Entries))
+	for _, e := range ch.Blob.Entries {
+		if e.Name == "" {
+			continue
+		}
+		if _, dup := ch.byName[e.Name]; dup {
+			continue
+		}
+		ne := &Entry{ChannelEntry: e, Channel: ch, Index: len(ch.Entries), Bundle: p.bundles[e.Name]}
+		if e.SkipRange != "" {
+			ne.Range, ne.RangeErr = declcfg.ParseRange(e.SkipRange)
+		}
+		if ne.Bundle != nil {
+			ne.Bundle.Entries = append(ne.Bundle.Entries, ne)
+		}
+		ch.byName[e.Name] = ne
+		ch.Entries = append(ch.Entries, ne)
+	}
+}
+
+// applyDeprecations marks what the package's olm.deprecations blob
+// deprecates. Only the first blob counts, as in OLM v1 (opm rejects a
+// second); within it, the first entry for a reference wins.
+func (p *Package) applyDeprecations() {
+	if len(p.deprecations) == 0 {
+		return
+	}
+	for _, e := range p.deprecations[0].Entries {
+		dep := &Deprecation{Message: e.Message, Pos: e.Pos}
+		switch e.Reference.Schema {
+		case declcfg.SchemaPackage:
+			if p.Deprecation == nil {
+				p.Deprecation = dep
+			}
+		case declcfg.SchemaChannel:
+			if ch := p.channels[e.Reference.Name]; ch != nil && ch.Deprecation == nil {
+				ch.Deprecation = dep
+			}
+		case declcfg.SchemaBundle:
+			if b := p.bundles[e.Reference.Name]; b != nil && b.Deprecation == nil {
+				b.Deprecation = dep
+			}
+		}
+	}
+}

@@ -1,0 +1,235 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/blang/semver/v4"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/fbc-project/fbc/declcfg"
+)
+
+// Bundle is one olm.bundle blob with its olm.package version parsed and the
+// properties OLM acts on decoded.
+type Bundle struct {
+	Name    string
+	Package *Package
+	Image   string
+	// Blob is the bundle's olm.bundle blob (the first of its name).
+	Blob *declcfg.Bundle
+	Pos  declcfg.Pos
+
+	// Version is the olm.package property's version as written; empty when
+	// the bundle does not have exactly one olm.package property.
+	Version string
+	// SemVer is Version parsed as strict semver (what FBC requires); zero
+	// when VersionErr is set.
+	SemVer     semver.Version
+	VersionErr error
+	// Release is the olm.package property's release as written, if any;
+	// ReleaseErr says why it is not a valid release.
+	Release    string
+	ReleaseErr error
+
+	// Provides lists the olm.gvk properties: the APIs the bundle owns.
+	Provides []declcfg.GVK
+	// Labels lists the olm.label properties.
+	Labels []string
+	// Requires lists the dependencies the bundle declares, in property
+	// order: one per olm.gvk.required, olm.package.required,
+	// olm.label.required and olm.constraint property.
+	Requires []Requirement
+	// LegacyDeprecated marks the legacy olm.deprecated property, which OLM
+	// classic reads as "never install".
+	LegacyDeprecated bool
+	// Deprecation is set when an olm.deprecations entry deprecates the
+	// bundle.
+	Deprecation *Deprecation
+	// Entries are the bundle's entries, one per channel that lists it, in
+	// channel order.
+	Entries []*Entry
+}
+
+// Requirement is one dependency a bundle declares. Exactly one of GVK,
+// Package, Label and Constraint is set, by Type, unless the value does not
+// decode (Err).
+type Requirement struct {
+	// Type is the property type: olm.gvk.required, olm.package.required,
+	// olm.label.required or olm.constraint.
+	Type       string
+	GVK        *declcfg.GVK
+	Package    *PackageRequirement
+	Label      string
+	Constraint *declcfg.Constraint
+	Err        error
+	Pos        declcfg.Pos
+}
+
+// PackageRequirement is an olm.package.required value with its range
+// parsed the way OLM parses it (blang/semver ParseRange).
+type PackageRequirement struct {
+	Name         string
+	VersionRange string
+	// Range is nil when VersionRange does not parse (RangeErr).
+	Range    semver.Range
+	RangeErr error
+}
+
+func newBundle(p *Package, b *declcfg.Bundle) *Bundle {
+	nb := &Bundle{Name: b.Name, Package: p, Image: b.Image, Blob: b, Pos: b.Pos}
+	pkgs, err := declcfg.PackageProperties(b.Properties)
+	switch {
+	case err != nil:
+		nb.VersionErr = err
+	case len(pkgs) != 1:
+		nb.VersionErr = fmt.Errorf("bundle %q must have exactly 1 %q property, found %d", b.Name, declcfg.PropertyPackage, len(pkgs))
+	default:
+		nb.Version, nb.Release = pkgs[0].Version, pkgs[0].Release
+		v, err := semver.Parse(nb.Version)
+		if err != nil {
+			nb.VersionErr = fmt.Errorf("invalid version %q: %w", nb.Version, err)
+		} else {
+			nb.SemVer = v
+		}
+		if nb.Release != "" {
+			nb.ReleaseErr = CheckRelease(nb.Release)
+		}
+	}
+	for _, prop := range b.Properties {
+		switch prop.Type {
+		case declcfg.PropertyGVK:
+			var g declcfg.GVK
+			if prop.Decode(&g) == nil {
+				nb.Provides = append(nb.Provides, g)
+			}
+		case declcfg.PropertyLabel:
+			var l declcfg.Label
+			if prop.Decode(&l) == nil {
+				nb.Labels = append(nb.Labels, l.Label)
+			}
+		case declcfg.PropertyDeprecated:
+			nb.LegacyDeprecated = true
+		case declcfg.PropertyGVKRequired, declcfg.PropertyPackageRequired, declcfg.PropertyLabelRequired, declcfg.PropertyConstraint:
+			nb.Requires = append(nb.Requires, newRequirement(prop))
+		}
+	}
+	return nb
+}
+
+func newRequirement(prop declcfg.Property) Requirement {
+	r := Requirement{Type: prop.Type, Pos: prop.Pos}
+	switch prop.Type {
+	case declcfg.PropertyGVKRequired:
+		var g declcfg.GVK
+		if r.Err = prop.Decode(&g); r.Err == nil {
+			r.GVK = &g
+		}
+	case declcfg.PropertyPackageRequired:
+		var pr declcfg.PackageRequired
+		if r.Err = prop.Decode(&pr); r.Err == nil {
+			r.Package = &PackageRequirement{Name: pr.PackageName, VersionRange: pr.VersionRange}
+			r.Package.Range, r.Package.RangeErr = declcfg.ParseRange(pr.VersionRange)
+		}
+	case declcfg.PropertyLabelRequired:
+		var l declcfg.Label
+		if r.Err = prop.Decode(&l); r.Err == nil {
+			r.Label = l.Label
+		}
+	case declcfg.PropertyConstraint:
+		var c declcfg.Constraint
+		if r.Err = prop.Decode(&c); r.Err == nil {
+			r.Constraint = &c
+		}
+	}
+	return r
+}
+
+// HasVersion reports whether the bundle's version parsed as strict semver.
+func (b *Bundle) HasVersion() bool { return b.VersionErr == nil }
+
+// versionKey is what must be unique per package: version[-release], when
+// both are valid.
+func (b *Bundle) versionKey() (string, bool) {
+	if b.VersionErr != nil || b.ReleaseErr != nil {
+		return "", false
+	}
+	if b.Release == "" {
+		return b.SemVer.String(), true
+	}
+	return b.SemVer.String() + "-" + b.Release, true
+}
+
+// maxReleaseLength is opm's limit on a release.
+const maxReleaseLength = 20
+
+// CheckRelease applies opm's rules to an olm.package release: at most 20
+// characters of dot-separated semver prerelease identifiers.
+func CheckRelease(r string) error {
+	if len(r) > maxReleaseLength {
+		return fmt.Errorf("release %q is longer than %d characters", r, maxReleaseLength)
+	}
+	for i, seg := range strings.Split(r, ".") {
+		if _, err := semver.NewPRVersion(seg); err != nil {
+			return fmt.Errorf("release %q: segment %d: %v", r, i, err)
+		}
+	}
+	return nil
+}
+
+// trailingVersion finds the version a bundle name ends with
+// (foo.v1.2.3 -> 1.2.3).
+var trailingVersion = regexp.MustCompile(`(?:^|[.-])v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$`)
+
+// NameVersion returns the version a bundle name ends with, as bundles are
+// conventionally named (<operator>.v<version>).
+func NameVersion(name string) (semver.Version, bool) {
+	m := trailingVersion.FindStringSubmatch(name)
+	if m == nil {
+		return semver.Version{}, false
+	}
+	v, err := semver.Parse(m[1])
+	return v, err == nil
+}
+
+// Objects returns the bundle's olm.bundle.object manifests as JSON (YAML
+// manifests converted, as opm does when it loads them). It decodes them
+// on every call.
+func (b *Bundle) Objects() ([][]byte, error) {
+	raw, err := declcfg.BundleObjects(b.Blob.Properties)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %q: %w", b.Name, err)
+	}
+	for i, data := range raw {
+		if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+			continue
+		}
+		j, err := sigsyaml.YAMLToJSON(data)
+		if err != nil {
+			return nil, fmt.Errorf("bundle %q: olm.bundle.object %d: %w", b.Name, i, err)
+		}
+		raw[i] = j
+	}
+	return raw, nil
+}
+
+// CSVJSON returns the bundle's ClusterServiceVersion manifest as JSON, nil
+// when no olm.bundle.object holds one.
+func (b *Bundle) CSVJSON() ([]byte, error) {
+	objs, err := b.Objects()
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range objs {
+		var head struct {
+			Kind string `json:"kind"`
+		}
+		if json.Unmarshal(o, &head) == nil && head.Kind == "ClusterServiceVersion" {
+			return o, nil
+		}
+	}
+	return nil, nil
+}

@@ -1,0 +1,225 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fbc-project/fbc/declcfg"
+)
+
+// Shape is the structure OLM's rules see in one channel's entries. Entries
+// count once per name (the first wins) and only with a name; edges to names
+// that are not entries are allowed and lead nowhere.
+//
+//   - A head is an entry that no entry replaces or skips. A valid channel has
+//     exactly one; it is what a fresh install gets.
+//   - opm's replaces chain starts at the single head and follows replaces,
+//     stopping before a name that some entry skips (that entry is reached
+//     by the skip) or that is not an entry; coming back to an entry already
+//     on the chain is a cycle.
+//   - An entry is stranded when it is neither on the chain nor skipped by
+//     any entry: nothing upgrades a cluster away from it.
+//
+// skipRange plays no part: it names versions, not entries.
+type Shape struct {
+	entries []*declcfg.ChannelEntry
+	index   map[string]int
+	skipped map[string]bool
+	heads   []int
+	// chain, stranded and cycle are set only with a single head.
+	chain    []int
+	onChain  map[string]bool
+	cycle    []string
+	stranded []int
+	// replacedBy holds, per entry, whether an entry replaces or skips it.
+	replacedBy []bool
+}
+
+// ShapeOf computes the shape of a list of channel entries, such as one being
+// cut or generated.
+func ShapeOf(entries []declcfg.ChannelEntry) *Shape {
+	ptrs := make([]*declcfg.ChannelEntry, len(entries))
+	for i := range entries {
+		ptrs[i] = &entries[i]
+	}
+	return newShape(ptrs)
+}
+
+func newShape(all []*declcfg.ChannelEntry) *Shape {
+	s := &Shape{index: make(map[string]int, len(all)), skipped: map[string]bool{}}
+	s.entries = make([]*declcfg.ChannelEntry, 0, len(all))
+	for _, e := range all {
+		if _, dup := s.index[e.Name]; dup || e.Name == "" {
+			continue
+		}
+		s.index[e.Name] = len(s.entries)
+		s.entries = append(s.entries, e)
+	}
+	s.replacedBy = make([]bool, len(s.entries))
+	for _, e := range s.entries {
+		if i, ok := s.index[e.Replaces]; ok {
+			s.replacedBy[i] = true
+		}
+		for _, sk := range e.Skips {
+			s.skipped[sk] = true
+			if i, ok := s.index[sk]; ok {
+				s.replacedBy[i] = true
+			}
+		}
+	}
+	for i := range s.entries {
+		if !s.replacedBy[i] {
+			s.heads = append(s.heads, i)
+		}
+	}
+	if len(s.heads) != 1 {
+		return s
+	}
+	s.onChain = map[string]bool{}
+	for cur := s.heads[0]; ; {
+		s.chain = append(s.chain, cur)
+		s.onChain[s.entries[cur].Name] = true
+		next := s.entries[cur].Replaces
+		if s.skipped[next] {
+			break
+		}
+		n, ok := s.index[next]
+		if !ok {
+			break
+		}
+		if s.onChain[next] {
+			for k, c := range s.chain {
+				if s.entries[c].Name == next {
+					for _, c := range s.chain[k:] {
+						s.cycle = append(s.cycle, s.entries[c].Name)
+					}
+					s.cycle = append(s.cycle, next)
+					break
+				}
+			}
+			break
+		}
+		cur = n
+	}
+	for i, e := range s.entries {
+		if !s.onChain[e.Name] && !s.skipped[e.Name] {
+			s.stranded = append(s.stranded, i)
+		}
+	}
+	return s
+}
+
+func (s *Shape) names(idx []int) []string {
+	if len(idx) == 0 {
+		return nil
+	}
+	out := make([]string, len(idx))
+	for i, k := range idx {
+		out[i] = s.entries[k].Name
+	}
+	return out
+}
+
+func (s *Shape) head() (int, bool) {
+	if len(s.heads) != 1 {
+		return 0, false
+	}
+	return s.heads[0], true
+}
+
+// Has reports whether name is an entry.
+func (s *Shape) Has(name string) bool {
+	_, ok := s.index[name]
+	return ok
+}
+
+// Entry returns the entry of that name (the first, when the list has
+// several), nil if there is none.
+func (s *Shape) Entry(name string) *declcfg.ChannelEntry {
+	i, ok := s.index[name]
+	if !ok {
+		return nil
+	}
+	return s.entries[i]
+}
+
+// Heads returns the names of the heads, in entry order.
+func (s *Shape) Heads() []string { return s.names(s.heads) }
+
+// Head returns the single head's name; false when there are none or
+// several.
+func (s *Shape) Head() (string, bool) {
+	h, ok := s.head()
+	if !ok {
+		return "", false
+	}
+	return s.entries[h].Name, true
+}
+
+// Skipped reports whether some entry skips name (an entry or not).
+func (s *Shape) Skipped(name string) bool { return s.skipped[name] }
+
+// OnChain reports whether the entry is on the replaces chain from the
+// single head (false for every name without a single head).
+func (s *Shape) OnChain(name string) bool { return s.onChain[name] }
+
+// Chain returns the names on the replaces chain, head first.
+func (s *Shape) Chain() []string { return s.names(s.chain) }
+
+// Cycle returns the loop of the replaces chain, from the first entry that
+// comes back to that entry again (a -> b -> a); nil when the chain ends.
+func (s *Shape) Cycle() []string { return s.cycle }
+
+// Stranded returns the names of the stranded entries, in entry order.
+func (s *Shape) Stranded() []string { return s.names(s.stranded) }
+
+// Order returns the channel's entries in the order OLM's classic resolver
+// ranks them: from the single head along replaces (through entries that are
+// skipped, which it leaves out), so the first is the head and each entry
+// comes before the ones it replaces. It fails like OLM on a channel without
+// a head, with a replaces cycle below a head, or with several heads.
+// Without entries it returns nothing and no error.
+func (ch *Channel) Order() ([]*Entry, error) {
+	s := ch.Shape()
+	if len(s.entries) == 0 {
+		return nil, nil
+	}
+	pkg := ""
+	if ch.Package != nil {
+		pkg = ch.Package.Name
+	}
+	if len(s.heads) == 0 {
+		return nil, fmt.Errorf("no channel heads (entries not replaced by another entry) found in channel %q of package %q", ch.Name, pkg)
+	}
+	chains := make([][]int, 0, len(s.heads))
+	for _, h := range s.heads {
+		var chain []int
+		visited := map[int]bool{}
+		for cur, ok := h, true; ok; cur, ok = s.index[s.entries[cur].Replaces] {
+			if visited[cur] {
+				return nil, fmt.Errorf("a cycle exists in the chain of replacement beginning with %q in channel %q of package %q", s.entries[h].Name, ch.Name, pkg)
+			}
+			visited[cur] = true
+			if !s.skipped[s.entries[cur].Name] {
+				chain = append(chain, cur)
+			}
+		}
+		chains = append(chains, chain)
+	}
+	if len(chains) > 1 {
+		desc := make([]string, len(chains))
+		for i, c := range chains {
+			switch len(c) {
+			case 0:
+				desc[i] = "[]"
+			case 1:
+				desc[i] = s.entries[c[0]].Name
+			default:
+				desc[i] = s.entries[c[0]].Name + "..." + s.entries[c[len(c)-1]].Name
+			}
+		}
+		return nil, fmt.Errorf("a unique replacement chain within a channel is required to determine the relative order between channel entries, but %d replacement chains were found in channel %q of package %q: %s",
+			len(chains), ch.Name, pkg, strings.Join(desc, ", "))
+	}
+	return ch.entries(chains[0]), nil
+}
