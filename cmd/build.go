@@ -85,7 +85,7 @@ the digest when nothing was pushed.`,
 					return err
 				}
 			}
-			opts.Pull.Log, opts.Log = stderr, stderr
+			opts.Pull.Warn = warner(stderr)
 			res, err := image.Build(cmd.Context(), dir, opts, targets)
 			if err != nil {
 				return err

@@ -10,6 +10,7 @@ import (
 	"github.com/fbc-project/fbc/compose"
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/atomicfile"
+	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/render"
 	"github.com/fbc-project/fbc/validate"
 	vreport "github.com/fbc-project/fbc/validate/report"
@@ -96,7 +97,7 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 			}
 			stderr := cmd.ErrOrStderr()
 			opts.Render.Warn = warner(stderr)
-			opts.Render.Image.Log = stderr
+			opts.Render.Image.Warn = opts.Render.Warn
 			var endProgress func()
 			opts.Render.Progress, endProgress = progressLine(stderr, "reading images")
 			if configFile != "" {
@@ -111,7 +112,7 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 			if err != nil {
 				return composeError(err)
 			}
-			printNotes(stderr, res.Notes)
+			printNotes(stderr, opts.Render.Warn, res.Notes)
 			if !noValidate {
 				if err := validateComposed(cmd, res.Config, outDir); err != nil {
 					return err
@@ -200,10 +201,10 @@ func validateComposed(cmd *cobra.Command, cfg *declcfg.DeclarativeConfig, outDir
 	return nil
 }
 
-func printNotes(w io.Writer, notes []compose.Note) {
+func printNotes(w io.Writer, warn fault.Warn, notes []compose.Note) {
 	for _, n := range notes {
 		if n.Warning {
-			fmt.Fprintf(w, "warning: %s\n", n)
+			warn(n.String())
 		} else {
 			fmt.Fprintf(w, "note: %s\n", n)
 		}

@@ -80,7 +80,7 @@ func parseLabels(cmd *cobra.Command, flags []string) (map[string]string, error) 
 			return nil, &usageError{err: err}
 		}
 		if old, dup := labels[k]; dup && old != v {
-			fmt.Fprintf(cmd.ErrOrStderr(), "fbc: warning: label %s given twice; using %q\n", k, v)
+			warner(cmd.ErrOrStderr()).Printf("label %s given twice; using %q", k, v)
 		}
 		labels[k] = v
 	}

@@ -25,7 +25,7 @@ func loadGraph(cmd *cobra.Command, path string) (*graph.Catalog, error) {
 	}
 	cat := graph.New(cfg)
 	for _, w := range cat.Warnings {
-		fmt.Fprintf(cmd.ErrOrStderr(), "fbc: warning: %s\n", w)
+		warner(cmd.ErrOrStderr())(w)
 	}
 	return cat, nil
 }
@@ -66,7 +66,7 @@ version or newer, as opm does; it is the way to shrink a long history.`,
 				return graphQueryError(err)
 			}
 			for _, w := range pic.Warnings {
-				fmt.Fprintf(cmd.ErrOrStderr(), "fbc: warning: %s\n", w)
+				warner(cmd.ErrOrStderr())(w)
 			}
 			out := cmd.OutOrStdout()
 			switch output.String() {

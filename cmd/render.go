@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -86,7 +85,7 @@ manifest that does not parse, an invalid catalog), 2 when fbc could not run
 			opts.ImageRefTemplate = imageRefTmpl
 			opts.Stdin = cmd.InOrStdin()
 			opts.Warn = warner(stderr)
-			opts.Image.Log = stderr
+			opts.Image.Warn = opts.Warn
 			var endProgress func()
 			opts.Progress, endProgress = progressLine(stderr, "rendering")
 			cfg, err := render.Render(cmd.Context(), args, opts)
@@ -132,14 +131,4 @@ func writeAll(w io.Writer, cfg *declcfg.DeclarativeConfig, f declcfg.Format) err
 	}
 	_, err := buf.WriteTo(w)
 	return err
-}
-
-// warner prints warnings to stderr, one line each, from any goroutine.
-func warner(w io.Writer) func(string) {
-	var mu sync.Mutex
-	return func(msg string) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(w, "fbc: warning: %s\n", msg)
-	}
 }

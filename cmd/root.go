@@ -11,9 +11,12 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // Exit codes, documented in `fbc help exit-codes`.
@@ -171,6 +174,19 @@ func report(cmd *cobra.Command, err error, stderr io.Writer) int {
 	default:
 		fmt.Fprintf(stderr, "fbc: %v\n", err)
 		return ExitTrouble
+	}
+}
+
+// warnMu keeps warnings from several goroutines on lines of their own.
+var warnMu sync.Mutex
+
+// warner is the warning sink of every command: each warning is one line on
+// w (standard error) with fbc's one prefix for warnings.
+func warner(w io.Writer) fault.Warn {
+	return func(msg string) {
+		warnMu.Lock()
+		defer warnMu.Unlock()
+		fmt.Fprintf(w, "fbc: warning: %s\n", msg)
 	}
 }
 

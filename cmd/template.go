@@ -96,13 +96,14 @@ reached).`,
 			opts.MigrateLevel = migrate.String()
 			opts.Stdin = cmd.InOrStdin()
 			opts.Warn = warner(cmd.ErrOrStderr())
+			opts.Image.Warn = opts.Warn
 			res, err := template.RenderFile(cmd.Context(), file, opts)
 			if err != nil {
 				return templateError(err)
 			}
 			stderr := cmd.ErrOrStderr()
 			for _, w := range res.Warnings {
-				fmt.Fprintf(stderr, "fbc: warning: %v\n", w)
+				warner(stderr)(fmt.Sprint(w))
 			}
 			if explain {
 				if res.Explanation == nil {
@@ -131,7 +132,7 @@ reached).`,
 				var pic *graph.Picture
 				if pic, err = graph.Draw(graph.New(res.Config), graph.PictureOptions{V0Semantics: true}); err == nil {
 					for _, w := range pic.Warnings {
-						fmt.Fprintf(stderr, "fbc: warning: %s\n", w)
+						warner(stderr)(w)
 					}
 					err = pic.WriteMermaid(&buf)
 				}

@@ -59,7 +59,7 @@ Exit status: 0 when the simulation ran (also when there is no update),
 			}
 			if q.Semantics == graph.V1 && q.VersionRange != "" {
 				if ok, why := graph.ClusterExtensionAccepts(q.VersionRange); !ok {
-					fmt.Fprintf(cmd.ErrOrStderr(), "fbc: warning: the ClusterExtension CRD rejects version %q (%s): a cluster would not accept this ClusterExtension\n", q.VersionRange, why)
+					warner(cmd.ErrOrStderr()).Printf("the ClusterExtension CRD rejects version %q (%s): a cluster would not accept this ClusterExtension", q.VersionRange, why)
 				}
 			}
 			cat, err := loadGraph(cmd, args[0])

@@ -3,7 +3,6 @@ package image
 import (
 	"context"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -45,10 +44,9 @@ type BuildOptions struct {
 	// every file in the catalog layer. The zero value means the Unix epoch,
 	// so that builds are reproducible by default.
 	Created time.Time
-	// Pull says how the base image is pulled and the result pushed.
+	// Pull says how the base image is pulled and the result pushed; its
+	// Warn receives the build's warnings too.
 	Pull Options
-	// Log receives warnings; nil discards them.
-	Log io.Writer
 	// TempDir holds the layer file while the build lives; empty means the
 	// system default.
 	TempDir string
@@ -166,9 +164,7 @@ func checkBasePlatform(base v1.Image, want v1.Platform, multi bool, opts BuildOp
 	if multi {
 		return fmt.Errorf("base image %s has no %s image (it is %s)", opts.BaseImage, want.String(), have.String())
 	}
-	if opts.Log != nil {
-		fmt.Fprintf(opts.Log, "warning: base image %s is %s, not %s; the catalog image is %s\n", opts.BaseImage, have.String(), want.String(), have.String())
-	}
+	opts.Pull.Warn.Printf("base image %s is %s, not %s; the catalog image is %s", opts.BaseImage, have.String(), want.String(), have.String())
 	return nil
 }
 

@@ -20,6 +20,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/authn"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // Labels that tell bundle and catalog images apart and say where their
@@ -67,9 +69,9 @@ type Options struct {
 	// answer to a request or for the next bytes of a download; default 60s.
 	// A timed-out request is retried like other transient failures.
 	Timeout time.Duration
-	// Log receives warnings (retries, an unusable default cache); nil
-	// discards them.
-	Log io.Writer
+	// Warn receives warnings (retries, an unusable default cache); nil
+	// drops them.
+	Warn fault.Warn
 	// Transport replaces the HTTP transport under authentication (for
 	// proxies, custom CAs, or counting requests); TLS settings are then the
 	// transport's own.
@@ -158,11 +160,7 @@ func parsePlatform(s string) (v1.Platform, error) {
 	return *p, nil
 }
 
-func (c *Client) warnf(format string, args ...any) {
-	if c.opts.Log != nil {
-		fmt.Fprintf(c.opts.Log, "warning: "+format+"\n", args...)
-	}
-}
+func (c *Client) warnf(format string, args ...any) { c.opts.Warn.Printf(format, args...) }
 
 // Image is an opened image: its manifest and config are read, its layers are
 // read only by ReadFiles.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
@@ -507,9 +508,9 @@ func TestRetries(t *testing.T) {
 	ref := reg.Push(t, "b:1", bundleImage(t, ""))
 
 	reg.FailNext(2, 500)
-	var log strings.Builder
+	var log warnings
 	opts := testOptions(t)
-	opts.Log = &log
+	opts.Warn = log.add
 	readAll(t, ref, opts, "manifests")
 	if n := strings.Count(log.String(), "retrying"); n != 2 {
 		t.Errorf("want 2 retries logged, got:\n%s", log.String())
@@ -677,8 +678,8 @@ func TestDamagedCacheIsRefetched(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg.Reset()
-	var log strings.Builder
-	opts.Log = &log
+	var log warnings
+	opts.Warn = log.add
 	_, fsys := readAll(t, ref, opts, "manifests")
 	if len(image.Paths(fsys)) != 1 || !strings.Contains(log.String(), "digest mismatch") {
 		t.Errorf("paths %v, log %s", image.Paths(fsys), log.String())
@@ -840,4 +841,22 @@ func TestCustomTransport(t *testing.T) {
 	if got, want := ct.n.Load(), int64(len(reg.Requests())); want == 0 || got < want || got > want+1 {
 		t.Errorf("transport saw %d requests, registry %d", got, want)
 	}
+}
+
+// warnings collects what a client warns, one line each.
+type warnings struct {
+	mu    sync.Mutex
+	lines strings.Builder
+}
+
+func (w *warnings) add(msg string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lines.WriteString(msg + "\n")
+}
+
+func (w *warnings) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lines.String()
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // bundleFiles is a bundle's file tree: a directory, or the files of an image.
@@ -253,7 +254,7 @@ type bundleOptions struct {
 	Image string
 	// ImageTemplate, when set and Image is empty, computes Image.
 	ImageTemplate *template.Template
-	Warn          func(string)
+	Warn          fault.Warn
 }
 
 // parseBundle renders one bundle's files into an olm.bundle.

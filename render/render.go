@@ -22,6 +22,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // Kind is a kind of source. Kinds combine as a mask in Options.Allowed.
@@ -99,7 +100,7 @@ type Options struct {
 	Jobs int
 	// Warn receives warnings (ignored files and the like); nil drops them.
 	// It may be called from several goroutines at once.
-	Warn func(msg string)
+	Warn fault.Warn
 	// Progress, when set, is called after each source is done with the
 	// number done and the total (from several goroutines).
 	Progress func(done, total int)

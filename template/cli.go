@@ -7,6 +7,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // FileOptions render a template file the way the command line does.
@@ -26,7 +27,7 @@ type FileOptions struct {
 	Stdin io.Reader
 	// Warn receives render's warnings (files a bundle ignores and the
 	// like), possibly from several goroutines; nil drops them.
-	Warn func(msg string)
+	Warn fault.Warn
 }
 
 // RenderFile reads a template (path "-" is stdin) and renders it with
