@@ -105,13 +105,13 @@ func Draw(cat *Catalog, opts PictureOptions) (*Picture, error) {
 		minPkg = minEdgePackage(cat, opts.MinimumEdge)
 	}
 	if opts.Package != "" && cat.Package(opts.Package) == nil {
-		return nil, optionErrorf("package %q is not in the catalog (it has %s)", opts.Package, listSome(cat.PackageNames(), 10))
+		return nil, unknownPackage(cat, opts.Package)
 	}
 	if opts.Channel != "" && !slices.ContainsFunc(cat.names, func(name string) bool {
 		return (opts.Package == "" || name == opts.Package) && cat.packages[name].Channel(opts.Channel) != nil
 	}) {
 		if opts.Package != "" {
-			return nil, optionErrorf("package %q has no channel %q (it has %s)", opts.Package, opts.Channel, listSome(cat.Package(opts.Package).ChannelNames(), 10))
+			return nil, unknownChannel(cat.Package(opts.Package), opts.Channel)
 		}
 		return nil, optionErrorf("no package has a channel %q", opts.Channel)
 	}

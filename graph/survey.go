@@ -75,11 +75,6 @@ func SurveyUpgrades(cat *Catalog, q UpgradeQuery) (*Survey, error) {
 		return nil, err
 	}
 	p := base.pkg
-	for _, c := range base.opts.Channels {
-		if p.Channel(c) == nil {
-			return nil, optionErrorf("package %q has no channel %q (it has %s)", p.Name, c, listSome(p.ChannelNames(), 10))
-		}
-	}
 	s := &Survey{Package: p.Name, Options: base.opts}
 	var selections [][]string
 	if len(base.opts.Channels) > 0 {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/fbc-project/fbc/declcfg"
 )
 
 // UpgradeQuery is one `upgrade-path` question: a package, the subscription
@@ -28,13 +30,39 @@ func resolverFor(cat *Catalog, q UpgradeQuery) (*Resolver, error) {
 	}
 	p := cat.Package(q.Package)
 	if p == nil {
-		return nil, optionErrorf("package %q is not in the catalog (it has %s)", q.Package, listSome(cat.PackageNames(), 10))
+		return nil, unknownPackage(cat, q.Package)
 	}
 	opts := q.Options
 	if opts.Semantics == Classic && len(opts.Channels) == 1 && opts.Channels[0] == "" {
 		opts.Channels = nil
 	}
+	// A channel the package does not have is a mistyped name, not a
+	// subscription that fails to resolve.
+	for _, c := range opts.Channels {
+		if c != "" && p.Channel(c) == nil {
+			return nil, unknownChannel(p, c)
+		}
+	}
 	return NewResolver(p, opts)
+}
+
+// unknownPackage and unknownChannel are the *OptionError of a name the
+// catalog does not have: what it has, and the closest name.
+func unknownPackage(cat *Catalog, name string) error {
+	return optionErrorf("package %q is not in the catalog (it has %s)%s", name, listSome(cat.PackageNames(), 10), didYouMean(name, cat.PackageNames()))
+}
+
+func unknownChannel(p *Package, name string) error {
+	return optionErrorf("package %q has no channel %q (it has %s)%s", p.Name, name, listSome(p.ChannelNames(), 10), didYouMean(name, p.ChannelNames()))
+}
+
+// didYouMean is "; did you mean "x"?" for the candidate closest to a
+// mistyped name, or "".
+func didYouMean(name string, candidates []string) string {
+	if s := declcfg.Suggest(name, candidates); s != "" {
+		return fmt.Sprintf("; did you mean %q?", s)
+	}
+	return ""
 }
 
 // UpgradePath simulates the upgrades of one installed bundle (or a fresh
