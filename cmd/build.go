@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/validate"
 	vreport "github.com/fbc-project/fbc/validate/report"
@@ -79,6 +81,9 @@ the digest when nothing was pushed.`,
 			} else if !st.IsDir() {
 				return fmt.Errorf("%s is not a directory", dir)
 			}
+			if err := checkHoldsBlobs(cmd, dir); err != nil {
+				return err
+			}
 			stderr := cmd.ErrOrStderr()
 			if !noValidate {
 				if err := validateBeforeBuild(cmd, dir); err != nil {
@@ -127,6 +132,26 @@ func sourceDateEpoch() (time.Time, error) {
 		return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH=%q: want a non-negative number of seconds", v)
 	}
 	return time.Unix(secs, 0), nil
+}
+
+// checkHoldsBlobs refuses to build an image of a directory with no catalog
+// blobs (a wrong path, a tree its .indexignore files hide), also under
+// --no-validate. It stops reading at the first document.
+func checkHoldsBlobs(cmd *cobra.Command, dir string) error {
+	errFound := errors.New("found a document")
+	err := declcfg.WalkPath(cmd.Context(), dir, nil, declcfg.WalkOptions{}, func(f *declcfg.File) error {
+		if len(f.Docs) > 0 {
+			return errFound
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errFound):
+		return nil
+	case err != nil:
+		return &exitError{code: ExitTrouble, err: err}
+	}
+	return nothingThere(fmt.Errorf("nothing to build: %s holds no catalog blobs; check the path and its .indexignore files", dir))
 }
 
 // validateBeforeBuild reports the catalog's problems on stderr and fails

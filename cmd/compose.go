@@ -176,7 +176,9 @@ func composeError(err error) error {
 			return findingsError(srcErrs)
 		}
 		return &exitError{code: ExitTrouble, err: srcErrs}
-	case errors.As(err, &cfgErr), errors.As(err, &migErr), errors.Is(err, compose.ErrEmpty):
+	case errors.Is(err, compose.ErrEmpty):
+		return nothingThere(err)
+	case errors.As(err, &cfgErr), errors.As(err, &migErr):
 		return findingsError(err)
 	}
 	return err

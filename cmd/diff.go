@@ -38,7 +38,9 @@ Bundles that could not reach the head before either are warnings.
 -o github prints GitHub Actions annotations on the new catalog's files and,
 when $GITHUB_STEP_SUMMARY is set, appends a markdown summary to it.
 
-Exit status: 0 safe, 1 unsafe, 2 usage or unreadable input.`,
+Exit status: 0 safe, 1 unsafe, 2 usage, unreadable input, or a catalog that
+holds no packages (an empty directory or pipe is a wrong path or a failed
+checkout, never a safe change).`,
 		Example: `  git worktree add /tmp/base origin/main
   fbc diff /tmp/base/catalog catalog
   fbc diff old/ new/ --semantics v1 -o json
@@ -48,11 +50,11 @@ Exit status: 0 safe, 1 unsafe, 2 usage or unreadable input.`,
 			if args[0] == "-" && args[1] == "-" {
 				return usageErrorf("only one of OLD and NEW can be read from standard input")
 			}
-			oldCat, err := loadGraph(cmd, args[0])
+			oldCat, err := loadGraph(cmd, args[0], "compare")
 			if err != nil {
 				return err
 			}
-			newCat, err := loadGraph(cmd, args[1])
+			newCat, err := loadGraph(cmd, args[1], "compare")
 			if err != nil {
 				return err
 			}

@@ -12,9 +12,12 @@ import (
 
 // loadGraph loads a catalog for the upgrade-graph commands. Unreadable
 // files are trouble (exit 2); malformed content is a finding (exit 1), as
-// a graph of half a catalog would mislead. Catalogs that load but break
-// OLM's graph rules are fine: the graph commands exist to examine them.
-func loadGraph(cmd *cobra.Command, path string) (*graph.Catalog, error) {
+// a graph of half a catalog would mislead. A catalog without packages is
+// trouble too: an empty directory or pipe is a wrong path or a failed
+// checkout, not a catalog to judge (doing says what the command does).
+// Catalogs that load but break OLM's graph rules are fine: the graph
+// commands exist to examine them.
+func loadGraph(cmd *cobra.Command, path, doing string) (*graph.Catalog, error) {
 	cfg, err := declcfg.Load(cmd.Context(), []string{path}, declcfg.LoadOptions{Stdin: cmd.InOrStdin()})
 	var le declcfg.LoadErrors
 	switch {
@@ -24,6 +27,13 @@ func loadGraph(cmd *cobra.Command, path string) (*graph.Catalog, error) {
 		return nil, &exitError{code: ExitTrouble, err: err}
 	}
 	cat := graph.New(cfg)
+	if len(cat.PackageNames()) == 0 {
+		what := "no catalog blobs"
+		if !cfg.IsEmpty() {
+			what = "no packages, only blobs of other schemas"
+		}
+		return nil, nothingThere(fmt.Errorf("nothing to %s: %s holds %s; check the path, its .indexignore files, or the command feeding standard input", doing, shownPaths([]string{path})[0], what))
+	}
 	for _, w := range cat.Warnings {
 		warner(cmd.ErrOrStderr())(w)
 	}
@@ -57,7 +67,7 @@ version or newer, as opm does; it is the way to shrink a long history.`,
   fbc graph catalog/ --minimum-edge etcdoperator.v0.9.0 -o json`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cat, err := loadGraph(cmd, args[0])
+			cat, err := loadGraph(cmd, args[0], "draw")
 			if err != nil {
 				return err
 			}

@@ -48,6 +48,12 @@ var errFindings = &exitError{code: ExitFindings}
 // findingsError reports a failure that is a finding about the input (exit 1).
 func findingsError(err error) error { return &exitError{code: ExitFindings, err: err} }
 
+// nothingThere reports input that holds nothing to work on: a wrong path,
+// an ignored tree, an empty pipe, a selection that keeps nothing. It must
+// not pass as an empty success, so it is trouble with the run (exit 2); err
+// says what was empty.
+func nothingThere(err error) error { return &exitError{code: ExitTrouble, err: err} }
+
 // usageError reports a command-line mistake (exit 2, with a hint to --help).
 type usageError struct{ err error }
 

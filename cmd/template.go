@@ -62,7 +62,8 @@ The result is validated like fbc validate before anything is written; on
 errors the diagnostics go to standard error, nothing goes to standard output,
 and the exit status is 1. Exit status 2 means the template could not be
 rendered for reasons outside it (unreadable files, a registry that cannot be
-reached).`,
+reached) or holds nothing to render (an empty file, a basic template without
+entries, a semver template without bundles).`,
 		Example: `  fbc template catalog-templates/basic.yaml -o yaml
   fbc template semver semver.yaml --image-map images.yaml --offline
   fbc template semver.yaml --explain > catalog.json
@@ -166,8 +167,13 @@ func displayName(file string) string {
 
 // templateError maps template failures to exit codes: a problem with the
 // template or image map, or a bundle that renders to the wrong thing, is a
-// finding (1); anything else (unreadable files, registries) is trouble (2).
+// finding (1); an empty template and anything else (unreadable files,
+// registries) is trouble (2).
 func templateError(err error) error {
+	var empty *template.EmptyError
+	if errors.As(err, &empty) {
+		return nothingThere(fmt.Errorf("nothing to render: %w", err))
+	}
 	var ps template.Problems
 	var p *template.Problem
 	if errors.As(err, &ps) || errors.As(err, &p) || render.IsInvalidInput(err) {

@@ -62,7 +62,7 @@ Exit status: 0 when the simulation ran (also when there is no update),
 					warner(cmd.ErrOrStderr()).Printf("the ClusterExtension CRD rejects version %q (%s): a cluster would not accept this ClusterExtension", q.VersionRange, why)
 				}
 			}
-			cat, err := loadGraph(cmd, args[0])
+			cat, err := loadGraph(cmd, args[0], "simulate")
 			if err != nil {
 				return err
 			}

@@ -63,9 +63,9 @@ and output formats.`,
 			if res.Stats.Blobs == 0 && len(res.Diagnostics) == 0 {
 				// A wrong path, an ignored tree or an empty pipe must not
 				// pass as a valid catalog.
-				return &exitError{code: ExitTrouble, err: fmt.Errorf(
+				return nothingThere(fmt.Errorf(
 					"nothing to validate: %s %s no catalog blobs (%d %s read); check the path, its .indexignore files, or the command feeding standard input",
-					strings.Join(shownPaths(args), " "), plural(len(args), "holds", "hold"), res.Stats.Files, plural(res.Stats.Files, "file", "files"))}
+					strings.Join(shownPaths(args), " "), plural(len(args), "holds", "hold"), res.Stats.Files, plural(res.Stats.Files, "file", "files")))
 			}
 			stdout := cmd.OutOrStdout()
 			wd, err := os.Getwd()

@@ -164,7 +164,18 @@ func Compose(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	if out.IsEmpty() {
-		return nil, fmt.Errorf("%w: the sources hold no catalog blobs", ErrEmpty)
+		names := make([]string, len(origins))
+		for i, o := range origins {
+			names[i] = o.name
+			if o.name == "-" {
+				names[i] = "standard input"
+			}
+		}
+		verb := "hold"
+		if len(names) == 1 {
+			verb = "holds"
+		}
+		return nil, fmt.Errorf("%w: %s %s no catalog blobs", ErrEmpty, listNames(names, 10), verb)
 	}
 	if err := render.Migrate(out, opts.MigrateLevel); err != nil {
 		return nil, &MigrateError{Err: err}

@@ -153,6 +153,9 @@ func Filter(cfg *declcfg.DeclarativeConfig, sel Selection) (*declcfg.Declarative
 			empty = append(empty, name)
 		}
 	}
+	if len(empty) > 0 && len(empty) == len(selected) {
+		return nil, nil, selectionErrorf("no package has a bundle in the selection%s; the sources have %s", f.describeSelection(), listNames(empty, 10))
+	}
 	if len(empty) > 0 {
 		msg := fmt.Sprintf("%d packages have no bundle in the selection and are left out: %s", len(empty), listNames(empty, 10))
 		if len(empty) == 1 {

@@ -89,6 +89,13 @@ func TestFilterDropsEmptyPackagesWithANote(t *testing.T) {
 
 	_, _, err = Filter(cfg, Selection{Packages: []string{"b"}, Channels: []string{"stable"}})
 	assert.EqualError(t, err, `channel "stable" is in none of the selected packages; they have beta`)
+
+	// A selection that empties every package is a mistake, not an empty
+	// catalog.
+	_, _, err = Filter(cfg, Selection{VersionRange: ">=2.0.0"})
+	var se *SelectionError
+	require.ErrorAs(t, err, &se)
+	assert.EqualError(t, err, `no package has a bundle in the selection (versions ">=2.0.0"); the sources have a, b`)
 }
 
 func TestFilterDependencies(t *testing.T) {

@@ -45,7 +45,10 @@ func renderBasic(ctx context.Context, doc *document, opts Options) (*Result, err
 	var stubs []stub
 	var bundleAt []int // index in stubs of each bundle slot, in entry order
 	switch {
-	case isNull(entries):
+	case isNull(entries) || entries.Kind == yaml.SequenceNode && len(entries.Content) == 0:
+		if len(ps) == 0 {
+			return nil, &EmptyError{Pos: doc.at(doc.root), Msg: "basic template has no entries"}
+		}
 		ps = append(ps, doc.problem(doc.root, "basic template has no entries"))
 	case entries.Kind != yaml.SequenceNode:
 		ps = append(ps, doc.problem(entries, "entries must be a list, not %s", declcfg.KindName(entries)))

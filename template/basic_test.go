@@ -91,7 +91,6 @@ func TestBasicProblems(t *testing.T) {
 		{name: "entry without schema", src: "schema: olm.template.basic\nentries:\n- name: x\n",
 			want: `t.yaml:3:3: document has no "schema" field`},
 		{name: "entries not a list", src: "schema: olm.template.basic\nentries: {}\n", want: "t.yaml:2:10: entries must be a list, not an object"},
-		{name: "no entries", src: "schema: olm.template.basic\n", want: "t.yaml:1:1: basic template has no entries"},
 		{name: "unknown schema", src: "schema: olm.template.composite\nentries: []\n",
 			want: `t.yaml:1:9: unknown template schema "olm.template.composite": fbc renders "olm.template.basic" (basic) and "olm.semver" (semver) templates`},
 		{name: "no schema", src: "entries: []\n", want: `t.yaml:1:1: template has no "schema" field, so its type is unknown`},
@@ -100,7 +99,6 @@ func TestBasicProblems(t *testing.T) {
 		{name: "not YAML", src: "schema: olm.template.basic\nentries:\n- schema: olm.bundle\n  image: [unclosed\n", want: "t.yaml:4: did not find expected"},
 		{name: "ref with two bundles", src: "schema: olm.template.basic\nentries:\n- schema: olm.bundle\n  image: r/pair\n",
 			want: `t.yaml:3:3: bundle reference "r/pair" resolved to 2 bundles`},
-		{name: "empty", src: "# nothing\n", want: "t.yaml:1: file holds only comments"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -183,5 +181,36 @@ r/op:1.0.3: gone
 		if _, err := ParseImageMap("m.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("map %q: error %v, want %q", src, err, want)
 		}
+	}
+}
+
+// TestEmptyTemplates: a template that holds nothing is an *EmptyError (the
+// wrong file), not a problem inside a template.
+func TestEmptyTemplates(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"empty file", "", "t.yaml: template is empty"},
+		{"only comments", "# nothing\n", "t.yaml:1: template holds only comments"},
+		{"basic without entries", "schema: olm.template.basic\n", "t.yaml:1:1: basic template has no entries"},
+		{"basic with an empty list", "schema: olm.template.basic\nentries: []\n", "t.yaml:1:1: basic template has no entries"},
+		{"semver without bundles", "schema: olm.semver\n", "t.yaml:1:1: semver template lists no bundles"},
+		{"semver with empty lists", "schema: olm.semver\nstable: {bundles: []}\n", "t.yaml:1:1: semver template lists no bundles"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := renderString(t, nil, tt.src, Options{})
+			var empty *EmptyError
+			if !errors.As(err, &empty) {
+				t.Fatalf("error %v (%T) is not an *EmptyError", err, err)
+			}
+			if !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("error:\n%v\nwant it to start with:\n%s", err, tt.want)
+			}
+		})
+	}
+	// A template whose only fault is not emptiness stays a problem.
+	_, err := renderString(t, nil, "schema: olm.template.basic\nentries: []\nentries: []\n", Options{})
+	var ps Problems
+	if !errors.As(err, &ps) {
+		t.Errorf("duplicate key beside empty entries: %v (%T), want Problems", err, err)
 	}
 }

@@ -38,7 +38,8 @@ func FuzzRender(f *testing.F) {
 			var ps Problems
 			var p *Problem
 			var re *RenderError
-			if !errors.As(err, &ps) && !errors.As(err, &p) && !errors.As(err, &re) {
+			var empty *EmptyError
+			if !errors.As(err, &ps) && !errors.As(err, &p) && !errors.As(err, &re) && !errors.As(err, &empty) {
 				t.Fatalf("error of type %T: %v", err, err)
 			}
 			return

@@ -197,7 +197,7 @@ func renderSemver(ctx context.Context, doc *document, opts Options) (*Result, er
 		all = append(all, t.bundles[a]...)
 	}
 	if len(all) == 0 {
-		return nil, Problems{doc.problem(doc.root, "semver template lists no bundles: add them under candidate, fast or stable")}
+		return nil, &EmptyError{Pos: doc.at(doc.root), Msg: "semver template lists no bundles: add them under candidate, fast or stable"}
 	}
 	rendered, err := renderRefs(ctx, opts.Render, all)
 	if err != nil {

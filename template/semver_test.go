@@ -249,7 +249,6 @@ func TestSemverProblems(t *testing.T) {
 			`t.yaml:2:31: unknown defaultChannelTypePreference "patch": use major or minor`},
 		{"not a bool", "schema: olm.semver\ngenerateMajorChannels: yes please\n",
 			"t.yaml:2:24: generateMajorChannels must be true or false, not a string"},
-		{"no bundles", "schema: olm.semver\n", "t.yaml:1:1: semver template lists no bundles"},
 		{"empty image", "schema: olm.semver\nfast:\n  bundles:\n  - image:\n", "t.yaml:4:11: fast bundle has no image"},
 		{"two packages", "schema: olm.semver\nstable:\n  bundles:\n  - image: r/op:op.v1.0.0\n  - image: r/other\n",
 			`t.yaml:5:5: bundle "other.v1.0.1" (r/other) belongs to package "other", but this template's bundles belong to "op" (r/op:op.v1.0.0 at t.yaml:4:5): a semver template describes one package`},

@@ -97,6 +97,16 @@ func (p *Problem) Error() string {
 	return p.Msg
 }
 
+// EmptyError is a template or image map that holds nothing: an empty file,
+// a basic template without entries, a semver template without bundles.
+// It is not a problem in the file so much as the wrong file.
+type EmptyError struct {
+	Pos declcfg.Pos
+	Msg string
+}
+
+func (e *EmptyError) Error() string { return (&Problem{Pos: e.Pos, Msg: e.Msg}).Error() }
+
 // Problems is every problem found in a template; it is the error Render
 // returns when the template itself is at fault (as opposed to a bundle that
 // could not be fetched).
@@ -175,9 +185,14 @@ func (d *document) problem(n *yaml.Node, format string, args ...any) *Problem {
 func parseTemplate(name string, data []byte, what string) (*document, error) {
 	f := declcfg.ParseFile(name, data)
 	var ps Problems
+	var commentsOnly *declcfg.Pos
 	for _, e := range f.Errors {
 		switch {
 		case e.Warning:
+		case e.Rule == declcfg.RuleEmptyDocument:
+			// The loader's advice (.indexignore) is for catalog trees; a
+			// file named on the command line is simply empty.
+			commentsOnly = &e.Pos
 		case e.Rule == declcfg.RuleNotObject:
 			kind := strings.TrimPrefix(strings.SplitN(e.Msg, ";", 2)[0], "document is ")
 			ps = append(ps, &Problem{Pos: e.Pos, Msg: what + " must be an object, not " + kind})
@@ -188,11 +203,14 @@ func parseTemplate(name string, data []byte, what string) (*document, error) {
 	if len(ps) > 0 {
 		return nil, ps
 	}
-	switch len(f.Docs) {
-	case 0:
-		return nil, Problems{{Pos: declcfg.Pos{File: name}, Msg: what + " is empty"}}
-	case 1:
-	default:
+	switch {
+	case len(f.Docs) == 0 && commentsOnly != nil:
+		return nil, &EmptyError{Pos: *commentsOnly, Msg: what + " holds only comments"}
+	case len(f.Docs) == 0:
+		return nil, &EmptyError{Pos: declcfg.Pos{File: name}, Msg: what + " is empty"}
+	case commentsOnly != nil:
+		return nil, Problems{{Pos: *commentsOnly, Msg: fmt.Sprintf("document holds only comments: a %s is one document", what)}}
+	case len(f.Docs) > 1:
 		return nil, Problems{{Pos: f.Docs[1].Pos, Msg: fmt.Sprintf("a %s is one document, but this file holds %d", what, len(f.Docs))}}
 	}
 	return &document{file: name, root: f.Docs[0].Node, pos: f.Docs[0].Pos}, nil
