@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -106,6 +107,10 @@ type EmptyError struct {
 }
 
 func (e *EmptyError) Error() string { return (&Problem{Pos: e.Pos, Msg: e.Msg}).Error() }
+
+// FaultKind: nothing to render means the run could not happen (exit 2), as
+// for an empty catalog anywhere in fbc.
+func (e *EmptyError) FaultKind() fault.Kind { return fault.Run }
 
 // Problems is every problem found in a template; it is the error Render
 // returns when the template itself is at fault (as opposed to a bundle that
