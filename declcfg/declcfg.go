@@ -134,6 +134,11 @@ type DeprecationEntry struct {
 	Message   string                 `json:"message"`
 
 	Pos Pos `json:"-"`
+	// ReferencePos is where the reference is, and NamePos where its name
+	// is; zero when absent. They live here, not in the reference, so that
+	// references compare by value.
+	ReferencePos Pos `json:"-"`
+	NamePos      Pos `json:"-"`
 }
 
 // PackageScopedReference names a package (no name), a channel or a bundle of
@@ -141,11 +146,6 @@ type DeprecationEntry struct {
 type PackageScopedReference struct {
 	Schema string `json:"schema"`
 	Name   string `json:"name,omitempty"`
-
-	Pos Pos `json:"-"`
-	// NamePos is where the name value is, zero when the reference has
-	// none.
-	NamePos Pos `json:"-"`
 }
 
 // Meta is a blob of any schema, kept verbatim. Blob is its JSON encoding.

@@ -306,9 +306,9 @@ func (d *decoder) deprecation(o *object, pos Pos, pkg string) *Deprecation {
 				var nn *yaml.Node
 				e.Reference.Schema, _ = ro.str("schema")
 				e.Reference.Name, nn = ro.str("name")
-				e.Reference.Pos = d.pos(rn)
+				e.ReferencePos = d.pos(rn)
 				if nn != nil {
-					e.Reference.NamePos = d.pos(nn)
+					e.NamePos = d.pos(nn)
 				}
 			}
 		}

@@ -64,9 +64,6 @@ properties:
 	if c.HasVersion() || !strings.Contains(c.VersionErr.Error(), `must have exactly 1 "olm.package" property, found 2`) {
 		t.Errorf("p.c version: %v", c.VersionErr)
 	}
-	if err := CheckRelease("01"); err == nil || !strings.Contains(err.Error(), "leading zeroes") {
-		t.Errorf("release 01: %v", err)
-	}
 	if !slices.Equal(a.Provides, []declcfg.GVK{{Group: "g", Version: "v1", Kind: "K"}}) || !slices.Equal(a.Labels, []string{"l"}) || !a.LegacyDeprecated {
 		t.Errorf("p.a provides %v, labels %v, legacy deprecated %v", a.Provides, a.Labels, a.LegacyDeprecated)
 	}
@@ -110,6 +107,25 @@ properties:
 	}
 	if !slices.Equal(p.ChannelNames(), []string{"fast", "stable"}) || !slices.Equal(cat.PackageNames(), []string{"p"}) || len(cat.Bundles()) != 3 {
 		t.Errorf("names %v %v %d", p.ChannelNames(), cat.PackageNames(), len(cat.Bundles()))
+	}
+}
+
+func TestCheckRelease(t *testing.T) {
+	for r, want := range map[string]string{
+		"1":                     "",
+		"2.alpha-1":             "",
+		"01":                    "leading zeroes",
+		"a..b":                  "segment 1",
+		"123456789012345678901": "longer than 20",
+		"a_b":                   "segment 0",
+	} {
+		err := CheckRelease(r)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%q: %v", r, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%q: got %v, want %q", r, err, want)
+		}
 	}
 }
 

@@ -92,7 +92,7 @@ func (r *reporter) check() {
 	p := r.pkg
 	if p.Blob == nil && p.used {
 		r.add(RuleUnknownPackage, p.firstUse, "", "", fmt.Sprintf(
-			"package %q has no olm.package blob, but %s refer to it; add one (schema: olm.package, name: %s, defaultChannel: ...) or fix the package name",
+			"package %q has no olm.package blob, but %s to it; add one (schema: olm.package, name: %s, defaultChannel: ...) or fix the package name",
 			p.Name, usage(p), p.Name))
 	}
 	for _, dup := range p.extraDecls {
@@ -124,9 +124,13 @@ func (r *reporter) check() {
 	r.deprecations()
 }
 
+// usage says what refers to a package that has no olm.package blob, with
+// the verb agreeing ("1 bundle refers", "2 bundles refer").
 func usage(p *Package) string {
 	var parts []string
+	items := 0
 	count := func(n int, what string) {
+		items += n
 		switch n {
 		case 0:
 		case 1:
@@ -138,7 +142,14 @@ func usage(p *Package) string {
 	count(len(p.Channels)+len(p.extraChannels), "channel")
 	count(len(p.Bundles)+len(p.extraBundles), "bundle")
 	count(len(p.deprecations), "deprecations blob")
-	return strings.Join(parts, " and ")
+	verb := "refer"
+	if items == 1 {
+		verb = "refers"
+	}
+	if len(parts) > 2 {
+		parts = []string{strings.Join(parts[:len(parts)-1], ", "), parts[len(parts)-1]}
+	}
+	return strings.Join(parts, " and ") + " " + verb
 }
 
 // defaultChannel checks that the package has channels and that its
@@ -351,13 +362,12 @@ func (r *reporter) deprecations() {
 		seen := map[declcfg.PackageScopedReference]declcfg.Pos{}
 		for _, e := range dep.Entries {
 			ref := e.Reference
-			key := declcfg.PackageScopedReference{Schema: ref.Schema, Name: ref.Name}
-			if f, ok := seen[key]; ok && ref.Schema != "" {
+			if f, ok := seen[ref]; ok && ref.Schema != "" {
 				r.add(RuleDuplicateDeprecation, or(e.Pos, dep.Pos), "", "", fmt.Sprintf("%s %q is deprecated twice in package %q (first at %s); keep one entry", ref.Schema, ref.Name, p.Name, f))
 				continue
 			}
-			seen[key] = e.Pos
-			at := or(ref.NamePos, ref.Pos, e.Pos, dep.Pos)
+			seen[ref] = e.Pos
+			at := or(e.NamePos, e.ReferencePos, e.Pos, dep.Pos)
 			switch ref.Schema {
 			case declcfg.SchemaPackage:
 				if ref.Name != "" {
