@@ -20,12 +20,14 @@ package cmd
 //	registry login NAME
 //	    Writes the -auth credentials to $WORK/.docker/config.json and sets
 //	    $DOCKER_CONFIG, as `docker login` would.
-//	registry flaky NAME N [STATUS]
-//	    Answers the next N requests with STATUS (default 500).
-//	registry corrupt NAME REF flip|truncate|stall [layer|config]
+//	registry flaky NAME N [STATUS] [-method METHOD]
+//	    Answers the next N requests (of METHOD only, e.g. PUT) with STATUS
+//	    (default 500).
+//	registry corrupt NAME REF flip|truncate|stall [layer|config] [-once]
 //	    Serves REF's first layer (or config) damaged: flip changes its last
 //	    byte, truncate sends half of it and closes the connection, stall
-//	    sends half and then nothing (up to 30s).
+//	    sends half and then nothing (up to 30s). -once damages the next
+//	    serve only.
 //	registry requests NAME
 //	    Prints "N requests" and one "METHOD PATH" line per request the front
 //	    saw since the last `registry requests`, then forgets them.
@@ -223,20 +225,23 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(os.WriteFile(filepath.Join(dir, "config.json"), []byte(cfg), 0o600))
 		ts.Setenv("DOCKER_CONFIG", dir)
 	case "flaky":
-		if len(args) < 3 || len(args) > 4 {
-			ts.Fatalf("usage: registry flaky NAME N [STATUS]")
+		pos, flags := harnessArgs(ts, "registry flaky", args[2:], []string{"method"}, nil)
+		if len(pos) < 1 || len(pos) > 2 {
+			ts.Fatalf("usage: registry flaky NAME N [STATUS] [-method METHOD]")
 		}
-		n, err := strconv.Atoi(args[2])
+		n, err := strconv.Atoi(pos[0])
 		ts.Check(err)
 		status := 500
-		if len(args) == 4 {
-			status, err = strconv.Atoi(args[3])
+		if len(pos) == 2 {
+			status, err = strconv.Atoi(pos[1])
 			ts.Check(err)
 		}
-		r.faults.FailNext(n, status)
+		r.faults.FailNextMethod(n, last(flags, "method"), status)
 	case "corrupt":
+		pos, flags := harnessArgs(ts, "registry corrupt", args[2:], nil, []string{"once"})
+		args = append(args[:2], pos...)
 		if len(args) < 4 || len(args) > 5 {
-			ts.Fatalf("usage: registry corrupt NAME REF flip|truncate|stall [layer|config]")
+			ts.Fatalf("usage: registry corrupt NAME REF flip|truncate|stall [layer|config] [-once]")
 		}
 		how := map[string]imagetest.Corruption{"flip": imagetest.Flip, "truncate": imagetest.Truncate, "stall": imagetest.Stall}[args[3]]
 		if how == 0 {
@@ -259,7 +264,11 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 			d, err = ls[0].Digest()
 		}
 		ts.Check(err)
-		r.faults.Corrupt(d.String(), how)
+		if last(flags, "once") != "" {
+			r.faults.CorruptNext(1, d.String(), how)
+		} else {
+			r.faults.Corrupt(d.String(), how)
+		}
 	case "requests":
 		reqs := r.faults.Requests()
 		r.faults.Reset()

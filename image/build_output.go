@@ -248,21 +248,19 @@ func (c *CatalogImage) push(ctx context.Context, ref name.Tag, opts Options) (st
 	if err != nil {
 		return "", err
 	}
-	// Transient failures are retried as pulls are: the client's number of
-	// retries, its first delay doubling each time.
-	ropts := []remote.Option{
-		remote.WithContext(ctx),
-		remote.WithAuthFromKeychain(client.opts.Keychain),
-		remote.WithTransport(client.base),
-		remote.WithRetryBackoff(remote.Backoff{Duration: client.opts.RetryDelay, Factor: 2, Jitter: 0.1, Steps: client.opts.Retries + 1}),
-	}
-	if c.index != nil {
-		err = remote.WriteIndex(ref, c.index, ropts...)
-	} else {
-		err = remote.Write(ref, c.img, ropts...)
-	}
+	// A push is retried whole, by the policy of pulls: go-containerregistry
+	// skips the blobs a failed attempt already uploaded, and the transport
+	// has retried each GET and HEAD on its own.
+	ctx = withOperation(ctx, "pushing "+ref.String())
+	ropts := append(client.remoteOptions(), remote.WithContext(ctx))
+	err = client.policy.retry(ctx, func() error {
+		if c.index != nil {
+			return explain(remote.WriteIndex(ref, c.index, ropts...), ref.RegistryStr())
+		}
+		return explain(remote.Write(ref, c.img, ropts...), ref.RegistryStr())
+	})
 	if err != nil {
-		return "", fmt.Errorf("pushing %s: %w", ref, fromTransportError(err, ref.RegistryStr()))
+		return "", fmt.Errorf("pushing %s: %w", ref, err)
 	}
 	return ref.Context().Digest(d).String(), nil
 }

@@ -3,6 +3,7 @@ package image
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -174,4 +175,15 @@ func (c *blobCache) putTag(ref string, d v1.Hash) error {
 		return err
 	}
 	return nil
+}
+
+// refetch reports whether err is a damaged blob read from the cache (which
+// has removed it), so that reading once more fetches it again.
+func (c *Client) refetch(err error) bool {
+	var be *BlobError
+	if !errors.As(err, &be) || !be.Cached {
+		return false
+	}
+	c.warnf("%v; fetching it again", err)
+	return true
 }

@@ -14,7 +14,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -84,10 +83,11 @@ type Client struct {
 	opts     Options
 	platform v1.Platform
 	cache    *blobCache // nil: no cache
-	base     http.RoundTripper
-
-	mu         sync.Mutex
-	transports map[string]*repoTransport
+	policy   *retryPolicy
+	// transport is registryTransport over Options.Transport or a default
+	// HTTP transport, for pulls and pushes.
+	transport http.RoundTripper
+	puller    *remote.Puller
 }
 
 // NewClient checks opts and prepares the cache directory.
@@ -116,7 +116,8 @@ func NewClient(opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{opts: opts, platform: p, transports: map[string]*repoTransport{}}
+	c := &Client{opts: opts, platform: p}
+	c.policy = &retryPolicy{retries: opts.Retries, delay: opts.RetryDelay, warnf: c.warnf}
 	if !opts.NoCache {
 		dir, explicit := opts.CacheDir, opts.CacheDir != ""
 		if !explicit {
@@ -132,16 +133,37 @@ func NewClient(opts Options) (*Client, error) {
 			c.warnf("not caching images: %v", err)
 		}
 	}
-	c.base = opts.Transport
-	if c.base == nil {
+	base := opts.Transport
+	if base == nil {
 		t := remote.DefaultTransport.(*http.Transport).Clone()
+		// Uploads are timed from the end of the request body; other
+		// requests by registryTransport, from their start.
 		t.ResponseHeaderTimeout = opts.Timeout
 		if opts.SkipTLSVerify {
 			t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it
 		}
-		c.base = t
+		base = t
+	}
+	c.transport = &registryTransport{next: base, policy: c.policy, timeout: opts.Timeout}
+	// Callers bound how many images are pulled at once; the puller's own
+	// bound on concurrent blob downloads is set out of their way.
+	c.puller, err = remote.NewPuller(append(c.remoteOptions(), remote.WithJobs(1024))...)
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
+}
+
+// remoteOptions are go-containerregistry's options for pulls and pushes:
+// the user's credentials and fbc's transport, whose retry policy is the only
+// one (go-containerregistry's own retries are turned off).
+func (c *Client) remoteOptions() []remote.Option {
+	return []remote.Option{
+		remote.WithAuthFromKeychain(c.opts.Keychain),
+		remote.WithTransport(c.transport),
+		remote.WithRetryStatusCodes(),
+		remote.WithRetryPredicate(func(error) bool { return false }),
+	}
 }
 
 // CheckPlatform checks an os/arch[/variant] platform as Options.Platform

@@ -860,3 +860,75 @@ func (w *warnings) String() string {
 	defer w.mu.Unlock()
 	return w.lines.String()
 }
+
+// TestInterruptedDownloadResumes: a layer download cut short or stalled once
+// is resumed by the transport (the blob is asked again and the bytes already
+// read skipped), and the result is the whole, verified layer.
+func TestInterruptedDownloadResumes(t *testing.T) {
+	for _, how := range []imagetest.Corruption{imagetest.Truncate, imagetest.Stall} {
+		reg := imagetest.NewRegistry(t)
+		img := bundleImage(t, "")
+		ref := reg.Push(t, "b:1", img)
+		layer := must(must(img.Layers())[0].Digest()).String()
+		reg.CorruptNext(1, layer, how)
+		var log warnings
+		opts := testOptions(t)
+		opts.Warn = log.add
+		opts.Timeout = 200 * time.Millisecond
+		_, fsys := readAll(t, ref, opts, "manifests", "metadata")
+		want := must(os.ReadFile(filepath.Join(bundleDir, "metadata/annotations.yaml")))
+		if got := must(fs.ReadFile(fsys, "metadata/annotations.yaml")); string(got) != string(want) {
+			t.Errorf("corruption %d: annotations.yaml differs", how)
+		}
+		if n := strings.Count(log.String(), "retrying"); n != 1 || !strings.Contains(log.String(), "blobs/"+layer) {
+			t.Errorf("corruption %d: want one retry naming the blob, log:\n%s", how, log.String())
+		}
+		gets := 0
+		for _, r := range reg.Requests() {
+			if r == "GET /v2/b/blobs/"+layer {
+				gets++
+			}
+		}
+		if gets != 2 {
+			t.Errorf("corruption %d: blob asked %d times, want 2", how, gets)
+		}
+		// What was cached is whole: offline reads it.
+		opts.Offline = true
+		readAll(t, ref, opts, "manifests")
+	}
+}
+
+// TestPushRetried: a failed upload is retried as a whole push, under the
+// retry policy of pulls, and what was pushed is the image.
+func TestPushRetried(t *testing.T) {
+	reg := imagetest.NewRegistry(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "catalog.json"), []byte(`{"schema":"olm.package","name":"p"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log warnings
+	opts := testOptions(t)
+	opts.Warn = log.add
+	reg.FailNextMethod(1, http.MethodPut, http.StatusServiceUnavailable)
+	res, err := image.Build(context.Background(), dir, image.BuildOptions{BaseImage: image.Scratch, Pull: opts},
+		image.BuildTargets{Tag: reg.Host + "/catalog:v1", Push: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "pushing "+reg.Host+"/catalog:v1: PUT ") || !strings.Contains(log.String(), "retrying") {
+		t.Errorf("log:\n%s", log.String())
+	}
+	got, err := image.Open(context.Background(), res.Pushed, testOptions(t))
+	if err != nil || got.Digest() != res.Digest {
+		t.Errorf("pushed %s: %v", res.Pushed, err)
+	}
+
+	// Not forever.
+	reg.FailNextMethod(100, http.MethodPut, http.StatusServiceUnavailable)
+	opts.Retries = 1
+	_, err = image.Build(context.Background(), dir, image.BuildOptions{BaseImage: image.Scratch, Pull: opts},
+		image.BuildTargets{Tag: reg.Host + "/catalog:v2", Push: true})
+	if err == nil || !strings.Contains(err.Error(), "503 service unavailable") || !strings.Contains(err.Error(), "after 2 attempts") {
+		t.Errorf("err = %v", err)
+	}
+}

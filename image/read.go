@@ -90,15 +90,14 @@ func (img *Image) ReadFiles(ctx context.Context, prefixes []string, limits Limit
 	budget := &budget{limits: limits}
 	for i := len(img.layers) - 1; i >= 0; i-- {
 		l := img.layers[i]
-		var st *stage
-		err := img.client.retry(ctx, fmt.Sprintf("reading %s layer %s", img.ref.raw, l.digest), func() error {
-			b := *budget
-			var err error
-			if st, err = img.readLayer(ctx, l, want, &b); err == nil {
-				*budget = b
-			}
-			return err
-		})
+		lctx := withOperation(ctx, fmt.Sprintf("reading %s layer %s", img.ref.raw, l.digest))
+		b := *budget
+		st, err := img.readLayer(lctx, l, want, &b)
+		if img.client.refetch(err) {
+			b = *budget
+			st, err = img.readLayer(lctx, l, want, &b)
+		}
+		*budget = b
 		if err != nil {
 			var ce *ContentError
 			if errors.As(err, &ce) {

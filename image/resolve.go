@@ -99,11 +99,17 @@ func (c *Client) resolveImage(ctx context.Context, store blobStore, d v1.Hash, r
 	default:
 		return nil, fmt.Errorf("manifest %s: not a container image (config media type %s)", d, m.Config.MediaType)
 	}
-	rc, err := store.blob(ctx, m.Config)
-	if err != nil {
-		return nil, fmt.Errorf("config %s: %w", m.Config.Digest, err)
+	readConfig := func() ([]byte, error) {
+		rc, err := store.blob(ctx, m.Config)
+		if err != nil {
+			return nil, err
+		}
+		return readVerified(rc, m.Config.Digest, m.Config.Size, maxConfigSize, "")
 	}
-	cfgRaw, err := readVerified(rc, m.Config.Digest, m.Config.Size, maxConfigSize, "")
+	cfgRaw, err := readConfig()
+	if c.refetch(err) {
+		cfgRaw, err = readConfig()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", m.Config.Digest, err)
 	}

@@ -75,7 +75,7 @@ func (v *verifier) Read(p []byte) (int, error) {
 	switch {
 	case v.size >= 0 && v.n > v.size:
 		return n, v.failed(fmt.Sprintf("longer than the %d bytes its descriptor says", v.size))
-	case v.size >= 0 && v.n == v.size && (err == nil || err == io.EOF):
+	case v.size >= 0 && v.n == v.size:
 		// All promised bytes are in: check now, so a reader that stops at
 		// the size (io.CopyN, a tar reader) still gets verified content.
 		return n, v.finish()

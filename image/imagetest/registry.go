@@ -40,12 +40,20 @@ type Faults struct {
 	user, pass    string
 	failRemaining int
 	failStatus    int
-	corrupt       map[string]Corruption
+	failMethod    string
+	corrupt       map[string]damage
+}
+
+// damage is how a blob is corrupted, and for how many more serves (-1:
+// always).
+type damage struct {
+	how  Corruption
+	left int
 }
 
 // NewFaults wraps next, passing everything through until told otherwise.
 func NewFaults(next http.Handler) *Faults {
-	return &Faults{next: next, corrupt: map[string]Corruption{}}
+	return &Faults{next: next, corrupt: map[string]damage{}}
 }
 
 // RequireAuth makes every request need these basic-auth credentials.
@@ -59,7 +67,15 @@ func (f *Faults) RequireAuth(user, pass string) {
 func (f *Faults) FailNext(n, status int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.failRemaining, f.failStatus = n, status
+	f.failRemaining, f.failStatus, f.failMethod = n, status, ""
+}
+
+// FailNextMethod answers the next n requests with this method (e.g. PUT)
+// with status; other requests pass.
+func (f *Faults) FailNextMethod(n int, method string, status int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failRemaining, f.failStatus, f.failMethod = n, status, method
 }
 
 // Corrupt damages the blob with this digest ("sha256:...") whenever it is
@@ -67,7 +83,15 @@ func (f *Faults) FailNext(n, status int) {
 func (f *Faults) Corrupt(digest string, how Corruption) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.corrupt[digest] = how
+	f.corrupt[digest] = damage{how: how, left: -1}
+}
+
+// CorruptNext damages the next n serves of the blob with this digest, then
+// serves it whole.
+func (f *Faults) CorruptNext(n int, digest string, how Corruption) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.corrupt[digest] = damage{how: how, left: n}
 }
 
 // Requests returns the requests seen ("GET /v2/..."), oldest first.
@@ -94,14 +118,21 @@ func (f *Faults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.requests = append(f.requests, r.Method+" "+r.URL.Path)
 	user, pass := f.user, f.pass
-	fail := f.failRemaining > 0
+	fail := f.failRemaining > 0 && (f.failMethod == "" || f.failMethod == r.Method)
 	if fail {
 		f.failRemaining--
 	}
 	status := f.failStatus
 	var how Corruption
 	if i := strings.LastIndex(r.URL.Path, "/blobs/"); i >= 0 && r.Method == http.MethodGet {
-		how = f.corrupt[r.URL.Path[i+len("/blobs/"):]]
+		d := r.URL.Path[i+len("/blobs/"):]
+		if dm := f.corrupt[d]; dm.left != 0 {
+			how = dm.how
+			if dm.left > 0 {
+				dm.left--
+				f.corrupt[d] = dm
+			}
+		}
 	}
 	f.mu.Unlock()
 

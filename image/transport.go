@@ -1,0 +1,387 @@
+package image
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+)
+
+// RegistryError is an HTTP error answer from a registry.
+type RegistryError struct {
+	Method, URL string
+	Status      int
+	// Detail is the registry's own explanation (its error codes and
+	// messages), when it gave one.
+	Detail string
+	// Hint says what the user can do about it.
+	Hint string
+}
+
+func (e *RegistryError) Error() string {
+	s := fmt.Sprintf("%s %s: %d %s", e.Method, e.URL, e.Status, strings.ToLower(http.StatusText(e.Status)))
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	if e.Hint != "" {
+		s += ": " + e.Hint
+	}
+	return s
+}
+
+// transientStatus are the answers worth retrying.
+func transientStatus(code int) bool {
+	switch code {
+	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusInternalServerError,
+		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// fromTransportError gives go-containerregistry's reading of a registry's
+// error answer fbc's shape, with a hint.
+func fromTransportError(te *transport.Error, host string) *RegistryError {
+	e := &RegistryError{Method: te.Request.Method, URL: te.Request.URL.String(), Status: te.StatusCode}
+	switch te.StatusCode {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		e.Hint = fmt.Sprintf("check credentials in ~/.docker/config.json (or $DOCKER_CONFIG) or run `docker login %s`", host)
+	case http.StatusNotFound:
+		e.Hint = "no such image, tag or blob in the registry"
+	}
+	var parts []string
+	for _, d := range te.Errors {
+		parts = append(parts, strings.TrimSpace(string(d.Code)+" "+d.Message))
+	}
+	e.Detail = strings.Join(parts, "; ")
+	return e
+}
+
+// explain turns what go-containerregistry returns into fbc's errors: a
+// registry's answer becomes a RegistryError, an error the retry policy gave
+// up on keeps its own message (which names the URL), and a refused
+// connection is said plainly.
+func explain(err error, registry string) error {
+	var re *RegistryError
+	var done *retriedError
+	var te *transport.Error
+	var be *BlobError
+	switch {
+	case err == nil, errors.As(err, &be):
+		return err
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("cannot connect to registry %s (is it running, and is the address right?): %w", registry, err)
+	case errors.As(err, &done):
+		return &retriedError{err: explain(done.err, registry), attempts: done.attempts}
+	case errors.As(err, &re):
+		return re
+	case errors.As(err, &te) && te.Request != nil:
+		return fromTransportError(te, registry)
+	}
+	return err
+}
+
+// retryPolicy is how a transient registry failure is retried, by pulls and
+// pushes alike: Options.Retries more attempts, backing off exponentially
+// (from Options.RetryDelay, with jitter), each announced on the log.
+type retryPolicy struct {
+	retries int
+	delay   time.Duration
+	warnf   func(format string, args ...any)
+}
+
+// operationKey labels a context with what its requests are for ("pulling
+// REF"), which retry warnings name.
+type operationKey struct{}
+
+func withOperation(ctx context.Context, what string) context.Context {
+	return context.WithValue(ctx, operationKey{}, what)
+}
+
+// again is asked after attempt number attempt failed with err: it reports
+// whether to try once more, having waited the backoff.
+func (p *retryPolicy) again(ctx context.Context, attempt int, err error) bool {
+	if attempt > p.retries || !transient(ctx, err) {
+		return false
+	}
+	delay := min(p.delay<<(attempt-1), 10*time.Second)
+	wait := delay + time.Duration(rand.Int64N(int64(delay)/4+1))
+	what, _ := ctx.Value(operationKey{}).(string)
+	p.warnf("%s: %v; retrying in %v (attempt %d of %d)", what, err, wait.Round(time.Millisecond), attempt+1, p.retries+1)
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// giveUp is the error of a failure that is not tried again.
+func (p *retryPolicy) giveUp(ctx context.Context, attempt int, err error) error {
+	if attempt == 1 && !transient(ctx, err) {
+		return err
+	}
+	return &retriedError{err: err, attempts: attempt}
+}
+
+// retry runs fn until it succeeds or fails for good.
+func (p *retryPolicy) retry(ctx context.Context, fn func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := fn()
+		if err == nil {
+			return nil
+		}
+		if !p.again(ctx, attempt, err) {
+			return p.giveUp(ctx, attempt, err)
+		}
+	}
+}
+
+// retriedError is a failure the retry policy has given up on; no outer
+// loop retries it again.
+type retriedError struct {
+	err      error
+	attempts int
+}
+
+func (e *retriedError) Error() string {
+	if e.attempts < 2 {
+		return e.err.Error()
+	}
+	return fmt.Sprintf("%v (after %d attempts)", e.err, e.attempts)
+}
+
+func (e *retriedError) Unwrap() error { return e.err }
+
+// transient reports whether err is worth another attempt: a retryable
+// status, a connection reset or timeout, a body cut short.
+func transient(ctx context.Context, err error) bool {
+	if err == nil || ctx.Err() != nil {
+		return false
+	}
+	var done *retriedError
+	var re *RegistryError
+	var te *transport.Error
+	var ne net.Error
+	switch {
+	case errors.As(err, &done):
+		return false
+	case errors.As(err, &re):
+		return transientStatus(re.Status)
+	case errors.As(err, &te):
+		return transientStatus(te.StatusCode)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return true
+	}
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// registryTransport is fbc's HTTP transport under go-containerregistry's
+// authentication. GET and HEAD requests (pings, tokens, manifests, blobs)
+// are retried by the retry policy: on a transient answer, a failed
+// connection, no answer or no data for the timeout, and a download cut
+// short, which resumes where it stopped. Uploads pass through: a push is
+// retried whole (see CatalogImage.Push), never as a half-replayed request.
+// Manifests, which go-containerregistry reads whole, are held to
+// maxManifestSize.
+type registryTransport struct {
+	next    http.RoundTripper
+	policy  *retryPolicy
+	timeout time.Duration
+}
+
+func (t *registryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+		return t.next.RoundTrip(req)
+	}
+	x := &exchange{t: t, req: req}
+	resp, err := x.send(0)
+	if err != nil {
+		return nil, err
+	}
+	x.contentID = resp.Header.Get("Docker-Content-Digest")
+	if resp.StatusCode != http.StatusOK || req.Method != http.MethodGet {
+		return resp, nil
+	}
+	if x.contentID != "" || strings.Contains(req.URL.Path, "/blobs/") {
+		resp.Body = &resumingBody{x: x, body: resp.Body}
+	}
+	if strings.Contains(req.URL.Path, "/manifests/") {
+		if resp.ContentLength > maxManifestSize {
+			resp.Body.Close()
+			return nil, fmt.Errorf("GET %s: manifest of %d bytes is over the %d-byte limit", req.URL, resp.ContentLength, maxManifestSize)
+		}
+		resp.Body = &cappedBody{ReadCloser: resp.Body, left: maxManifestSize, url: req.URL.String()}
+	}
+	return resp, nil
+}
+
+// exchange is one request and its attempts, resumptions included.
+type exchange struct {
+	t         *registryTransport
+	req       *http.Request
+	attempt   int
+	contentID string // Docker-Content-Digest of the first answer
+}
+
+// send tries the request until an answer comes that is not transient; a
+// resumed download skips the bytes it already delivered.
+func (x *exchange) send(skip int64) (*http.Response, error) {
+	ctx := x.req.Context()
+	for {
+		x.attempt++
+		resp, err := x.once(skip)
+		if err == nil {
+			return resp, nil
+		}
+		if !x.t.policy.again(ctx, x.attempt, err) {
+			return nil, x.t.policy.giveUp(ctx, x.attempt, err)
+		}
+	}
+}
+
+func (x *exchange) once(skip int64) (*http.Response, error) {
+	ctx, cancel := context.WithCancel(x.req.Context())
+	g := &stallGuard{idle: x.t.timeout, cancel: cancel, what: x.req.Method + " " + x.req.URL.String()}
+	g.timer = time.AfterFunc(g.idle, func() {
+		g.stalled.Store(true)
+		cancel()
+	})
+	resp, err := x.t.next.RoundTrip(x.req.Clone(ctx))
+	if err != nil {
+		g.timer.Stop()
+		cancel()
+		if g.stalled.Load() {
+			return nil, g.err()
+		}
+		return nil, err
+	}
+	resp.Body = &guardedBody{body: resp.Body, g: g}
+	switch {
+	case transientStatus(resp.StatusCode), skip > 0 && resp.StatusCode != http.StatusOK:
+		defer resp.Body.Close()
+		return nil, explain(transport.CheckError(resp, http.StatusOK), x.req.URL.Host)
+	case skip > 0 && x.contentID != "" && resp.Header.Get("Docker-Content-Digest") != x.contentID:
+		resp.Body.Close()
+		return nil, fmt.Errorf("%s: the content changed while it was being downloaded", g.what)
+	case skip > 0:
+		if _, err := io.CopyN(io.Discard, resp.Body, skip); err != nil {
+			resp.Body.Close()
+			return nil, err
+		}
+	}
+	return resp, nil
+}
+
+// resumingBody is a download that continues after a transient failure: the
+// request is sent again and what was already read is skipped, so that the
+// reader sees one stream (whose digest is checked above, as always).
+type resumingBody struct {
+	x    *exchange
+	body io.ReadCloser
+	n    int64
+	err  error
+}
+
+func (b *resumingBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.body.Read(p)
+	b.n += int64(n)
+	if err == nil || err == io.EOF {
+		return n, err
+	}
+	b.body.Close()
+	b.body = http.NoBody
+	if se := (*stallError)(nil); !errors.As(err, &se) {
+		err = fmt.Errorf("GET %s: %w", b.x.req.URL, err)
+	}
+	ctx := b.x.req.Context()
+	if !b.x.t.policy.again(ctx, b.x.attempt, err) {
+		b.err = b.x.t.policy.giveUp(ctx, b.x.attempt, err)
+		return n, b.err
+	}
+	resp, err := b.x.send(b.n)
+	if err != nil {
+		b.err = err
+		return n, err
+	}
+	b.body = resp.Body
+	return n, nil
+}
+
+func (b *resumingBody) Close() error { return b.body.Close() }
+
+// stallGuard cancels an attempt that gets no answer, or no data, for the
+// timeout; its reads then fail with a timeout, which is retried.
+type stallGuard struct {
+	timer   *time.Timer
+	idle    time.Duration
+	cancel  context.CancelFunc
+	what    string
+	stalled atomic.Bool
+}
+
+func (g *stallGuard) err() error { return &stallError{what: g.what, idle: g.idle} }
+
+type guardedBody struct {
+	body io.ReadCloser
+	g    *stallGuard
+}
+
+func (b *guardedBody) Read(p []byte) (int, error) {
+	n, err := b.body.Read(p)
+	if err != nil && b.g.stalled.Load() {
+		return n, b.g.err()
+	}
+	b.g.timer.Reset(b.g.idle)
+	return n, err
+}
+
+func (b *guardedBody) Close() error {
+	b.g.timer.Stop()
+	err := b.body.Close()
+	b.g.cancel()
+	return err
+}
+
+// stallError is a registry that stopped answering or sending; it is a
+// net.Error timeout so that it is retried.
+type stallError struct {
+	what string
+	idle time.Duration
+}
+
+func (e *stallError) Error() string   { return fmt.Sprintf("%s: no data for %v", e.what, e.idle) }
+func (e *stallError) Timeout() bool   { return true }
+func (e *stallError) Temporary() bool { return true }
+
+// cappedBody fails a body that runs past a limit.
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+	url  string
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.ReadCloser.Read(p)
+	if b.left -= int64(n); b.left < 0 {
+		return 0, fmt.Errorf("GET %s: manifest larger than %d bytes", b.url, maxManifestSize)
+	}
+	return n, err
+}
