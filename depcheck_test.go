@@ -28,7 +28,7 @@ func TestImportRules(t *testing.T) {
 		"graph":    {"declcfg", "model", "internal"},
 		"image":    {"declcfg", "internal"},
 		"render":   {"declcfg", "image", "internal"},
-		"template": {"declcfg", "image", "render", "model", "internal"},
+		"template": {"declcfg", "image", "render", "model", "validate", "internal"},
 		"compose":  {"declcfg", "image", "render", "model", "internal"},
 		"resolve":  {"declcfg", "image", "render", "model", "internal"},
 	}

@@ -25,8 +25,8 @@ func newTemplateCmd() *cobra.Command {
 	var opts template.FileOptions
 	var explain, noValidate bool
 	cmd := &cobra.Command{
-		Use:   "template [basic|semver] [FILE|-]",
-		Short: "Render a basic or semver catalog template into a file-based catalog",
+		Use:   "template [basic|semver|substitutes] [FILE|-]",
+		Short: "Render a basic, semver or substitutes catalog template into a file-based catalog",
 		Long: `Template renders a catalog template into FBC on standard output.
 
 A basic template (schema: olm.template.basic) lists FBC blobs; each bundle entry
@@ -44,10 +44,19 @@ older Y-streams). --explain prints, for each generated channel, the edges of
 every entry and why, to standard error; the catalog still goes to standard
 output.
 
+A substitutes template (schema: olm.template.substitutes) holds a whole
+catalog under entries and a list of substitutions {name: IMAGE, base: BUNDLE}:
+the bundle IMAGE renders to takes the place of bundle BUNDLE in every channel
+(it gets the base's edges and skips the base; entries that replaced or skipped
+the base now lead to it), as opm does. The entries must be a valid catalog, a
+bundle is substituted once, an image substitutes for one bundle, and the
+substitute must have a higher version, or the same version and a higher
+release. Only the substitutes are migrated by --migrate-level.
+
 The template type is read from its schema unless TYPE is given. With one
-argument, "basic" or "semver" is taken as TYPE and the template is read from
-standard input (write ./basic for a file of that name); FILE "-" or no FILE
-also reads standard input.
+argument, "basic", "semver" or "substitutes" is taken as TYPE and the
+template is read from standard input (write ./basic for a file of that name);
+FILE "-" or no FILE also reads standard input.
 
 Bundle references are rendered through --image-map FILE first: a YAML or JSON
 object from image references, exactly as the template writes them, to local
@@ -68,7 +77,8 @@ entries, a semver template without bundles).`,
   fbc template semver semver.yaml --image-map images.yaml --offline
   fbc template semver.yaml --explain > catalog.json
   fbc template semver.yaml --skip-range --migrate-level bundle-object-to-csv-metadata
-  fbc template semver.yaml -o mermaid`,
+  fbc template semver.yaml -o mermaid
+  fbc template substitutes.yaml --image-map images.yaml -o yaml`,
 		Args: rangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := "-"
@@ -81,14 +91,14 @@ entries, a semver template without bundles).`,
 				}
 			case 2:
 				if !slices.Contains(template.Kinds, template.Kind(args[0])) {
-					return usageErrorf("unknown template type %q: use basic or semver (or leave it out to read the template's schema)", args[0])
+					return usageErrorf("unknown template type %q: use basic, semver or substitutes (or leave it out to read the template's schema)", args[0])
 				}
 				opts.Kind, file = template.Kind(args[0]), args[1]
 			}
-			if explain && opts.Kind == template.KindBasic {
+			if explain && opts.Kind != "" && opts.Kind != template.KindSemver {
 				return usageErrorf("--explain describes generated channels: it applies to semver templates only")
 			}
-			if opts.SkipRange && opts.Kind == template.KindBasic {
+			if opts.SkipRange && opts.Kind != "" && opts.Kind != template.KindSemver {
 				return usageErrorf("--skip-range changes generated channels: it applies to semver templates only")
 			}
 			if err := checkPullFlags(opts.Image); err != nil {
@@ -101,6 +111,9 @@ entries, a semver template without bundles).`,
 			res, err := template.RenderFile(cmd.Context(), file, opts)
 			if err != nil {
 				return templateError(err)
+			}
+			if opts.SkipRange && res.Kind != template.KindSemver {
+				return usageErrorf("--skip-range changes generated channels: it applies to semver templates only")
 			}
 			stderr := cmd.ErrOrStderr()
 			for _, w := range res.Warnings {

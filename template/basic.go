@@ -44,44 +44,20 @@ func renderBasic(ctx context.Context, doc *document, opts Options) (*Result, err
 	cfg := &declcfg.DeclarativeConfig{}
 	var stubs []stub
 	var bundleAt []int // index in stubs of each bundle slot, in entry order
-	switch {
-	case isNull(entries) || entries.Kind == yaml.SequenceNode && len(entries.Content) == 0:
-		if len(ps) == 0 {
-			return nil, &EmptyError{Pos: doc.at(doc.root), Msg: "basic template has no entries"}
+	blobs, ps, err := doc.entryBlobs(entries, "basic template", "an FBC blob or a bundle stub", res, ps)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range blobs {
+		if e.blob.Bundle == nil {
+			e.blob.AddTo(cfg)
+			continue
 		}
-		ps = append(ps, doc.problem(doc.root, "basic template has no entries"))
-	case entries.Kind != yaml.SequenceNode:
-		ps = append(ps, doc.problem(entries, "entries must be a list, not %s", declcfg.KindName(entries)))
-	default:
-		for _, en := range entries.Content {
-			en = deref(en)
-			pos := doc.at(en)
-			if en.Kind != yaml.MappingNode {
-				ps = append(ps, doc.problem(en, "an entry must be an object (an FBC blob or a bundle stub), not %s", declcfg.KindName(en)))
-				continue
-			}
-			blob, errs, ok := declcfg.DecodeDocument(declcfg.Document{Pos: pos, Node: en})
-			for _, e := range errs {
-				p := &Problem{Pos: e.Pos, Msg: e.Msg}
-				if e.Warning {
-					res.Warnings = append(res.Warnings, p)
-				} else {
-					ps = append(ps, p)
-				}
-			}
-			if !ok {
-				continue
-			}
-			if blob.Bundle == nil {
-				blob.AddTo(cfg)
-				continue
-			}
-			s, sps := doc.stub(en)
-			ps = append(ps, sps...)
-			if len(sps) == 0 {
-				bundleAt = append(bundleAt, len(stubs))
-				stubs = append(stubs, s)
-			}
+		s, sps := doc.stub(e.node)
+		ps = append(ps, sps...)
+		if len(sps) == 0 {
+			bundleAt = append(bundleAt, len(stubs))
+			stubs = append(stubs, s)
 		}
 	}
 	if len(ps) > 0 {
@@ -103,6 +79,50 @@ func renderBasic(ctx context.Context, doc *document, opts Options) (*Result, err
 	}
 	res.Config = cfg
 	return res, nil
+}
+
+// entryBlob is one decoded entry of a template's entries list.
+type entryBlob struct {
+	node *yaml.Node
+	blob declcfg.Blob
+}
+
+// entryBlobs decodes a template's entries: a list of FBC blobs. Problems
+// are added to ps (the template's so far), loader warnings to res; what
+// names the template and entry what an entry may be, in messages. A template
+// with no entries and no other problem holds nothing: an *EmptyError.
+func (d *document) entryBlobs(entries *yaml.Node, what, entry string, res *Result, ps Problems) ([]entryBlob, Problems, error) {
+	switch {
+	case isNull(entries) || entries.Kind == yaml.SequenceNode && len(entries.Content) == 0:
+		if len(ps) == 0 {
+			return nil, nil, &EmptyError{Pos: d.at(d.root), Msg: what + " has no entries"}
+		}
+		return nil, append(ps, d.problem(d.root, "%s has no entries", what)), nil
+	case entries.Kind != yaml.SequenceNode:
+		return nil, append(ps, d.problem(entries, "entries must be a list, not %s", declcfg.KindName(entries))), nil
+	}
+	var out []entryBlob
+	for _, en := range entries.Content {
+		en = deref(en)
+		pos := d.at(en)
+		if en.Kind != yaml.MappingNode {
+			ps = append(ps, d.problem(en, "an entry must be an object (%s), not %s", entry, declcfg.KindName(en)))
+			continue
+		}
+		blob, errs, ok := declcfg.DecodeDocument(declcfg.Document{Pos: pos, Node: en})
+		for _, e := range errs {
+			p := &Problem{Pos: e.Pos, Msg: e.Msg}
+			if e.Warning {
+				res.Warnings = append(res.Warnings, p)
+			} else {
+				ps = append(ps, p)
+			}
+		}
+		if ok {
+			out = append(out, entryBlob{node: en, blob: blob})
+		}
+	}
+	return out, ps, nil
 }
 
 // stub checks that a bundle entry is a stub: schema and image, and at most

@@ -92,7 +92,7 @@ func TestBasicProblems(t *testing.T) {
 			want: `t.yaml:3:3: document has no "schema" field`},
 		{name: "entries not a list", src: "schema: olm.template.basic\nentries: {}\n", want: "t.yaml:2:10: entries must be a list, not an object"},
 		{name: "unknown schema", src: "schema: olm.template.composite\nentries: []\n",
-			want: `t.yaml:1:9: unknown template schema "olm.template.composite": fbc renders "olm.template.basic" (basic) and "olm.semver" (semver) templates`},
+			want: `t.yaml:1:9: unknown template schema "olm.template.composite": fbc renders "olm.template.basic" (basic), "olm.semver" (semver) and "olm.template.substitutes" (substitutes) templates`},
 		{name: "no schema", src: "entries: []\n", want: `t.yaml:1:1: template has no "schema" field, so its type is unknown`},
 		{name: "kind mismatch", src: "schema: olm.semver\n", kind: KindBasic,
 			want: `t.yaml:1:9: template has schema "olm.semver", but a basic template must have schema "olm.template.basic"`},

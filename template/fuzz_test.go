@@ -24,6 +24,10 @@ func FuzzRender(f *testing.F) {
 		"",
 		"- a\n",
 		"schema: olm.semver\n---\nschema: olm.semver\n",
+		"schema: olm.template.substitutes\nentries:\n- {schema: olm.package, name: op, defaultChannel: s}\n- {schema: olm.channel, package: op, name: s, entries: [{name: op.v1.0.0}]}\n" +
+			"- {schema: olm.bundle, name: op.v1.0.0, package: op, image: r/op:op.v1.0.0, properties: [{type: olm.package, value: {packageName: op, version: 1.0.0}}]}\n" +
+			"substitutions:\n- {name: r/op:op.v1.0.1, base: op.v1.0.0}\n- {name: r/op:op.v1.0.2, base: op.v1.0.1}\n",
+		"schema: olm.template.substitutes\nentries: []\nsubstitutions: [{name: a, base: a}, {base: b}, {name: c, base: b}, x]\n",
 	} {
 		f.Add(seed, false)
 		f.Add(seed, true)

@@ -1,9 +1,10 @@
 // Package template owns catalog templates: the basic template
-// (olm.template.basic: FBC blobs plus bundle stubs) and the semver template
+// (olm.template.basic: FBC blobs plus bundle stubs), the semver template
 // (olm.semver: bundles grouped by maturity, channels and edges generated from
-// their versions). Both turn into a declcfg.DeclarativeConfig; bundle
-// references are resolved by a BundleRenderer, normally render through an
-// ImageMap.
+// their versions) and the substitutes template (olm.template.substitutes: a
+// catalog plus rebuilt bundles that take the place of published ones). Each
+// turns into a declcfg.DeclarativeConfig; bundle references are resolved by
+// a BundleRenderer, normally render through an ImageMap.
 package template
 
 import (
@@ -22,18 +23,20 @@ import (
 type Kind string
 
 const (
-	KindBasic  Kind = "basic"
-	KindSemver Kind = "semver"
+	KindBasic       Kind = "basic"
+	KindSemver      Kind = "semver"
+	KindSubstitutes Kind = "substitutes"
 )
 
 // Schemas of the template kinds.
 const (
-	SchemaBasic  = "olm.template.basic"
-	SchemaSemver = "olm.semver"
+	SchemaBasic       = "olm.template.basic"
+	SchemaSemver      = "olm.semver"
+	SchemaSubstitutes = "olm.template.substitutes"
 )
 
 // Kinds lists the template kinds in the order help texts name them.
-var Kinds = []Kind{KindBasic, KindSemver}
+var Kinds = []Kind{KindBasic, KindSemver, KindSubstitutes}
 
 // KindFromSchema maps a template schema to its kind the way opm does: the
 // kind is the text after the schema's last dot.
@@ -46,8 +49,11 @@ func KindFromSchema(schema string) (Kind, bool) {
 }
 
 func (k Kind) schema() string {
-	if k == KindSemver {
+	switch k {
+	case KindSemver:
 		return SchemaSemver
+	case KindSubstitutes:
+		return SchemaSubstitutes
 	}
 	return SchemaBasic
 }
@@ -65,7 +71,9 @@ type Options struct {
 	// Render resolves bundle references (required).
 	Render BundleRenderer
 	// Migrate, when set, rewrites the rendered catalog (for example
-	// bundle-object-to-csv-metadata) after the template is complete.
+	// bundle-object-to-csv-metadata) after the template is complete; for a
+	// substitutes template, only the bundles it rendered (as opm does: the
+	// entries are written as their author wants them).
 	Migrate func(*declcfg.DeclarativeConfig) error
 	// SkipRange makes the semver template give each Y-stream head a
 	// skipRange over its own Y-stream instead of a skips list; see
@@ -155,11 +163,13 @@ func Render(ctx context.Context, name string, data []byte, opts Options) (*Resul
 		res, err = renderBasic(ctx, doc, opts)
 	case KindSemver:
 		res, err = renderSemver(ctx, doc, opts)
+	case KindSubstitutes:
+		res, err = renderSubstitutes(ctx, doc, opts)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if opts.Migrate != nil {
+	if opts.Migrate != nil && kind != KindSubstitutes {
 		if err := opts.Migrate(res.Config); err != nil {
 			return nil, fmt.Errorf("migrating %s: %w", name, err)
 		}
@@ -230,7 +240,7 @@ func detectKind(doc *document, want Kind) (Kind, error) {
 			return "", Problems{doc.problem(doc.root, "template has no %q field; a %s template starts with \"schema: %s\"", "schema", want, want.schema())}
 		}
 		return "", Problems{doc.problem(doc.root, "template has no %q field, so its type is unknown: "+
-			"write \"schema: %s\" or \"schema: %s\"", "schema", SchemaBasic, SchemaSemver)}
+			"write \"schema: %s\", \"schema: %s\" or \"schema: %s\"", "schema", SchemaBasic, SchemaSemver, SchemaSubstitutes)}
 	}
 	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
 		return "", Problems{doc.problem(v, "%q must be a string, not %s", "schema", declcfg.KindName(v))}
@@ -244,7 +254,7 @@ func detectKind(doc *document, want Kind) (Kind, error) {
 	}
 	kind, ok := KindFromSchema(schema)
 	if !ok || schema != kind.schema() {
-		return "", Problems{doc.problem(v, "unknown template schema %q: fbc renders %q (basic) and %q (semver) templates", schema, SchemaBasic, SchemaSemver)}
+		return "", Problems{doc.problem(v, "unknown template schema %q: fbc renders %q (basic), %q (semver) and %q (substitutes) templates", schema, SchemaBasic, SchemaSemver, SchemaSubstitutes)}
 	}
 	return kind, nil
 }

@@ -15,8 +15,6 @@ import (
 	"github.com/fbc-project/fbc/declcfg"
 )
 
-const maxReleaseLength = 20
-
 // bundleBlob applies the rules about one bundle: its olm.package property
 // (exactly one, matching the package, strict semver version, valid release
 // and normalized name), image references, inline objects, the CSV they
@@ -170,15 +168,8 @@ func releaseText(n *yaml.Node) string {
 // checkRelease applies opm's release rules: at most 20 characters of
 // dot-separated semver prerelease identifiers.
 func checkRelease(r string) error {
-	if len(r) > maxReleaseLength {
-		return fmt.Errorf("release %q is longer than %d characters", r, maxReleaseLength)
-	}
-	for i, seg := range strings.Split(r, ".") {
-		if _, err := semver.NewPRVersion(seg); err != nil {
-			return fmt.Errorf("release %q: segment %d: %v", r, i, err)
-		}
-	}
-	return nil
+	_, err := declcfg.ParseRelease(r)
+	return err
 }
 
 // csvIdentity is what the mismatch check needs from a bundle object.
