@@ -133,7 +133,8 @@ type Requirement struct {
 	// What is OLM's description of the dependency ("an operator providing
 	// an API with group: ..., version: ..., kind: ...").
 	What string
-	// Passed are the candidates OLM prefers but could not install, in
-	// preference order.
+	// Passed are the candidates OLM prefers but did not choose (they could
+	// not be installed, or another choice already satisfied the
+	// dependency), in preference order.
 	Passed []string
 }

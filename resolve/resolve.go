@@ -10,24 +10,31 @@ import (
 // Result is what OLM does in one namespace.
 type Result struct {
 	Namespace string
-	// Install is what OLM's resolver returns: new installs and upgrade
-	// targets, in the order the search chose them. CSVs that stay are not
-	// listed, so "no change" is empty.
-	Install []Install
+	// Outcome is what OLM does (the first of Outcomes when it decides at
+	// random).
+	Outcome
 	// Outcomes is set when OLM decides at random (it visits Subscriptions
 	// in a random order, and their preferences pull apart): every possible
-	// Install, the first being Install.
-	Outcomes [][]Install
+	// outcome.
+	Outcomes []Outcome
 	// OutcomesComplete is false when the namespace has too many interacting
 	// Subscriptions to try every order, so Outcomes may miss some.
 	OutcomesComplete bool
-	// Subscriptions say what happens to each Subscription, in input order.
-	Subscriptions []SubscriptionResult
 	// Err is OLM's reason when the namespace does not resolve: a
 	// NotSatisfiable, or an error that stopped OLM before solving (a
 	// property it cannot parse, a channel without a single head, a catalog
 	// that cannot be served).
 	Err error
+}
+
+// Outcome is one answer of OLM's resolver.
+type Outcome struct {
+	// Install is what OLM's resolver returns: new installs and upgrade
+	// targets, in the order the search chose them. CSVs that stay are not
+	// listed, so "no change" is empty.
+	Install []Install
+	// Subscriptions say what happens to each Subscription, in input order.
+	Subscriptions []SubscriptionResult
 }
 
 // SubscriptionResult is what happens to one Subscription.
@@ -38,6 +45,12 @@ type SubscriptionResult struct {
 	// Next is the bundle installed or upgraded to; nil when the installed
 	// CSV stays.
 	Next *Install
+	// Successors are the bundles the Subscription could move to (or
+	// start from), in preference order.
+	Successors []string
+	// RequiredBy, when the installed CSV stays, says which dependencies it
+	// satisfies.
+	RequiredBy []Requirement
 }
 
 // maxOrders bounds how many Subscription orders are tried when looking for
@@ -62,29 +75,8 @@ func Resolve(ctx context.Context, ns *Namespace) (*Result, error) {
 		res.Err = err
 		return res, nil
 	}
-	res.Install = s.installs(sol)
-	for _, sv := range s.subs {
-		sr := SubscriptionResult{Subscription: sv.sub}
-		if sv.current != nil {
-			sr.Installed = sv.current.name
-		}
-		for _, c := range sv.candidates {
-			if !sol.chosen[c] {
-				continue
-			}
-			if c.entry.catalog.virtual {
-				break
-			}
-			for i := range res.Install {
-				if res.Install[i].id == c.id {
-					sr.Next = &res.Install[i]
-				}
-			}
-			break
-		}
-		res.Subscriptions = append(res.Subscriptions, sr)
-	}
-	outcomes, complete, err := s.outcomes(ctx, sol)
+	res.Outcome = s.outcome(sol)
+	outcomes, complete, err := s.outcomes(ctx, res.Outcome)
 	if err != nil {
 		return nil, err
 	}
@@ -95,9 +87,84 @@ func Resolve(ctx context.Context, ns *Namespace) (*Result, error) {
 	return res, nil
 }
 
+// outcome reads a solution.
+func (s *scope) outcome(sol *solution) Outcome {
+	reqs := s.requirements(sol)
+	out := Outcome{Install: s.installs(sol, reqs)}
+	for _, sv := range s.subs {
+		sr := SubscriptionResult{Subscription: sv.sub}
+		if sv.current != nil {
+			sr.Installed = sv.current.name
+		}
+		for _, c := range sv.candidates {
+			if c.entry != sv.current {
+				sr.Successors = append(sr.Successors, c.entry.name)
+			}
+		}
+		for _, c := range sv.candidates {
+			if !sol.chosen[c] {
+				continue
+			}
+			if c.entry == sv.current {
+				sr.RequiredBy = reqs[c]
+			}
+			for i := range out.Install {
+				if out.Install[i].id == c.id {
+					sr.Next = &out.Install[i]
+				}
+			}
+			break
+		}
+		out.Subscriptions = append(out.Subscriptions, sr)
+	}
+	return out
+}
+
+// requirements says which dependencies each chosen bundle satisfies: the
+// first chosen candidate of each dependency of each chosen bundle.
+func (s *scope) requirements(sol *solution) map[*variable][]Requirement {
+	reqs := map[*variable][]Requirement{}
+	for _, v := range s.order {
+		if v.entry == nil || !sol.chosen[v] {
+			continue
+		}
+		deps := 0
+		for _, c := range v.constraints {
+			if c.kind != dependency {
+				continue
+			}
+			p := v.predicates[deps]
+			deps++
+			for i, id := range c.ids {
+				w := s.vars[id]
+				if !sol.chosen[w] {
+					continue
+				}
+				var passed []string
+				for _, pid := range c.ids[:i] {
+					pe := s.vars[pid].entry
+					if pe.catalog.virtual {
+						passed = append(passed, pe.name+" (installed)")
+					} else {
+						passed = append(passed, pe.name)
+					}
+				}
+				r := Requirement{Bundle: v.entry.name, What: p.String(), Passed: passed}
+				// OLM reads each olm.gvk.required and olm.package.required
+				// twice (servedDependencies); say it once.
+				if !slices.ContainsFunc(reqs[w], func(o Requirement) bool { return o.Bundle == r.Bundle && o.What == r.What }) {
+					reqs[w] = append(reqs[w], r)
+				}
+				break
+			}
+		}
+	}
+	return reqs
+}
+
 // installs lists the chosen catalog bundles: first those the search chose,
 // in its order, then those the constraints forced.
-func (s *scope) installs(sol *solution) []Install {
+func (s *scope) installs(sol *solution, reqs map[*variable][]Requirement) []Install {
 	var order []*variable
 	seen := map[*variable]bool{}
 	for _, v := range sol.guessed {
@@ -113,51 +180,15 @@ func (s *scope) installs(sol *solution) []Install {
 		}
 	}
 	var out []Install
-	index := map[*variable]int{}
 	for _, v := range order {
 		e := v.entry
 		if e == nil || e.catalog.virtual {
 			continue
 		}
-		index[v] = len(out)
 		out = append(out, Install{
 			id: v.id, Name: e.name, Package: e.pkg, Channel: e.channel, Catalog: e.catalog.key,
-			Replaces: v.replaces, Subscription: s.subscriptionFor(e),
+			Replaces: v.replaces, Subscription: s.subscriptionFor(e), RequiredBy: reqs[v],
 		})
-	}
-	// Why each bundle is there: the first chosen candidate of each
-	// dependency of each chosen bundle satisfies it.
-	for _, v := range order {
-		if v.entry == nil {
-			continue
-		}
-		deps := 0
-		for _, c := range v.constraints {
-			if c.kind != dependency {
-				continue
-			}
-			p := v.predicates[deps]
-			deps++
-			for i, id := range c.ids {
-				w := s.vars[id]
-				if !sol.chosen[w] {
-					continue
-				}
-				if j, ok := index[w]; ok {
-					var passed []string
-					for _, pid := range c.ids[:i] {
-						passed = append(passed, s.vars[pid].entry.name)
-					}
-					r := Requirement{Bundle: v.entry.name, What: p.String(), Passed: passed}
-					// OLM reads each olm.gvk.required and olm.package.required
-					// twice (servedDependencies); say it once.
-					if !slices.ContainsFunc(out[j].RequiredBy, func(o Requirement) bool { return o.Bundle == r.Bundle && o.What == r.What }) {
-						out[j].RequiredBy = append(out[j].RequiredBy, r)
-					}
-				}
-				break
-			}
-		}
 	}
 	return out
 }
@@ -184,10 +215,9 @@ func (s *scope) subscriptionFor(e *entry) string {
 // interact, the answer depends on it. Anchors that share no candidate and
 // no "only one" rule cannot interact, so only the orders of anchors that
 // do are tried.
-func (s *scope) outcomes(ctx context.Context, sol *solution) ([][]Install, bool, error) {
-	first := s.installs(sol)
-	all := [][]Install{first}
-	keys := map[string]bool{installKey(first): true}
+func (s *scope) outcomes(ctx context.Context, first Outcome) ([]Outcome, bool, error) {
+	all := []Outcome{first}
+	keys := map[string]bool{installKey(first.Install): true}
 
 	positions := s.interactingAnchors()
 	if len(positions) < 2 {
@@ -222,8 +252,8 @@ func (s *scope) outcomes(ctx context.Context, sol *solution) ([][]Install, bool,
 			}
 			continue
 		}
-		got := s.installs(alt)
-		if k := installKey(got); !keys[k] {
+		got := s.outcome(alt)
+		if k := installKey(got.Install); !keys[k] {
 			keys[k] = true
 			all = append(all, got)
 		}

@@ -3,63 +3,17 @@ package resolve
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/resolve/resolvetest"
 )
-
-// vector is one scenario of testdata/resolve/dependency-vectors.json.
-type vector struct {
-	Name          string            `json:"name"`
-	Catalog       []json.RawMessage `json:"catalog"`
-	Subscriptions []struct {
-		Package      string `json:"package"`
-		Channel      string `json:"channel"`
-		StartingCSV  string `json:"startingCSV"`
-		InstalledCSV string `json:"installedCSV"`
-		Name         string `json:"name"`
-	} `json:"subscriptions"`
-	Installed     []string `json:"installed"`
-	ExtraCatalogs []struct {
-		Name      string            `json:"name"`
-		Namespace string            `json:"namespace"`
-		Priority  int               `json:"priority"`
-		Catalog   []json.RawMessage `json:"catalog"`
-	} `json:"extra_catalogs"`
-	Expect struct {
-		InstalledBundles      []string          `json:"installed_bundles"`
-		InstalledBundlesOneOf [][]string        `json:"installed_bundles_one_of"`
-		Channels              map[string]string `json:"channels"`
-		Catalogs              map[string]string `json:"catalogs"`
-		ErrorContains         string            `json:"error_contains"`
-		ErrorContainsAll      []string          `json:"error_contains_all"`
-	} `json:"expect"`
-}
-
-func loadVectors(t *testing.T) []vector {
-	t.Helper()
-	data, err := os.ReadFile("../testdata/resolve/dependency-vectors.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var vs []vector
-	if err := json.Unmarshal(data, &vs); err != nil {
-		t.Fatal(err)
-	}
-	return vs
-}
 
 func blobsToConfig(t *testing.T, blobs []json.RawMessage) *declcfg.DeclarativeConfig {
 	t.Helper()
-	var buf strings.Builder
-	for _, b := range blobs {
-		buf.Write(b)
-		buf.WriteString("\n")
-	}
-	cfg, err := declcfg.LoadBytes("catalog.json", []byte(buf.String()))
+	cfg, err := declcfg.LoadBytes("catalog.json", resolvetest.JSONStream(blobs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,16 +24,13 @@ func blobsToConfig(t *testing.T, blobs []json.RawMessage) *declcfg.DeclarativeCo
 // scenarios' conventions: main catalog "catalog" in namespace "ns", global
 // namespace "olm", Subscriptions named PACKAGE-CHANNEL.
 func TestVectors(t *testing.T) {
-	for _, v := range loadVectors(t) {
+	for _, v := range resolvetest.Load(t) {
 		t.Run(v.Name, func(t *testing.T) {
-			ns := &Namespace{Name: "ns", GlobalNamespace: "olm"}
-			ns.Catalogs = append(ns.Catalogs, NewCatalog(CatalogKey{"ns", "catalog"}, 0, blobsToConfig(t, v.Catalog)))
-			for _, x := range v.ExtraCatalogs {
-				nsName := x.Namespace
-				if nsName == "" {
-					nsName = "ns"
-				}
-				ns.Catalogs = append(ns.Catalogs, NewCatalog(CatalogKey{nsName, x.Name}, x.Priority, blobsToConfig(t, x.Catalog)))
+			ns := &Namespace{Name: resolvetest.Namespace, GlobalNamespace: resolvetest.GlobalNamespace}
+			main := CatalogKey{resolvetest.Namespace, resolvetest.MainCatalog}
+			ns.Catalogs = append(ns.Catalogs, NewCatalog(main, 0, blobsToConfig(t, v.Catalog)))
+			for i, x := range v.ExtraCatalogs {
+				ns.Catalogs = append(ns.Catalogs, NewCatalog(CatalogKey{v.ExtraNamespace(i), x.Name}, x.Priority, blobsToConfig(t, x.Catalog)))
 			}
 			for _, name := range v.Installed {
 				in, ok := InstalledFrom(name, ns.Catalogs)
@@ -88,13 +39,9 @@ func TestVectors(t *testing.T) {
 				}
 				ns.Installed = append(ns.Installed, in)
 			}
-			for _, s := range v.Subscriptions {
-				name := s.Name
-				if name == "" {
-					name = s.Package + "-" + s.Channel
-				}
-				ns.Subscriptions = append(ns.Subscriptions, Subscription{Name: name, Namespace: "ns", Package: s.Package,
-					Channel: s.Channel, Catalog: CatalogKey{"ns", "catalog"}, StartingCSV: s.StartingCSV, InstalledCSV: s.InstalledCSV})
+			for i, s := range v.Subscriptions {
+				ns.Subscriptions = append(ns.Subscriptions, Subscription{Name: v.SubscriptionName(i), Namespace: resolvetest.Namespace, Package: s.Package,
+					Channel: s.Channel, Catalog: main, StartingCSV: s.StartingCSV, InstalledCSV: s.InstalledCSV})
 			}
 			res, err := Resolve(context.Background(), ns)
 			if err != nil {
@@ -118,7 +65,7 @@ func TestVectors(t *testing.T) {
 			if want.InstalledBundlesOneOf != nil {
 				var got [][]string
 				for _, o := range res.Outcomes {
-					got = append(got, sorted(names(o)))
+					got = append(got, sorted(names(o.Install)))
 				}
 				var exp [][]string
 				for _, o := range want.InstalledBundlesOneOf {

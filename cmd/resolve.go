@@ -1,0 +1,226 @@
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fbc-project/fbc/render"
+	"github.com/fbc-project/fbc/resolve"
+)
+
+func init() { register(newResolveCmd) }
+
+func newResolveCmd() *cobra.Command {
+	var (
+		manifests  []string
+		catalogs   []string
+		priorities []string
+		installed  []string
+		subscribe  []string
+		namespace  string
+		global     string
+		opts       render.Options
+		output     = newEnum("text", "text", "json")
+	)
+	cmd := &cobra.Command{
+		Use:   "resolve (-f MANIFESTS... | CATALOG --subscribe PACKAGE[/CHANNEL][@STARTINGCSV]...)",
+		Short: "Predict what OLM classic installs in a namespace from Subscriptions and catalogs",
+		Long: `resolve answers "if these Subscriptions merge, what does OLM install, and does it
+resolve at all?" without a cluster. It resolves all Subscriptions of a
+namespace together the way OLM classic's catalog operator does: candidates in
+channel order, dependencies (olm.gvk.required, olm.package.required,
+olm.label.required, olm.constraint), one bundle per package and one provider
+per API in the namespace, installed CSVs that must stay, catalog priorities,
+and OLM's preference-driven search with the SAT solver OLM uses.
+
+Two forms:
+
+  fbc resolve -f MANIFESTS... --catalog [NAMESPACE/]NAME=SOURCE...
+      reads Subscriptions, CatalogSources, ClusterServiceVersions (installed
+      operators) and OperatorGroups from Kubernetes YAML or JSON: files,
+      directory trees (.yaml, .yml, .json) or - for standard input (kustomize
+      build | fbc resolve -f -). Other kinds are skipped with one note. Every
+      namespace with a Subscription or a CSV is resolved.
+
+  fbc resolve CATALOG --subscribe PACKAGE[/CHANNEL][@STARTINGCSV]...
+      the quick form: one catalog and Subscriptions to it named
+      PACKAGE-CHANNEL. CATALOG is [[NAMESPACE/]NAME=]SOURCE (default name
+      "catalog"); the Subscriptions live in --namespace, else in the
+      catalog's namespace, else in "default".
+
+--catalog NAMESPACE/NAME=SOURCE gives the content of CatalogSource NAME in
+NAMESPACE from anything 'fbc render' reads: a catalog directory or file, an
+oci: layout, an archive or a registry image. A CatalogSource with spec.image
+and no --catalog is pulled the way render pulls (cache, --offline).
+--catalog-priority sets spec.priority of a catalog given on the command line.
+--installed adds an installed CSV; its properties are those of the catalog
+bundle of that name, as OLM projects them; it becomes status.installedCSV of a
+Subscription to its package. Catalogs in --global-namespace (default
+openshift-marketplace; upstream OLM uses olm) are seen by every namespace.
+
+The text output says, per Subscription, what is installed or upgraded, from
+which channel and catalog, and why each dependency was chosen. -o json prints
+one object per namespace: {"namespace", "install": [{"name", "package",
+"channel", "catalog", "replaces", "subscription"}], "error"}. When OLM itself
+decides at random (two Subscriptions with conflicting preferences), every
+possible outcome is listed ("outcomes" in JSON).
+
+Exit status: 0 when every namespace resolves, 1 when one does not (with OLM's
+own message: "constraints not satisfiable: ...", a property OLM cannot
+parse), 2 for unusable arguments or unreadable inputs.`,
+		Example: `  fbc resolve -f gitops/ --catalog openshift-marketplace/redhat-operators=catalog/
+  kustomize build overlays/prod | fbc resolve -f - --offline -o json
+  fbc resolve catalog/ --subscribe etcd/alpha
+  fbc resolve olm/operatorhubio=quay.io/operatorhubio/catalog:latest -n operators \
+      --subscribe cert-manager --subscribe prometheus/beta --installed prometheusoperator.0.47.0`,
+		Args: rangeArgs(0, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkPullFlags(opts.Image); err != nil {
+				return err
+			}
+			req := resolve.Request{GlobalNamespace: global, Namespace: namespace}
+			switch {
+			case len(args) == 1 && len(manifests) > 0:
+				return usageErrorf("give either -f MANIFESTS or a CATALOG with --subscribe, not both")
+			case len(args) == 0 && len(manifests) == 0:
+				return usageErrorf("nothing to resolve: give -f MANIFESTS (Subscriptions and CatalogSources), or a CATALOG with --subscribe PACKAGE")
+			case len(args) == 0 && len(subscribe) > 0:
+				return usageErrorf("--subscribe belongs to the quick form (fbc resolve CATALOG --subscribe PACKAGE); with -f, Subscriptions come from the manifests")
+			case len(args) == 1 && len(subscribe) == 0:
+				return usageErrorf("--subscribe PACKAGE[/CHANNEL][@STARTINGCSV] is required with a CATALOG")
+			}
+			if countStdin(manifests) > 1 {
+				return usageErrorf("standard input (-) can be read only once")
+			}
+			if err := parseResolveFlags(&req, args, catalogs, priorities, installed, subscribe); err != nil {
+				return err
+			}
+			stderr := cmd.ErrOrStderr()
+			req.Warn = warner(stderr)
+			if len(manifests) > 0 {
+				m, err := resolve.ReadManifests(cmd.Context(), manifests, cmd.InOrStdin())
+				if err != nil {
+					return resolveInputError(err)
+				}
+				req.Manifests = m
+			}
+			opts.Stdin = cmd.InOrStdin()
+			opts.Warn = req.Warn
+			opts.Image.Warn = req.Warn
+			req.Render = opts
+			namespaces, err := resolve.Prepare(cmd.Context(), req)
+			if err != nil {
+				return resolveInputError(err)
+			}
+			var results []*resolve.Result
+			failed := 0
+			for _, ns := range namespaces {
+				res, err := resolve.Resolve(cmd.Context(), ns)
+				if err != nil {
+					return err
+				}
+				if res.Err != nil {
+					failed++
+				}
+				results = append(results, res)
+			}
+			var buf bytes.Buffer
+			if output.String() == "json" {
+				err = resolve.WriteJSON(&buf, results)
+			} else {
+				err = resolve.WriteText(&buf, results)
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := buf.WriteTo(cmd.OutOrStdout()); err != nil {
+				return err
+			}
+			switch {
+			case failed == 1 && len(results) == 1:
+				return findingsError(fmt.Errorf("namespace %s does not resolve", results[0].Namespace))
+			case failed > 0:
+				return findingsError(fmt.Errorf("%d of %d namespaces %s not resolve", failed, len(results), plural(failed, "does", "do")))
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVarP(&manifests, "filename", "f", nil, "Kubernetes manifests: a file, a directory tree, or - for standard input (repeatable)")
+	f.StringArrayVar(&catalogs, "catalog", nil, "content of a CatalogSource: [NAMESPACE/]NAME=SOURCE, SOURCE as fbc render reads it (repeatable)")
+	f.StringArrayVar(&priorities, "catalog-priority", nil, "spec.priority of a catalog: [NAMESPACE/]NAME=N (repeatable)")
+	f.StringArrayVar(&installed, "installed", nil, "an installed CSV: [NAMESPACE/]NAME, properties from the catalog bundle of that name (repeatable)")
+	f.StringArrayVar(&subscribe, "subscribe", nil, "quick form: a Subscription, [NAME=]PACKAGE[/CHANNEL][@STARTINGCSV] (repeatable)")
+	f.StringVarP(&namespace, "namespace", "n", "", "namespace of objects that name none; the quick form's Subscriptions")
+	f.StringVar(&global, "global-namespace", "openshift-marketplace", "namespace whose catalogs every namespace sees (upstream OLM: olm)")
+	output.register(cmd, "output", "o", "output format")
+	addPullFlags(f, &opts.Image)
+	return cmd
+}
+
+// parseResolveFlags fills the request from the command line; the quick
+// form's CATALOG becomes a catalog and the --subscribe Subscriptions point
+// at it.
+func parseResolveFlags(req *resolve.Request, args, catalogs, priorities, installed, subscribe []string) error {
+	if err := resolve.CheckNamespace("--global-namespace", req.GlobalNamespace); err != nil {
+		return usageErrorf("%v", err)
+	}
+	if req.Namespace != "" {
+		if err := resolve.CheckNamespace("--namespace", req.Namespace); err != nil {
+			return usageErrorf("%v", err)
+		}
+	}
+	if len(args) == 1 {
+		main, err := resolve.ParseQuickCatalog(args[0], req.Namespace)
+		if err != nil {
+			return usageErrorf("CATALOG %v", err)
+		}
+		// The Subscriptions live in --namespace, else in the catalog's
+		// namespace, else in "default".
+		if req.Namespace == "" {
+			req.Namespace = main.Key.Namespace
+		}
+		req.Catalogs = append(req.Catalogs, main)
+		subs, err := resolve.QuickSubscriptions(subscribe, req.Namespace, main.Key)
+		if err != nil {
+			return usageErrorf("--subscribe %v", err)
+		}
+		req.Subscriptions = subs
+	}
+	for _, c := range catalogs {
+		cf, err := resolve.ParseCatalogSourceFlag(c)
+		if err != nil {
+			return usageErrorf("--catalog %v", err)
+		}
+		req.Catalogs = append(req.Catalogs, cf)
+	}
+	for _, p := range priorities {
+		pf, err := resolve.ParsePriorityFlag(p)
+		if err != nil {
+			return usageErrorf("--catalog-priority %v", err)
+		}
+		req.Priorities = append(req.Priorities, pf)
+	}
+	for _, i := range installed {
+		inf, err := resolve.ParseInstalledFlag(i)
+		if err != nil {
+			return usageErrorf("--installed %v", err)
+		}
+		req.Installed = append(req.Installed, inf)
+	}
+	return nil
+}
+
+// resolveInputError maps what keeps resolve from running to exit 2: a
+// usage mistake with the --help hint, anything else (unreadable files,
+// manifests fbc cannot use, catalogs it cannot read) as itself.
+func resolveInputError(err error) error {
+	var ue *resolve.UsageError
+	if errors.As(err, &ue) {
+		return &usageError{err: err}
+	}
+	return &exitError{code: ExitTrouble, err: err}
+}

@@ -1,0 +1,185 @@
+package resolve
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// installJSON is one element of the documented "install" list.
+type installJSON struct {
+	Name         string  `json:"name"`
+	Package      string  `json:"package"`
+	Channel      string  `json:"channel"`
+	Catalog      string  `json:"catalog"`
+	Replaces     *string `json:"replaces"`
+	Subscription *string `json:"subscription"`
+}
+
+// resultJSON is the documented `fbc resolve -o json` object.
+type resultJSON struct {
+	Namespace string        `json:"namespace"`
+	Install   []installJSON `json:"install"`
+	// Outcomes lists every possible install list when OLM decides at
+	// random; absent otherwise.
+	Outcomes         [][]installJSON `json:"outcomes,omitempty"`
+	OutcomesComplete *bool           `json:"outcomesComplete,omitempty"`
+	Error            *string         `json:"error"`
+}
+
+func installsJSON(ins []Install) []installJSON {
+	out := make([]installJSON, 0, len(ins))
+	for _, in := range ins {
+		j := installJSON{Name: in.Name, Package: in.Package, Channel: in.Channel, Catalog: in.Catalog.String()}
+		if in.Replaces != "" {
+			j.Replaces = &in.Replaces
+		}
+		if in.Subscription != "" {
+			j.Subscription = &in.Subscription
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// WriteJSON writes one JSON object per namespace, each on its own lines
+// (a JSON stream; one namespace is one object).
+func WriteJSON(w io.Writer, results []*Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	for _, r := range results {
+		out := resultJSON{Namespace: r.Namespace, Install: installsJSON(r.Install)}
+		if r.Err != nil {
+			msg := r.Err.Error()
+			out.Error = &msg
+			out.Install = []installJSON{}
+		}
+		if len(r.Outcomes) > 1 {
+			for _, o := range r.Outcomes {
+				out.Outcomes = append(out.Outcomes, installsJSON(o.Install))
+			}
+			complete := r.OutcomesComplete
+			out.OutcomesComplete = &complete
+		}
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteText explains each namespace's result: per Subscription what is
+// installed or upgraded, from which channel and catalog; per dependency
+// which bundles require it and which preferred candidates could not be
+// installed; or OLM's message when it does not resolve.
+func WriteText(w io.Writer, results []*Result) error {
+	tw := &textWriter{w: w}
+	for i, r := range results {
+		if i > 0 {
+			tw.printf("\n")
+		}
+		switch {
+		case r.Err != nil:
+			tw.printf("namespace %s: does not resolve\n", r.Namespace)
+			var ns NotSatisfiable
+			if errors.As(r.Err, &ns) && len(ns) > 0 {
+				// OLM's message, one constraint a line.
+				tw.printf("  constraints not satisfiable:\n")
+				for _, c := range ns {
+					tw.printf("  - %s\n", c)
+				}
+			} else {
+				tw.printf("  %s\n", r.Err)
+			}
+		case len(r.Outcomes) > 1:
+			more := ""
+			if !r.OutcomesComplete {
+				more = " (at least; too many Subscriptions interact to try every order)"
+			}
+			tw.printf("namespace %s: resolves, but OLM picks one of %d outcomes at random%s: it visits the Subscriptions in a random order and their preferences conflict\n",
+				r.Namespace, len(r.Outcomes), more)
+			for j, o := range r.Outcomes {
+				tw.printf("\n  outcome %d:\n", j+1)
+				tw.outcome(o, "    ")
+			}
+		default:
+			tw.printf("namespace %s: resolves\n", r.Namespace)
+			tw.outcome(r.Outcome, "  ")
+		}
+	}
+	return tw.err
+}
+
+func (tw *textWriter) outcome(o Outcome, indent string) {
+	bySub := map[string]bool{}
+	for _, sr := range o.Subscriptions {
+		switch {
+		case sr.Next != nil && sr.Installed != "":
+			tw.printf("%ssubscription %s: upgrades %s -> %s (package %s, channel %s, catalog %s)\n", indent, sr.Name, sr.Installed, sr.Next.Name, sr.Next.Package, sr.Next.Channel, sr.Next.Catalog)
+		case sr.Next != nil:
+			tw.printf("%ssubscription %s: installs %s (package %s, channel %s, catalog %s)\n", indent, sr.Name, sr.Next.Name, sr.Next.Package, sr.Next.Channel, sr.Next.Catalog)
+		case len(sr.Successors) > 0:
+			tw.printf("%ssubscription %s: %s stays; its %s (%s) cannot be installed\n", indent, sr.Name, sr.Installed,
+				plural(len(sr.Successors), "upgrade", "upgrades"), joinNames(sr.Successors, 3))
+		default:
+			where := "catalog " + sr.Catalog.String()
+			if sr.Channel != "" {
+				where = "channel " + sr.Channel + " of " + where
+			}
+			tw.printf("%ssubscription %s: %s stays; no bundle in %s replaces it, skips it or has a skipRange over its version\n", indent, sr.Name, sr.Installed, where)
+		}
+		reqs := sr.RequiredBy
+		if sr.Next != nil {
+			bySub[sr.Next.id] = true
+			reqs = sr.Next.RequiredBy
+		}
+		tw.requirements(reqs, indent+"  ")
+	}
+	for _, in := range o.Install {
+		if bySub[in.id] {
+			continue
+		}
+		tw.printf("%sdependency %s (package %s, channel %s, catalog %s)", indent, in.Name, in.Package, in.Channel, in.Catalog)
+		if in.Subscription != "" {
+			tw.printf(" for Subscription %s\n", in.Subscription)
+		} else {
+			tw.printf("; OLM creates Subscription %s\n", in.NewSubscription())
+		}
+		tw.requirements(in.RequiredBy, indent+"  ")
+	}
+	if len(o.Install) == 0 {
+		tw.printf("%snothing to install or upgrade\n", indent)
+	}
+}
+
+func (tw *textWriter) requirements(reqs []Requirement, indent string) {
+	for _, r := range reqs {
+		tw.printf("%s%s requires an operator %s", indent, r.Bundle, r.What)
+		if len(r.Passed) > 0 {
+			tw.printf(" (preferred %s not chosen)", joinNames(r.Passed, 3))
+		}
+		tw.printf("\n")
+	}
+}
+
+func joinNames(names []string, max int) string {
+	if len(names) > max {
+		return strings.Join(names[:max], ", ") + fmt.Sprintf(" and %d more", len(names)-max)
+	}
+	return strings.Join(names, ", ")
+}
+
+// textWriter keeps the first write error so that writers can print freely.
+type textWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (t *textWriter) printf(format string, args ...any) {
+	if t.err == nil {
+		_, t.err = fmt.Fprintf(t.w, format, args...)
+	}
+}

@@ -1,0 +1,737 @@
+package resolve
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/render"
+)
+
+// Request is one `fbc resolve` run: Subscriptions, catalogs and installed
+// CSVs from manifests and from the command line.
+type Request struct {
+	// Manifests are the objects read from -f.
+	Manifests *Manifests
+	// Subscriptions are given directly (the quick form).
+	Subscriptions []Subscription
+	// Catalogs give the content of CatalogSources; a key's Namespace may
+	// be empty (see CatalogSourceFlag).
+	Catalogs []CatalogSourceFlag
+	// Priorities set spec.priority of CatalogSources named on the command
+	// line.
+	Priorities []PriorityFlag
+	// Installed adds installed CSVs; their properties are those of the
+	// catalog bundle of that name.
+	Installed []InstalledFlag
+	// Namespace is the namespace of objects that name none.
+	Namespace string
+	// GlobalNamespace is where catalogs visible to every namespace live.
+	GlobalNamespace string
+	// Render says how catalog sources are read (images, cache, offline).
+	Render render.Options
+	// Warn receives notes about the input (skipped kinds and the like).
+	Warn fault.Warn
+}
+
+// CatalogSourceFlag is --catalog [NAMESPACE/]NAME=SOURCE.
+type CatalogSourceFlag struct {
+	Key    CatalogKey
+	Source string
+}
+
+// PriorityFlag is --catalog-priority [NAMESPACE/]NAME=N.
+type PriorityFlag struct {
+	Key      CatalogKey
+	Priority int
+}
+
+// InstalledFlag is --installed [NAMESPACE/]CSV.
+type InstalledFlag struct {
+	Namespace string
+	Name      string
+}
+
+// UsageError is a request that cannot describe a cluster (as opposed to
+// one that does not resolve).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// FaultKind is fault.Usage.
+func (e *UsageError) FaultKind() fault.Kind { return fault.Usage }
+
+func usagef(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// A Kubernetes object name (DNS-1123 subdomain, as namespaces and most
+// objects are).
+var objectNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
+
+func checkObjectName(what, name string) error {
+	if len(name) > 253 || !objectNameRE.MatchString(name) {
+		return usagef("%s %q is not a Kubernetes name (lowercase letters, digits, '-' and '.')", what, name)
+	}
+	return nil
+}
+
+// CheckNamespace refuses a namespace that is not a Kubernetes name.
+func CheckNamespace(what, ns string) error {
+	return checkObjectName(what, ns)
+}
+
+// ParseQuickCatalog reads the quick form's [[NAMESPACE/]NAME=]SOURCE: the
+// catalog is called "catalog" and lives in namespace unless it says
+// otherwise.
+func ParseQuickCatalog(s, namespace string) (CatalogSourceFlag, error) {
+	key := CatalogKey{Namespace: cmp.Or(namespace, "default"), Name: "catalog"}
+	src := s
+	if k, rest, ok := strings.Cut(s, "="); ok {
+		parsed, err := ParseCatalogKey(k)
+		if err != nil {
+			return CatalogSourceFlag{}, err
+		}
+		key.Name, src = parsed.Name, rest
+		if parsed.Namespace != "" {
+			key.Namespace = parsed.Namespace
+		}
+		if namespace != "" && parsed.Namespace == "" {
+			key.Namespace = namespace
+		}
+	}
+	if src == "" {
+		return CatalogSourceFlag{}, usagef("%q: want [[NAMESPACE/]NAME=]SOURCE", s)
+	}
+	return CatalogSourceFlag{Key: key, Source: src}, nil
+}
+
+// QuickSubscriptions reads the quick form's --subscribe values into
+// Subscriptions of namespace to catalog. A Subscription without a NAME= is
+// named PACKAGE-CHANNEL (PACKAGE without a channel), and a repeated name
+// gets -2, -3, ...
+func QuickSubscriptions(values []string, namespace string, catalog CatalogKey) ([]Subscription, error) {
+	var subs []Subscription
+	used := map[string]bool{}
+	for _, v := range values {
+		sub, err := ParseSubscribe(v)
+		if err != nil {
+			return nil, err
+		}
+		sub.Namespace, sub.Catalog = namespace, catalog
+		if sub.Name == "" {
+			base := sub.Package
+			if sub.Channel != "" {
+				base += "-" + sub.Channel
+			}
+			sub.Name = base
+			for n := 2; used[sub.Name]; n++ {
+				sub.Name = fmt.Sprintf("%s-%d", base, n)
+			}
+		} else if used[sub.Name] {
+			return nil, usagef("%q: Subscription %s is named twice", v, sub.Name)
+		}
+		used[sub.Name] = true
+		subs = append(subs, sub)
+	}
+	return subs, nil
+}
+
+// ParseCatalogKey reads [NAMESPACE/]NAME.
+func ParseCatalogKey(s string) (CatalogKey, error) {
+	ns, name, ok := strings.Cut(s, "/")
+	if !ok {
+		ns, name = "", s
+	} else if err := checkObjectName("namespace", ns); err != nil {
+		return CatalogKey{}, err
+	}
+	if err := checkObjectName("catalog name", name); err != nil {
+		return CatalogKey{}, err
+	}
+	return CatalogKey{Namespace: ns, Name: name}, nil
+}
+
+// ParseCatalogSourceFlag reads [NAMESPACE/]NAME=SOURCE.
+func ParseCatalogSourceFlag(s string) (CatalogSourceFlag, error) {
+	key, src, ok := strings.Cut(s, "=")
+	if !ok || src == "" {
+		return CatalogSourceFlag{}, usagef("%q: want [NAMESPACE/]NAME=SOURCE, e.g. openshift-marketplace/redhat-operators=catalog/", s)
+	}
+	k, err := ParseCatalogKey(key)
+	if err != nil {
+		return CatalogSourceFlag{}, err
+	}
+	return CatalogSourceFlag{Key: k, Source: src}, nil
+}
+
+// ParsePriorityFlag reads [NAMESPACE/]NAME=N.
+func ParsePriorityFlag(s string) (PriorityFlag, error) {
+	key, n, ok := strings.Cut(s, "=")
+	p, err := strconv.Atoi(n)
+	if !ok || err != nil {
+		return PriorityFlag{}, usagef("%q: want [NAMESPACE/]NAME=PRIORITY with a whole number, e.g. my-catalog=10", s)
+	}
+	k, err := ParseCatalogKey(key)
+	if err != nil {
+		return PriorityFlag{}, err
+	}
+	return PriorityFlag{Key: k, Priority: p}, nil
+}
+
+// ParseInstalledFlag reads [NAMESPACE/]CSV.
+func ParseInstalledFlag(s string) (InstalledFlag, error) {
+	ns, name, ok := strings.Cut(s, "/")
+	if !ok {
+		ns, name = "", s
+	} else if err := checkObjectName("namespace", ns); err != nil {
+		return InstalledFlag{}, err
+	}
+	if name == "" {
+		return InstalledFlag{}, usagef("%q: want [NAMESPACE/]CSV", s)
+	}
+	return InstalledFlag{Namespace: ns, Name: name}, nil
+}
+
+// ParseSubscribe reads the quick form's [NAME=]PACKAGE[/CHANNEL][@STARTINGCSV]
+// into a Subscription (without namespace and catalog).
+func ParseSubscribe(s string) (Subscription, error) {
+	var sub Subscription
+	rest := s
+	if name, r, ok := strings.Cut(rest, "="); ok {
+		if err := checkObjectName("subscription name", name); err != nil {
+			return sub, err
+		}
+		sub.Name, rest = name, r
+	}
+	rest, sub.StartingCSV, _ = strings.Cut(rest, "@")
+	sub.Package, sub.Channel, _ = strings.Cut(rest, "/")
+	if sub.Package == "" || strings.HasSuffix(s, "@") || strings.HasSuffix(rest, "/") {
+		return sub, usagef("%q: want [NAME=]PACKAGE[/CHANNEL][@STARTINGCSV], e.g. etcd/alpha@etcdoperator.v0.9.4", s)
+	}
+	return sub, nil
+}
+
+// Prepare turns a request into the namespaces to resolve: every namespace
+// with a Subscription or an installed CSV, each with the catalogs it sees
+// (its own and, unless its OperatorGroup excludes them, the global
+// namespace's), loaded once each. Errors are *UsageError, ManifestErrors,
+// or a catalog that cannot be read.
+func Prepare(ctx context.Context, req Request) ([]*Namespace, error) {
+	warn := func(msg string) { req.Warn.Printf("%s", msg) }
+	m := req.Manifests
+	if m == nil {
+		m = &Manifests{}
+	}
+	p := &preparation{req: req, warn: warn, namespaces: map[string]*Namespace{}}
+	if err := p.collect(m); err != nil {
+		return nil, err
+	}
+	if err := p.loadCatalogs(ctx); err != nil {
+		return nil, err
+	}
+	if err := p.addInstalled(m); err != nil {
+		return nil, err
+	}
+	return p.order, nil
+}
+
+type preparation struct {
+	req        Request
+	warn       func(string)
+	namespaces map[string]*Namespace
+	order      []*Namespace
+	sources    []*catalogSource
+	excluded   map[string]bool // namespaces whose OperatorGroup excludes the global catalogs
+}
+
+// catalogSource is one CatalogSource and where its content comes from.
+type catalogSource struct {
+	key      CatalogKey
+	priority int
+	source   string // --catalog SOURCE, or spec.image
+	fromFlag bool
+	manifest *CatalogSourceManifest
+	catalog  *Catalog
+}
+
+func (p *preparation) namespace(name string) *Namespace {
+	ns := p.namespaces[name]
+	if ns == nil {
+		ns = &Namespace{Name: name, GlobalNamespace: p.req.GlobalNamespace}
+		p.namespaces[name] = ns
+		p.order = append(p.order, ns)
+	}
+	return ns
+}
+
+// defaultNamespace is the namespace of an object that names none.
+func (p *preparation) defaultNamespace(what string, pos declcfg.Pos) (string, error) {
+	if p.req.Namespace != "" {
+		return p.req.Namespace, nil
+	}
+	return "", &ManifestError{Pos: pos, Msg: what + " has no metadata.namespace; give --namespace for manifests that name none"}
+}
+
+func (p *preparation) collect(m *Manifests) error {
+	if len(m.Skipped) > 0 {
+		kinds := make([]string, 0, len(m.Skipped))
+		n := 0
+		for k, c := range m.Skipped {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, c))
+			n += c
+		}
+		slices.Sort(kinds)
+		p.warn(fmt.Sprintf("skipped %d %s of other kinds (%s): resolve reads Subscription, CatalogSource, ClusterServiceVersion and OperatorGroup", n, plural(n, "object", "objects"), strings.Join(kinds, ", ")))
+	}
+	var errs ManifestErrors
+	seenSub := map[string]declcfg.Pos{}
+	addSub := func(sub Subscription, pos declcfg.Pos) {
+		key := sub.Namespace + "/" + sub.Name
+		if prev, dup := seenSub[key]; dup {
+			errs = append(errs, &ManifestError{Pos: pos, Msg: fmt.Sprintf("Subscription %s is defined twice (first at %s); the cluster keeps one", key, prev)})
+			return
+		}
+		seenSub[key] = pos
+		ns := p.namespace(sub.Namespace)
+		ns.Subscriptions = append(ns.Subscriptions, sub)
+	}
+	for _, sm := range m.Subscriptions {
+		sub := sm.Subscription
+		if sub.Namespace == "" {
+			ns, err := p.defaultNamespace("Subscription "+sub.Name, sm.Pos)
+			if err != nil {
+				errs = append(errs, err.(*ManifestError))
+				continue
+			}
+			sub.Namespace = ns
+		}
+		addSub(sub, sm.Pos)
+	}
+	for _, sub := range p.req.Subscriptions {
+		addSub(sub, declcfg.Pos{File: "--subscribe " + sub.Package})
+	}
+	// Namespaces with installed CSVs are resolved too (their CSVs must
+	// stay satisfied).
+	for i := range m.CSVs {
+		csv := &m.CSVs[i]
+		if csv.Namespace == "" {
+			ns, err := p.defaultNamespace("ClusterServiceVersion "+csv.Name, csv.Pos)
+			if err != nil {
+				errs = append(errs, err.(*ManifestError))
+				continue
+			}
+			csv.Namespace = ns
+		}
+		p.namespace(csv.Namespace)
+	}
+	for _, f := range p.req.Installed {
+		if ns := cmp.Or(f.Namespace, p.req.Namespace); ns != "" {
+			p.namespace(ns)
+		}
+	}
+	// OperatorGroups: OLM needs exactly one per namespace and reads the
+	// global-namespace exclusion from it.
+	p.excluded = map[string]bool{}
+	groups := map[string][]OperatorGroupManifest{}
+	for _, og := range m.OperatorGroups {
+		if og.Namespace == "" {
+			ns, err := p.defaultNamespace("OperatorGroup "+og.Name, og.Pos)
+			if err != nil {
+				errs = append(errs, err.(*ManifestError))
+				continue
+			}
+			og.Namespace = ns
+		}
+		groups[og.Namespace] = append(groups[og.Namespace], og)
+	}
+	for name, ogs := range groups {
+		if len(ogs) == 1 && ogs[0].ExcludeGlobal {
+			p.excluded[name] = true
+		}
+	}
+	// CatalogSources from manifests, then --catalog and --catalog-priority.
+	for i := range m.CatalogSources {
+		cs := &m.CatalogSources[i]
+		if cs.Key.Namespace == "" {
+			ns, err := p.defaultNamespace("CatalogSource "+cs.Key.Name, cs.Pos)
+			if err != nil {
+				errs = append(errs, err.(*ManifestError))
+				continue
+			}
+			cs.Key.Namespace = ns
+		}
+		if prev := p.source(cs.Key); prev != nil {
+			errs = append(errs, &ManifestError{Pos: cs.Pos, Msg: fmt.Sprintf("CatalogSource %s is defined twice (first at %s); the cluster keeps one", cs.Key, prev.manifest.Pos)})
+			continue
+		}
+		p.sources = append(p.sources, &catalogSource{key: cs.Key, priority: cs.Priority, source: cs.Image, manifest: cs})
+	}
+	if len(errs) > 0 {
+		return errs.sorted()
+	}
+	if len(p.order) == 0 {
+		return usagef("nothing to resolve: the manifests hold no Subscription and no ClusterServiceVersion")
+	}
+	for _, cf := range p.req.Catalogs {
+		key, err := p.flagKey(cf.Key, "--catalog")
+		if err != nil {
+			return err
+		}
+		cs := p.source(key)
+		switch {
+		case cs == nil:
+			p.sources = append(p.sources, &catalogSource{key: key, source: cf.Source, fromFlag: true})
+		case cs.fromFlag:
+			return usagef("--catalog %s is given twice", key)
+		default:
+			cs.source, cs.fromFlag = cf.Source, true
+		}
+	}
+	for _, pf := range p.req.Priorities {
+		key, err := p.flagKey(pf.Key, "--catalog-priority")
+		if err != nil {
+			return err
+		}
+		cs := p.source(key)
+		if cs == nil {
+			return usagef("--catalog-priority %s: no CatalogSource %s (give its content with --catalog)", key, key)
+		}
+		cs.priority = pf.Priority
+	}
+	for _, ns := range p.order {
+		var absent []string
+		for _, sub := range ns.Subscriptions {
+			if slices.Contains(absent, sub.Catalog.String()) {
+				continue
+			}
+			switch {
+			case p.source(sub.Catalog) == nil:
+				absent = append(absent, sub.Catalog.String())
+				p.warn(fmt.Sprintf("Subscription %s/%s names CatalogSource %s, which is neither among the manifests nor given with --catalog %s=SOURCE", sub.Namespace, sub.Name, sub.Catalog, sub.Catalog))
+			case !p.inScope(ns.Name, sub.Catalog):
+				absent = append(absent, sub.Catalog.String())
+				why := "OLM resolves a namespace with its own catalogs and those of the global namespace " + p.req.GlobalNamespace
+				if p.excluded[ns.Name] && sub.Catalog.Namespace == p.req.GlobalNamespace {
+					why = "its OperatorGroup excludes the catalogs of the global namespace " + p.req.GlobalNamespace
+				}
+				p.warn(fmt.Sprintf("Subscription %s/%s names CatalogSource %s, which namespace %s does not see: %s", sub.Namespace, sub.Name, sub.Catalog, ns.Name, why))
+			}
+		}
+		if ogs, ok := groups[ns.Name]; ok && len(ogs) != 1 {
+			p.warn(fmt.Sprintf("namespace %s has %d OperatorGroups; OLM resolves nothing there until it has exactly one", ns.Name, len(ogs)))
+		}
+	}
+	return nil
+}
+
+// flagKey completes a command-line catalog name without a namespace: the
+// CatalogSource of that name among the manifests, else the namespace
+// Subscriptions name it in, else the global namespace.
+func (p *preparation) flagKey(k CatalogKey, flag string) (CatalogKey, error) {
+	if k.Namespace != "" {
+		return k, nil
+	}
+	var found []CatalogKey
+	add := func(c CatalogKey) {
+		if c.Name == k.Name && !slices.Contains(found, c) {
+			found = append(found, c)
+		}
+	}
+	for _, cs := range p.sources {
+		add(cs.key)
+	}
+	if len(found) == 0 {
+		for _, ns := range p.order {
+			for _, sub := range ns.Subscriptions {
+				add(sub.Catalog)
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return CatalogKey{Namespace: p.req.GlobalNamespace, Name: k.Name}, nil
+	case 1:
+		return found[0], nil
+	}
+	names := make([]string, len(found))
+	for i, f := range found {
+		names[i] = f.String()
+	}
+	return k, usagef("%s %s: several catalogs have that name (%s); write NAMESPACE/%s", flag, k.Name, strings.Join(names, ", "), k.Name)
+}
+
+func (p *preparation) source(k CatalogKey) *catalogSource {
+	for _, cs := range p.sources {
+		if cs.key == k {
+			return cs
+		}
+	}
+	return nil
+}
+
+// inScope says whether namespace ns sees catalog k.
+func (p *preparation) inScope(ns string, k CatalogKey) bool {
+	return k.Namespace == ns || k.Namespace == p.req.GlobalNamespace && !p.excluded[ns]
+}
+
+// loadCatalogs reads every catalog a namespace to resolve sees, at most a
+// few at once, sharing one image client.
+func (p *preparation) loadCatalogs(ctx context.Context) error {
+	var needed []*catalogSource
+	for _, cs := range p.sources {
+		for _, ns := range p.order {
+			if p.inScope(ns.Name, cs.key) {
+				needed = append(needed, cs)
+				break
+			}
+		}
+	}
+	for _, cs := range needed {
+		if cs.source == "" {
+			m := cs.manifest
+			how := "it has no spec.image"
+			if m.Address != "" {
+				how = fmt.Sprintf("it serves a gRPC address (%s), not an image", m.Address)
+			} else if m.SourceType != "" && m.SourceType != "grpc" {
+				how = fmt.Sprintf("its sourceType is %s", m.SourceType)
+			}
+			return &ManifestError{Pos: m.Pos, Msg: fmt.Sprintf("CatalogSource %s: fbc cannot read it (%s); give its content with --catalog %s=SOURCE (a catalog directory, file or image)", cs.key, how, cs.key)}
+		}
+	}
+	opts := p.req.Render
+	opts.Allowed = render.KindCatalogs
+	opts.Progress = nil
+	// One image client for every image (connections, tokens, cache), made
+	// only when a source is not a local path.
+	if opts.Images == nil && slices.ContainsFunc(needed, func(cs *catalogSource) bool { return !isPath(cs.source) }) {
+		client, err := image.NewClient(opts.Image)
+		if err != nil {
+			return err
+		}
+		opts.Images = client
+	}
+	errs := make([]error, len(needed))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i, cs := range needed {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			cfg, err := render.Render(ctx, []string{cs.source}, opts)
+			if err != nil {
+				errs[i] = p.catalogError(cs, err)
+				return
+			}
+			cs.catalog = NewCatalog(cs.key, cs.priority, cfg)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for _, ns := range p.order {
+		for _, cs := range needed {
+			if p.inScope(ns.Name, cs.key) {
+				ns.Catalogs = append(ns.Catalogs, cs.catalog)
+			}
+		}
+	}
+	return nil
+}
+
+// isPath says whether a source is a local file or directory (or standard
+// input), which render reads without an image client.
+func isPath(src string) bool {
+	if src == "-" {
+		return true
+	}
+	_, err := os.Stat(src)
+	return err == nil
+}
+
+// CatalogError is a catalog fbc could not read.
+type CatalogError struct {
+	Key    CatalogKey
+	Source string
+	Err    error
+	// Hint says what to do.
+	Hint string
+}
+
+func (e *CatalogError) Error() string {
+	msg := fmt.Sprintf("CatalogSource %s: reading %s: %v", e.Key, e.Source, e.Err)
+	if e.Hint != "" {
+		msg += "\n" + e.Hint
+	}
+	return msg
+}
+
+func (e *CatalogError) Unwrap() error { return e.Err }
+
+func (p *preparation) catalogError(cs *catalogSource, err error) error {
+	ce := &CatalogError{Key: cs.key, Source: cs.source, Err: err}
+	if strings.Contains(err.Error(), "offline:") {
+		ce.Hint = fmt.Sprintf("(run once without --offline to fill the cache, or give the catalog's content with --catalog %s=SOURCE)", cs.key)
+	} else if !cs.fromFlag {
+		ce.Hint = fmt.Sprintf("(the image is spec.image of CatalogSource %s at %s; --catalog %s=SOURCE gives its content instead)", cs.key, cs.manifest.Pos, cs.key)
+	}
+	return ce
+}
+
+// addInstalled adds the installed CSVs: CSV manifests and --installed.
+// A CSV's properties are its properties annotation, else those of the
+// catalog bundle of its name (what OLM projects when it installs one),
+// else its owned and required APIs with the package of the Subscription
+// that names it, as OLM infers them.
+func (p *preparation) addInstalled(m *Manifests) error {
+	var errs ManifestErrors
+	seen := map[string]declcfg.Pos{}
+	add := func(nsName string, in Installed, pos declcfg.Pos) {
+		key := nsName + "/" + in.Name
+		if prev, dup := seen[key]; dup {
+			errs = append(errs, &ManifestError{Pos: pos, Msg: fmt.Sprintf("ClusterServiceVersion %s is given twice (first at %s)", key, prev)})
+			return
+		}
+		seen[key] = pos
+		ns := p.namespace(nsName)
+		ns.Installed = append(ns.Installed, in)
+	}
+	for _, csv := range m.CSVs {
+		in := Installed{Name: csv.Name, Version: csv.Version, Properties: csv.Properties}
+		if !csv.HasProperties {
+			if from, ok := p.installedFromCatalogs(csv.Namespace, csv.Name); ok {
+				in.Properties = from.Properties
+				if in.Version == "" {
+					in.Version = from.Version
+				}
+			} else {
+				in.Properties = p.inferredProperties(csv)
+			}
+		}
+		add(csv.Namespace, in, csv.Pos)
+	}
+	for _, f := range p.req.Installed {
+		nsName := f.Namespace
+		if nsName == "" {
+			switch {
+			case p.req.Namespace != "":
+				nsName = p.req.Namespace
+			case len(p.order) == 1:
+				nsName = p.order[0].Name
+			default:
+				return usagef("--installed %s: name its namespace (NAMESPACE/%s): the manifests have %d namespaces", f.Name, f.Name, len(p.order))
+			}
+		}
+		in, ok := p.installedFromCatalogs(nsName, f.Name)
+		if !ok {
+			return usagef("--installed %s: no catalog namespace %s sees has a bundle of that name, so its properties are unknown (give its ClusterServiceVersion with -f instead)", f.Name, nsName)
+		}
+		add(nsName, in, declcfg.Pos{File: "--installed " + f.Name})
+	}
+	if len(errs) > 0 {
+		return errs.sorted()
+	}
+	// A CSV of a package a Subscription subscribes to, which the
+	// Subscription does not name, is the one it installed: on a cluster,
+	// status.installedCSV would name it.
+	for _, ns := range p.order {
+		for i := range ns.Subscriptions {
+			sub := &ns.Subscriptions[i]
+			if sub.InstalledCSV != "" {
+				if !slices.ContainsFunc(ns.Installed, func(in Installed) bool { return in.Name == sub.InstalledCSV }) {
+					p.warn(fmt.Sprintf("Subscription %s/%s: status.installedCSV %s is not installed (no ClusterServiceVersion or --installed names it); OLM resolves it as a new install", ns.Name, sub.Name, sub.InstalledCSV))
+				}
+				continue
+			}
+			for _, in := range ns.Installed {
+				if installedPackage(in) == sub.Package && !claimed(ns, in.Name) {
+					sub.InstalledCSV = in.Name
+					break
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// claimed says whether a Subscription of ns names the CSV.
+func claimed(ns *Namespace, csv string) bool {
+	for _, s := range ns.Subscriptions {
+		if s.InstalledCSV == csv {
+			return true
+		}
+	}
+	return false
+}
+
+func installedPackage(in Installed) string {
+	e := newInstalledEntry(&catalog{virtual: true}, in)
+	return e.pkg
+}
+
+// installedFromCatalogs finds the catalog bundle an installed CSV came
+// from among the catalogs the namespace sees.
+func (p *preparation) installedFromCatalogs(nsName, csv string) (Installed, bool) {
+	ns, ok := p.namespaces[nsName]
+	if !ok {
+		return Installed{}, false
+	}
+	return InstalledFrom(csv, ns.Catalogs)
+}
+
+// inferredProperties are what OLM reads from a CSV without the properties
+// annotation: its owned APIs, its required APIs, and the package of the
+// Subscription whose status.installedCSV names it.
+func (p *preparation) inferredProperties(csv CSVManifest) []Property {
+	var props []Property
+	gvks := func(typ string, list []gvk) {
+		vals := make([]string, 0, len(list))
+		for _, g := range list {
+			b, _ := json.Marshal(map[string]string{"group": g.Group, "kind": g.Kind, "version": g.Version})
+			vals = append(vals, string(b))
+		}
+		slices.Sort(vals)
+		vals = slices.Compact(vals)
+		for _, v := range vals {
+			props = append(props, Property{Type: typ, Value: []byte(v)})
+		}
+	}
+	gvks(typeGVK, csv.Owned)
+	gvks(typeGVKRequired, csv.Required)
+	var pkgs []string
+	for _, ns := range p.order {
+		if ns.Name != csv.Namespace {
+			continue
+		}
+		for _, sub := range ns.Subscriptions {
+			if sub.InstalledCSV == csv.Name && !slices.Contains(pkgs, sub.Package) {
+				pkgs = append(pkgs, sub.Package)
+			}
+		}
+	}
+	if len(pkgs) == 1 {
+		b, _ := json.Marshal(map[string]string{"packageName": pkgs[0], "version": csv.Version})
+		props = append(props, Property{Type: typePackage, Value: b})
+	}
+	return props
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
