@@ -158,7 +158,7 @@ func checkBasePlatform(base v1.Image, want v1.Platform, multi bool, opts BuildOp
 		return err
 	}
 	have := v1.Platform{OS: cf.OS, Architecture: cf.Architecture, Variant: cf.Variant}
-	if platformMatches(&have, want) {
+	if have.Satisfies(want) {
 		return nil
 	}
 	if multi {

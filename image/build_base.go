@@ -1,15 +1,10 @@
 package image
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
 	"sync"
-
-	"github.com/klauspost/compress/zstd"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
@@ -114,50 +109,30 @@ func (l *baseLayer) MediaType() (types.MediaType, error) {
 		defer rc.Close()
 		head := make([]byte, 4)
 		n, _ := io.ReadFull(rc, head)
-		switch {
-		case bytes.HasPrefix(head[:n], gzipMagic):
-			l.mt = types.OCILayer
-		case bytes.HasPrefix(head[:n], zstdMagic):
-			l.mt = types.OCILayerZStd
-		default:
+		if l.mt = compressionOf(head[:n]); l.mt == "" {
 			l.err = fmt.Errorf("layer %s is neither gzip nor zstd compressed", l.digest)
 		}
 	})
 	return l.mt, l.err
 }
 
-var (
-	gzipMagic = []byte{0x1f, 0x8b}
-	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
-)
-
 func (l *baseLayer) Uncompressed() (io.ReadCloser, error) {
 	rc, err := l.open()
 	if err != nil {
 		return nil, err
 	}
-	br := bufio.NewReader(rc)
-	head, _ := br.Peek(4)
-	switch {
-	case bytes.HasPrefix(head, gzipMagic):
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			rc.Close()
-			return nil, err
-		}
-		return readCloser(zr, zr, rc), nil
-	case bytes.HasPrefix(head, zstdMagic):
-		zr, err := zstd.NewReader(br)
-		if err != nil {
-			rc.Close()
-			return nil, err
-		}
-		return readCloser(zr, zstdCloser{zr}, rc), nil
+	r, mt, done, err := decompress(rc)
+	if err == nil && mt == "" {
+		err = fmt.Errorf("layer %s is neither gzip nor zstd compressed", l.digest)
 	}
-	rc.Close()
-	return nil, fmt.Errorf("layer %s is neither gzip nor zstd compressed", l.digest)
+	if err != nil {
+		rc.Close()
+		return nil, err
+	}
+	return readCloser(r, closeFunc(done), rc), nil
 }
 
-type zstdCloser struct{ d *zstd.Decoder }
+// closeFunc is a Close that cannot fail.
+type closeFunc func()
 
-func (z zstdCloser) Close() error { z.d.Close(); return nil }
+func (f closeFunc) Close() error { f(); return nil }

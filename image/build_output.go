@@ -100,13 +100,9 @@ func checkTargets(t BuildTargets, opts Options) (name.Tag, []output, error) {
 	if !t.Push && len(t.Outputs) == 0 {
 		return name.Tag{}, nil, errors.New("nothing to do: push the image (--push) or write it (--output oci:DIR or docker-archive:FILE)")
 	}
-	var nameOpts []name.Option
-	if opts.UseHTTP || opts.SkipTLSVerify {
-		nameOpts = append(nameOpts, name.Insecure)
-	}
-	tag, err := name.NewTag(t.Tag, nameOpts...)
+	tag, err := parseTag(t.Tag, opts)
 	if err != nil {
-		return name.Tag{}, nil, fmt.Errorf("invalid tag %q: %v", t.Tag, err)
+		return name.Tag{}, nil, err
 	}
 	var outs []output
 	for _, raw := range t.Outputs {
@@ -228,15 +224,20 @@ func checkReplaceable(p string, force bool) error {
 // Push pushes the image to the tag ref and returns it by digest.
 // Credentials, TLS and plain-HTTP choices come from opts, as for pulling.
 func (c *CatalogImage) Push(ctx context.Context, ref string, opts Options) (string, error) {
-	var nameOpts []name.Option
-	if opts.UseHTTP || opts.SkipTLSVerify {
-		nameOpts = append(nameOpts, name.Insecure)
-	}
-	tag, err := name.NewTag(ref, nameOpts...)
+	tag, err := parseTag(ref, opts)
 	if err != nil {
-		return "", fmt.Errorf("invalid tag %q: %v", ref, err)
+		return "", err
 	}
 	return c.push(ctx, tag, opts)
+}
+
+// parseTag parses a push destination; plain HTTP is allowed as opts say.
+func parseTag(ref string, opts Options) (name.Tag, error) {
+	tag, err := name.NewTag(ref, nameOptions(opts)...)
+	if err != nil {
+		return name.Tag{}, fmt.Errorf("invalid tag %q: %v", ref, err)
+	}
+	return tag, nil
 }
 
 func (c *CatalogImage) push(ctx context.Context, ref name.Tag, opts Options) (string, error) {
@@ -253,7 +254,7 @@ func (c *CatalogImage) push(ctx context.Context, ref name.Tag, opts Options) (st
 	// has retried each GET and HEAD on its own.
 	ctx = withOperation(ctx, "pushing "+ref.String())
 	ropts := append(client.remoteOptions(), remote.WithContext(ctx))
-	err = client.policy.retry(ctx, func() error {
+	err = client.policy.retry(ctx, new(int), func() error {
 		if c.index != nil {
 			return explain(remote.WriteIndex(ref, c.index, ropts...), ref.RegistryStr())
 		}

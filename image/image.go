@@ -220,7 +220,7 @@ func Open(ctx context.Context, ref string, opts Options) (*Image, error) {
 
 // Open opens the image ref names; see the package-level Open.
 func (c *Client) Open(ctx context.Context, ref string) (*Image, error) {
-	r, err := parseReference(ref, c.opts.UseHTTP || c.opts.SkipTLSVerify)
+	r, err := parseReference(ref, c.opts)
 	if err != nil {
 		return nil, err
 	}
@@ -263,11 +263,7 @@ func (img *Image) Labels() map[string]string {
 
 // Platform is the os/arch[/variant] of the image config.
 func (img *Image) Platform() string {
-	p := img.config.OS + "/" + img.config.Architecture
-	if img.config.Variant != "" {
-		p += "/" + img.config.Variant
-	}
-	return p
+	return v1.Platform{OS: img.config.OS, Architecture: img.config.Architecture, Variant: img.config.Variant}.String()
 }
 
 // LayerCount is the number of layers of the image.
@@ -277,28 +273,13 @@ func platformString(p *v1.Platform) string {
 	if p == nil {
 		return "unknown"
 	}
-	s := p.OS + "/" + p.Architecture
-	if p.Variant != "" {
-		s += "/" + p.Variant
-	}
-	return s
+	return p.String()
 }
 
-// platformMatches is how an index entry is picked: OS and architecture equal,
-// and the variant too when one was asked for.
-func platformMatches(have *v1.Platform, want v1.Platform) bool {
-	if have == nil {
-		return false
-	}
-	if have.OS != want.OS || have.Architecture != want.Architecture {
-		return false
-	}
-	return want.Variant == "" || have.Variant == want.Variant
-}
-
-func joinPlatforms(ps []string) string {
-	if len(ps) == 0 {
+// listOrNone lists names for a message.
+func listOrNone(s []string) string {
+	if len(s) == 0 {
 		return "none"
 	}
-	return strings.Join(ps, ", ")
+	return strings.Join(s, ", ")
 }

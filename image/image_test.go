@@ -3,6 +3,7 @@ package image_test
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -216,6 +217,15 @@ func TestLocalSources(t *testing.T) {
 	if err := imagetest.WriteDockerArchive(docker, map[string]v1.Image{"example.com/bundle:v1": a, "example.com/catalog:v1": b}); err != nil {
 		t.Fatal(err)
 	}
+	// A gzipped copy of the archive: refused, archives are read in place.
+	gzipped := filepath.Join(dir, "one.tar.gz")
+	var gzBuf bytes.Buffer
+	zw := gzip.NewWriter(&gzBuf)
+	zw.Write(must(os.ReadFile(archive)))
+	zw.Close()
+	if err := os.WriteFile(gzipped, gzBuf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	aDigest := must(a.Digest()).String()
 	for _, tt := range []struct{ ref, label, err string }{
 		{ref: "oci:" + one, label: image.LabelBundlePackage},
@@ -234,6 +244,8 @@ func TestLocalSources(t *testing.T) {
 		{ref: "docker-archive:" + docker, err: "the archive holds 2 images: add :REPO:TAG to choose one (it has: example.com/bundle:v1, example.com/catalog:v1)"},
 		{ref: "docker-archive:" + docker + ":example.com/other:v1", err: "no image example.com/other:v1 in the archive"},
 		{ref: "docker-archive:" + archive, err: "not a docker archive"},
+		{ref: "oci-archive:" + gzipped, err: "one.tar.gz is compressed: decompress it first"},
+		{ref: "docker-archive:" + gzipped, err: "one.tar.gz is compressed: decompress it first"},
 	} {
 		t.Run(tt.ref, func(t *testing.T) {
 			opts := testOptions(t)

@@ -2,8 +2,6 @@ package image
 
 import (
 	"archive/tar"
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -77,18 +75,11 @@ type tarFiles struct {
 type tarEntry struct{ offset, size int64 }
 
 func scanTar(file string) (*tarFiles, error) {
-	f, err := os.Open(file)
+	f, err := openArchive(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var magic [2]byte
-	if n, _ := io.ReadFull(f, magic[:]); n == 2 && magic == [2]byte{0x1f, 0x8b} {
-		return nil, fmt.Errorf("%s is gzip-compressed: decompress it first (gunzip), an archive is read in place", file)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
 	t := &tarFiles{path: file, entries: map[string]tarEntry{}}
 	tr := tar.NewReader(f)
 	for {
@@ -111,6 +102,26 @@ func scanTar(file string) (*tarFiles, error) {
 		t.entries[path.Clean(strings.TrimPrefix(hdr.Name, "/"))] = tarEntry{offset: off, size: hdr.Size}
 	}
 	return t, nil
+}
+
+// openArchive opens an archive file, refusing a compressed one: archives
+// are read in place.
+func openArchive(file string) (*os.File, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, 4)
+	n, _ := io.ReadFull(f, head)
+	if compressionOf(head[:n]) != "" {
+		f.Close()
+		return nil, fmt.Errorf("%s is compressed: decompress it first (gunzip, unzstd), an archive is read in place", file)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 func (t *tarFiles) open(name string) (io.ReadCloser, error) {
@@ -216,29 +227,16 @@ func (c *Client) openLayoutFiles(ctx context.Context, r Reference, files layoutF
 	return c.resolveImage(ctx, store, chosen.Digest, raw, chosen.MediaType)
 }
 
-func listOrNone(s []string) string {
-	if len(s) == 0 {
-		return "none"
-	}
-	return strings.Join(s, ", ")
-}
-
 // openDockerArchive reads a `docker save` tarball with go-containerregistry's
 // tarball package. Its layers are read uncompressed and checked against the
 // config's diff IDs.
 func (c *Client) openDockerArchive(ctx context.Context, r Reference) (*Image, error) {
-	opener := func() (io.ReadCloser, error) { return os.Open(r.Path) }
-	f, err := os.Open(r.Path)
+	f, err := openArchive(r.Path)
 	if err != nil {
 		return nil, err
 	}
-	br := bufio.NewReader(f)
-	magic, _ := br.Peek(2)
-	gz := bytes.Equal(magic, []byte{0x1f, 0x8b})
 	f.Close()
-	if gz {
-		return nil, fmt.Errorf("%s is gzip-compressed: decompress it first (gunzip)", r.Path)
-	}
+	opener := func() (io.ReadCloser, error) { return os.Open(r.Path) }
 	m, err := tarball.LoadManifest(opener)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a docker archive: %v", r.Path, err)

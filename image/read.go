@@ -13,6 +13,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/v1/types"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -201,25 +202,43 @@ func safeName(name string) (string, error) {
 	return path.Clean(name), nil
 }
 
-// decompress sniffs a layer's compression: gzip, zstd or none.
-func decompress(r io.Reader) (io.Reader, func(), error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	magic, _ := br.Peek(4)
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// compressionOf names the compression a blob's first bytes show, as the
+// OCI layer media type: gzip, zstd, or "" for none.
+func compressionOf(head []byte) types.MediaType {
 	switch {
-	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
+	case bytes.HasPrefix(head, gzipMagic):
+		return types.OCILayer
+	case bytes.HasPrefix(head, zstdMagic):
+		return types.OCILayerZStd
+	}
+	return ""
+}
+
+// decompress reads r decompressed as its first bytes say (gzip, zstd or
+// none, which compressionOf names); done releases the decompressor.
+func decompress(r io.Reader) (_ io.Reader, mt types.MediaType, done func(), _ error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(4)
+	switch mt = compressionOf(head); mt {
+	case types.OCILayer:
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, nil, err
+			return nil, mt, nil, err
 		}
-		return zr, func() { zr.Close() }, nil
-	case bytes.HasPrefix(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return zr, mt, func() { zr.Close() }, nil
+	case types.OCILayerZStd:
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
 		if err != nil {
-			return nil, nil, err
+			return nil, mt, nil, err
 		}
-		return zr, zr.Close, nil
+		return zr, mt, zr.Close, nil
 	}
-	return br, func() {}, nil
+	return br, mt, func() {}, nil
 }
 
 // readLayer reads one layer's entries under want. Whatever goes wrong, the
@@ -254,7 +273,7 @@ func (img *Image) readEntries(ctx context.Context, l layer, rc io.Reader, want [
 	var r io.Reader = rc
 	closeDec := func() {}
 	if !l.uncompressed {
-		if r, closeDec, err = decompress(rc); err != nil {
+		if r, _, closeDec, err = decompress(rc); err != nil {
 			return nil, fmt.Errorf("decompressing: %w", err)
 		}
 	}

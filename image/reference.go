@@ -88,10 +88,18 @@ var ociRefName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
 // As in skopeo, DIR and FILE end at the first colon. Plain-HTTP registries are
 // chosen by Options, not by the reference.
 func ParseReference(s string) (Reference, error) {
-	return parseReference(s, false)
+	return parseReference(s, Options{})
 }
 
-func parseReference(s string, insecure bool) (Reference, error) {
+// nameOptions allow plain HTTP to a registry when opts do.
+func nameOptions(opts Options) []name.Option {
+	if opts.UseHTTP || opts.SkipTLSVerify {
+		return []name.Option{name.Insecure}
+	}
+	return nil
+}
+
+func parseReference(s string, opts Options) (Reference, error) {
 	r := Reference{raw: s}
 	fail := func(format string, args ...any) (Reference, error) {
 		return Reference{}, fmt.Errorf("invalid image reference %q: %s", s, fmt.Sprintf(format, args...))
@@ -108,11 +116,7 @@ func parseReference(s string, insecure bool) (Reference, error) {
 		if strings.TrimSpace(s) == "" {
 			return fail("empty")
 		}
-		var opts []name.Option
-		if insecure {
-			opts = append(opts, name.Insecure)
-		}
-		n, err := name.ParseReference(s, opts...)
+		n, err := name.ParseReference(s, nameOptions(opts)...)
 		if err != nil {
 			return fail("%v", err)
 		}

@@ -44,16 +44,12 @@ func isIndex(raw []byte, mt types.MediaType) (bool, error) {
 	if h.MediaType == "" {
 		h.MediaType = mt
 	}
-	switch h.MediaType {
-	case types.OCIImageIndex, types.DockerManifestList:
-		return true, nil
-	case types.OCIManifestSchema1, types.DockerManifestSchema2:
-		return false, nil
-	case types.DockerManifestSchema1, types.DockerManifestSchema1Signed:
-		return false, fmt.Errorf("docker schema 1 manifests are not supported: re-push the image with a current client")
-	}
 	switch {
-	case h.SchemaVersion == 1 || h.FSLayers != nil:
+	case h.MediaType.IsIndex():
+		return true, nil
+	case h.MediaType.IsImage():
+		return false, nil
+	case h.MediaType.IsSchema1(), h.SchemaVersion == 1, h.FSLayers != nil:
 		return false, fmt.Errorf("docker schema 1 manifests are not supported: re-push the image with a current client")
 	case h.Manifests != nil:
 		return true, nil
@@ -145,7 +141,8 @@ func (c *Client) pickPlatform(index *v1.IndexManifest) (v1.Descriptor, error) {
 			continue // buildkit attestation manifests
 		}
 		images = append(images, m)
-		if platformMatches(m.Platform, c.platform) {
+		// OS and architecture equal, and the variant when one is asked for.
+		if m.Platform != nil && m.Platform.Satisfies(c.platform) {
 			return m, nil
 		}
 		have = append(have, platformString(m.Platform))
@@ -153,5 +150,5 @@ func (c *Client) pickPlatform(index *v1.IndexManifest) (v1.Descriptor, error) {
 	if len(images) == 1 && images[0].Platform == nil {
 		return images[0], nil
 	}
-	return v1.Descriptor{}, fmt.Errorf("no image for platform %s (the index has: %s)", platformString(&c.platform), joinPlatforms(have))
+	return v1.Descriptor{}, fmt.Errorf("no image for platform %s (the index has: %s)", platformString(&c.platform), listOrNone(have))
 }

@@ -135,15 +135,17 @@ func (p *retryPolicy) giveUp(ctx context.Context, attempt int, err error) error 
 	return &retriedError{err: err, attempts: attempt}
 }
 
-// retry runs fn until it succeeds or fails for good.
-func (p *retryPolicy) retry(ctx context.Context, fn func() error) error {
-	for attempt := 1; ; attempt++ {
+// retry runs fn until it succeeds or fails for good, counting its attempts
+// in *attempts (which may hold earlier ones).
+func (p *retryPolicy) retry(ctx context.Context, attempts *int, fn func() error) error {
+	for {
+		*attempts++
 		err := fn()
 		if err == nil {
 			return nil
 		}
-		if !p.again(ctx, attempt, err) {
-			return p.giveUp(ctx, attempt, err)
+		if !p.again(ctx, *attempts, err) {
+			return p.giveUp(ctx, *attempts, err)
 		}
 	}
 }
@@ -237,18 +239,12 @@ type exchange struct {
 
 // send tries the request until an answer comes that is not transient; a
 // resumed download skips the bytes it already delivered.
-func (x *exchange) send(skip int64) (*http.Response, error) {
-	ctx := x.req.Context()
-	for {
-		x.attempt++
-		resp, err := x.once(skip)
-		if err == nil {
-			return resp, nil
-		}
-		if !x.t.policy.again(ctx, x.attempt, err) {
-			return nil, x.t.policy.giveUp(ctx, x.attempt, err)
-		}
-	}
+func (x *exchange) send(skip int64) (resp *http.Response, err error) {
+	err = x.t.policy.retry(x.req.Context(), &x.attempt, func() (err error) {
+		resp, err = x.once(skip)
+		return err
+	})
+	return resp, err
 }
 
 func (x *exchange) once(skip int64) (*http.Response, error) {

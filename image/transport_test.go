@@ -161,7 +161,7 @@ func TestRegistryTransport(t *testing.T) {
 func TestRetriedErrorsAreNotRetriedAgain(t *testing.T) {
 	policy := &retryPolicy{retries: 3, delay: time.Millisecond, warnf: func(string, ...any) {}}
 	calls := 0
-	err := policy.retry(t.Context(), func() error {
+	err := policy.retry(t.Context(), new(int), func() error {
 		calls++
 		return &retriedError{err: &RegistryError{Method: "GET", URL: "u", Status: 500}, attempts: 4}
 	})
