@@ -31,6 +31,7 @@ func TestImportRules(t *testing.T) {
 		"template": {"declcfg", "image", "render", "model", "validate", "internal"},
 		"compose":  {"declcfg", "image", "render", "model", "internal"},
 		"resolve":  {"declcfg", "image", "render", "model", "internal"},
+		"serve":    {"declcfg", "image", "render", "model", "internal"},
 	}
 	// exclusive lists third-party module prefixes only one of our top-level
 	// packages (and cmd, which wires it) may import.
@@ -40,6 +41,7 @@ func TestImportRules(t *testing.T) {
 		"github.com/google/go-containerregistry": "image",
 		"github.com/Masterminds/semver":          "graph",
 		"github.com/go-air/gini":                 "resolve",
+		"google.golang.org/grpc":                 "serve",
 	}
 	top := func(pkg string) string {
 		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, mod), "/")

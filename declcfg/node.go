@@ -247,7 +247,7 @@ func (p *jsonParser) object(depth int) (*yaml.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k, Line: line, Column: col}, v)
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k, Style: yaml.DoubleQuotedStyle, Line: line, Column: col}, v)
 		p.skipSpace()
 		if p.off >= len(p.data) {
 			return nil, p.errorf("unexpected end of file: ',' or '}' was expected")

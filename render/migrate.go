@@ -131,72 +131,6 @@ func bundleCSV(props []declcfg.Property) ([]byte, error) {
 	return nil, nil
 }
 
-// The olm.csv.metadata value mirrors the fields of operator-framework/api's
-// v1alpha1 types that opm copies, with their JSON names, order and
-// omitempty rules, so that the JSON is the same as opm's.
-
-type csvDescriptor struct {
-	Path         string          `json:"path"`
-	DisplayName  string          `json:"displayName,omitempty"`
-	Description  string          `json:"description,omitempty"`
-	XDescriptors []string        `json:"x-descriptors,omitempty"`
-	Value        json.RawMessage `json:"value,omitempty"`
-}
-
-type csvResourceReference struct {
-	Name    string `json:"name"`
-	Kind    string `json:"kind"`
-	Version string `json:"version"`
-}
-
-type csvCRDDescription struct {
-	Name              string                 `json:"name"`
-	Version           string                 `json:"version"`
-	Kind              string                 `json:"kind"`
-	DisplayName       string                 `json:"displayName,omitempty"`
-	Description       string                 `json:"description,omitempty"`
-	Resources         []csvResourceReference `json:"resources,omitempty"`
-	StatusDescriptors []csvDescriptor        `json:"statusDescriptors,omitempty"`
-	SpecDescriptors   []csvDescriptor        `json:"specDescriptors,omitempty"`
-	ActionDescriptor  []csvDescriptor        `json:"actionDescriptors,omitempty"`
-}
-
-type csvAPIServiceDescription struct {
-	Name              string                 `json:"name"`
-	Group             string                 `json:"group"`
-	Version           string                 `json:"version"`
-	Kind              string                 `json:"kind"`
-	DeploymentName    string                 `json:"deploymentName,omitempty"`
-	ContainerPort     int32                  `json:"containerPort,omitempty"`
-	DisplayName       string                 `json:"displayName,omitempty"`
-	Description       string                 `json:"description,omitempty"`
-	Resources         []csvResourceReference `json:"resources,omitempty"`
-	StatusDescriptors []csvDescriptor        `json:"statusDescriptors,omitempty"`
-	SpecDescriptors   []csvDescriptor        `json:"specDescriptors,omitempty"`
-	ActionDescriptor  []csvDescriptor        `json:"actionDescriptors,omitempty"`
-}
-
-type csvInstallMode struct {
-	Type      string `json:"type"`
-	Supported bool   `json:"supported"`
-}
-
-type csvAppLink struct {
-	Name string `json:"name,omitempty"`
-	URL  string `json:"url,omitempty"`
-}
-
-type csvMaintainer struct {
-	Name  string `json:"name,omitempty"`
-	Email string `json:"email,omitempty"`
-}
-
-type csvGVK struct {
-	Group   string `json:"group"`
-	Version string `json:"version"`
-	Kind    string `json:"kind"`
-}
-
 // csvSource is the part of a CSV that olm.csv.metadata copies.
 type csvSource struct {
 	Metadata struct {
@@ -205,50 +139,24 @@ type csvSource struct {
 	} `json:"metadata"`
 	Spec struct {
 		CRDs struct {
-			Owned    []csvCRDDescription `json:"owned,omitempty"`
-			Required []csvCRDDescription `json:"required,omitempty"`
+			Owned    []CSVCRDDescription `json:"owned,omitempty"`
+			Required []CSVCRDDescription `json:"required,omitempty"`
 		} `json:"customresourcedefinitions"`
 		APIServices struct {
-			Owned    []csvAPIServiceDescription `json:"owned,omitempty"`
-			Required []csvAPIServiceDescription `json:"required,omitempty"`
+			Owned    []CSVAPIServiceDescription `json:"owned,omitempty"`
+			Required []CSVAPIServiceDescription `json:"required,omitempty"`
 		} `json:"apiservicedefinitions"`
 		Description    string           `json:"description"`
 		DisplayName    string           `json:"displayName"`
-		InstallModes   []csvInstallMode `json:"installModes"`
+		InstallModes   []CSVInstallMode `json:"installModes"`
 		Keywords       []string         `json:"keywords"`
-		Links          []csvAppLink     `json:"links"`
-		Maintainers    []csvMaintainer  `json:"maintainers"`
+		Links          []CSVAppLink     `json:"links"`
+		Maintainers    []CSVMaintainer  `json:"maintainers"`
 		Maturity       string           `json:"maturity"`
 		MinKubeVersion string           `json:"minKubeVersion"`
-		NativeAPIs     []csvGVK         `json:"nativeAPIs"`
-		Provider       csvAppLink       `json:"provider"`
+		NativeAPIs     []CSVGVK         `json:"nativeAPIs"`
+		Provider       CSVAppLink       `json:"provider"`
 	} `json:"spec"`
-}
-
-// csvMetadataValue is the olm.csv.metadata value, in opm's field order.
-// apiServiceDefinitions, crdDescriptions and provider are structs, so
-// omitempty never drops them: opm always writes them, possibly as {}.
-type csvMetadataValue struct {
-	Annotations           map[string]string `json:"annotations,omitempty"`
-	APIServiceDefinitions struct {
-		Owned    []csvAPIServiceDescription `json:"owned,omitempty"`
-		Required []csvAPIServiceDescription `json:"required,omitempty"`
-	} `json:"apiServiceDefinitions"`
-	CRDDescriptions struct {
-		Owned    []csvCRDDescription `json:"owned,omitempty"`
-		Required []csvCRDDescription `json:"required,omitempty"`
-	} `json:"crdDescriptions"`
-	Description    string            `json:"description,omitempty"`
-	DisplayName    string            `json:"displayName,omitempty"`
-	InstallModes   []csvInstallMode  `json:"installModes,omitempty"`
-	Keywords       []string          `json:"keywords,omitempty"`
-	Labels         map[string]string `json:"labels,omitempty"`
-	Links          []csvAppLink      `json:"links,omitempty"`
-	Maintainers    []csvMaintainer   `json:"maintainers,omitempty"`
-	Maturity       string            `json:"maturity,omitempty"`
-	MinKubeVersion string            `json:"minKubeVersion,omitempty"`
-	NativeAPIs     []csvGVK          `json:"nativeAPIs,omitempty"`
-	Provider       csvAppLink        `json:"provider"`
 }
 
 // csvMetadata builds the olm.csv.metadata value of a CSV given as JSON.
@@ -257,7 +165,7 @@ func csvMetadata(csvJSON []byte) (json.RawMessage, error) {
 	if err := json.Unmarshal(csvJSON, &src); err != nil {
 		return nil, fmt.Errorf("%s", typeErrorWords(err))
 	}
-	v := csvMetadataValue{
+	v := CSVMetadataValue{
 		Annotations:    src.Metadata.Annotations,
 		Description:    src.Spec.Description,
 		DisplayName:    src.Spec.DisplayName,

@@ -1,0 +1,105 @@
+package render
+
+import "encoding/json"
+
+// The olm.csv.metadata value mirrors the fields of operator-framework/api's
+// v1alpha1 types that opm copies, with their JSON names, order and
+// omitempty rules, so that the JSON is the same as opm's. serve decodes the
+// value into these types too, to make up the CSV opm serves for it.
+
+// CSVDescriptor is a spec, status or action descriptor of a CRD or API
+// service description.
+type CSVDescriptor struct {
+	Path         string          `json:"path"`
+	DisplayName  string          `json:"displayName,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	XDescriptors []string        `json:"x-descriptors,omitempty"`
+	Value        json.RawMessage `json:"value,omitempty"`
+}
+
+// CSVResourceReference names a resource an API creates.
+type CSVResourceReference struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Version string `json:"version"`
+}
+
+// CSVCRDDescription describes a custom resource a CSV owns or requires.
+type CSVCRDDescription struct {
+	Name              string                 `json:"name"`
+	Version           string                 `json:"version"`
+	Kind              string                 `json:"kind"`
+	DisplayName       string                 `json:"displayName,omitempty"`
+	Description       string                 `json:"description,omitempty"`
+	Resources         []CSVResourceReference `json:"resources,omitempty"`
+	StatusDescriptors []CSVDescriptor        `json:"statusDescriptors,omitempty"`
+	SpecDescriptors   []CSVDescriptor        `json:"specDescriptors,omitempty"`
+	ActionDescriptor  []CSVDescriptor        `json:"actionDescriptors,omitempty"`
+}
+
+// CSVAPIServiceDescription describes an API service a CSV owns or requires.
+type CSVAPIServiceDescription struct {
+	Name              string                 `json:"name"`
+	Group             string                 `json:"group"`
+	Version           string                 `json:"version"`
+	Kind              string                 `json:"kind"`
+	DeploymentName    string                 `json:"deploymentName,omitempty"`
+	ContainerPort     int32                  `json:"containerPort,omitempty"`
+	DisplayName       string                 `json:"displayName,omitempty"`
+	Description       string                 `json:"description,omitempty"`
+	Resources         []CSVResourceReference `json:"resources,omitempty"`
+	StatusDescriptors []CSVDescriptor        `json:"statusDescriptors,omitempty"`
+	SpecDescriptors   []CSVDescriptor        `json:"specDescriptors,omitempty"`
+	ActionDescriptor  []CSVDescriptor        `json:"actionDescriptors,omitempty"`
+}
+
+// CSVInstallMode says whether an install mode is supported.
+type CSVInstallMode struct {
+	Type      string `json:"type"`
+	Supported bool   `json:"supported"`
+}
+
+// CSVAppLink is a named URL (links, provider).
+type CSVAppLink struct {
+	Name string `json:"name,omitempty"`
+	URL  string `json:"url,omitempty"`
+}
+
+// CSVMaintainer is a maintainer of the operator.
+type CSVMaintainer struct {
+	Name  string `json:"name,omitempty"`
+	Email string `json:"email,omitempty"`
+}
+
+// CSVGVK is a group, version and kind (nativeAPIs).
+type CSVGVK struct {
+	Group   string `json:"group"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+}
+
+// CSVMetadataValue is the olm.csv.metadata value, in opm's field order.
+// apiServiceDefinitions, crdDescriptions and provider are structs, so
+// omitempty never drops them: opm always writes them, possibly as {}.
+type CSVMetadataValue struct {
+	Annotations           map[string]string `json:"annotations,omitempty"`
+	APIServiceDefinitions struct {
+		Owned    []CSVAPIServiceDescription `json:"owned,omitempty"`
+		Required []CSVAPIServiceDescription `json:"required,omitempty"`
+	} `json:"apiServiceDefinitions"`
+	CRDDescriptions struct {
+		Owned    []CSVCRDDescription `json:"owned,omitempty"`
+		Required []CSVCRDDescription `json:"required,omitempty"`
+	} `json:"crdDescriptions"`
+	Description    string            `json:"description,omitempty"`
+	DisplayName    string            `json:"displayName,omitempty"`
+	InstallModes   []CSVInstallMode  `json:"installModes,omitempty"`
+	Keywords       []string          `json:"keywords,omitempty"`
+	Labels         map[string]string `json:"labels,omitempty"`
+	Links          []CSVAppLink      `json:"links,omitempty"`
+	Maintainers    []CSVMaintainer   `json:"maintainers,omitempty"`
+	Maturity       string            `json:"maturity,omitempty"`
+	MinKubeVersion string            `json:"minKubeVersion,omitempty"`
+	NativeAPIs     []CSVGVK          `json:"nativeAPIs,omitempty"`
+	Provider       CSVAppLink        `json:"provider"`
+}

@@ -1,0 +1,117 @@
+package serve
+
+import (
+	"encoding/base64"
+	"encoding/json"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/render"
+)
+
+// A bundle described by an olm.csv.metadata property instead of its
+// manifests still gets a csvJson from opm serve: a ClusterServiceVersion
+// made from the metadata, the package's icon and (when the metadata has
+// none) description, the bundle's version and related images. OLM's
+// packageserver reads it. The types below give that JSON its exact shape:
+// the field order, names and omissions of operator-framework/api's
+// ClusterServiceVersion as encoding/json writes it (HTML escaped, maps
+// sorted, unknown metadata fields dropped).
+
+type csvIcon struct {
+	Data      string `json:"base64data"`
+	MediaType string `json:"mediatype"`
+}
+
+type relatedImage struct {
+	Name  string `json:"name"`
+	Image string `json:"image"`
+}
+
+// The CSV's customresourcedefinitions and apiservicedefinitions: structs,
+// so always written, as {} when empty.
+type crdDefs struct {
+	Owned    []render.CSVCRDDescription `json:"owned,omitempty"`
+	Required []render.CSVCRDDescription `json:"required,omitempty"`
+}
+
+type apiServiceDefs struct {
+	Owned    []render.CSVAPIServiceDescription `json:"owned,omitempty"`
+	Required []render.CSVAPIServiceDescription `json:"required,omitempty"`
+}
+
+// madeUpCSV is the ClusterServiceVersion opm writes for csv.metadata.
+type madeUpCSV struct {
+	Kind       string `json:"kind,omitempty"`
+	APIVersion string `json:"apiVersion,omitempty"`
+	Metadata   struct {
+		Name        string            `json:"name,omitempty"`
+		Labels      map[string]string `json:"labels,omitempty"`
+		Annotations map[string]string `json:"annotations,omitempty"`
+	} `json:"metadata"`
+	Spec struct {
+		Install struct {
+			Strategy string `json:"strategy"`
+			Spec     struct {
+				Deployments []struct{} `json:"deployments"`
+			} `json:"spec"`
+		} `json:"install"`
+		Version        string                  `json:"version"`
+		Maturity       string                  `json:"maturity,omitempty"`
+		CRDs           crdDefs                 `json:"customresourcedefinitions"`
+		APIServices    apiServiceDefs          `json:"apiservicedefinitions"`
+		NativeAPIs     []render.CSVGVK         `json:"nativeAPIs,omitempty"`
+		MinKubeVersion string                  `json:"minKubeVersion,omitempty"`
+		DisplayName    string                  `json:"displayName"`
+		Description    string                  `json:"description,omitempty"`
+		Keywords       []string                `json:"keywords,omitempty"`
+		Maintainers    []render.CSVMaintainer  `json:"maintainers,omitempty"`
+		Provider       render.CSVAppLink       `json:"provider"`
+		Links          []render.CSVAppLink     `json:"links,omitempty"`
+		Icon           []csvIcon               `json:"icon,omitempty"`
+		InstallModes   []render.CSVInstallMode `json:"installModes,omitempty"`
+		Cleanup        struct {
+			Enabled bool `json:"enabled"`
+		} `json:"cleanup"`
+		RelatedImages []relatedImage `json:"relatedImages,omitempty"`
+	} `json:"spec"`
+	Status struct {
+		Cleanup struct{} `json:"cleanup"`
+	} `json:"status"`
+}
+
+// makeCSV builds the CSV JSON opm serves for a bundle described by
+// olm.csv.metadata.
+func makeCSV(meta json.RawMessage, name, version string, pkg *packageInfo, related []declcfg.RelatedImage) (string, error) {
+	var m render.CSVMetadataValue
+	if err := json.Unmarshal(meta, &m); err != nil {
+		return "", err
+	}
+	var csv madeUpCSV
+	csv.Kind, csv.APIVersion = "ClusterServiceVersion", "operators.coreos.com/v1alpha1"
+	csv.Metadata.Name, csv.Metadata.Labels, csv.Metadata.Annotations = name, m.Labels, m.Annotations
+	s := &csv.Spec
+	// The stub strategy keeps OLM's packageserver from writing to a nil map.
+	s.Install.Strategy = "deployment"
+	s.Version = version
+	s.Maturity, s.NativeAPIs = m.Maturity, m.NativeAPIs
+	s.CRDs.Owned, s.CRDs.Required = m.CRDDescriptions.Owned, m.CRDDescriptions.Required
+	s.APIServices.Owned, s.APIServices.Required = m.APIServiceDefinitions.Owned, m.APIServiceDefinitions.Required
+	s.MinKubeVersion, s.DisplayName, s.Description = m.MinKubeVersion, m.DisplayName, m.Description
+	s.Keywords, s.Maintainers, s.Provider, s.Links, s.InstallModes = m.Keywords, m.Maintainers, m.Provider, m.Links, m.InstallModes
+	if pkg != nil {
+		if pkg.icon != nil {
+			s.Icon = []csvIcon{{Data: base64.StdEncoding.EncodeToString(pkg.icon.Data), MediaType: pkg.icon.MediaType}}
+		}
+		if s.Description == "" {
+			s.Description = pkg.description
+		}
+	}
+	for _, ri := range related {
+		s.RelatedImages = append(s.RelatedImages, relatedImage{Name: ri.Name, Image: ri.Image})
+	}
+	data, err := json.Marshal(csv)
+	if err != nil {
+		return "", err
+	}
+	return string(data), nil
+}
