@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/blang/semver/v4"
 	sigsyaml "sigs.k8s.io/yaml"
@@ -96,7 +95,7 @@ func newBundle(p *Package, b *declcfg.Bundle) *Bundle {
 			nb.SemVer = v
 		}
 		if nb.Release != "" {
-			nb.ReleaseErr = CheckRelease(nb.Release)
+			_, nb.ReleaseErr = declcfg.ParseRelease(nb.Release)
 		}
 	}
 	for _, prop := range b.Properties {
@@ -161,23 +160,6 @@ func (b *Bundle) versionKey() (string, bool) {
 		return b.SemVer.String(), true
 	}
 	return b.SemVer.String() + "-" + b.Release, true
-}
-
-// maxReleaseLength is opm's limit on a release.
-const maxReleaseLength = 20
-
-// CheckRelease applies opm's rules to an olm.package release: at most 20
-// characters of dot-separated semver prerelease identifiers.
-func CheckRelease(r string) error {
-	if len(r) > maxReleaseLength {
-		return fmt.Errorf("release %q is longer than %d characters", r, maxReleaseLength)
-	}
-	for i, seg := range strings.Split(r, ".") {
-		if _, err := semver.NewPRVersion(seg); err != nil {
-			return fmt.Errorf("release %q: segment %d: %v", r, i, err)
-		}
-	}
-	return nil
 }
 
 // trailingVersion finds the version a bundle name ends with

@@ -110,25 +110,6 @@ properties:
 	}
 }
 
-func TestCheckRelease(t *testing.T) {
-	for r, want := range map[string]string{
-		"1":                     "",
-		"2.alpha-1":             "",
-		"01":                    "leading zeroes",
-		"a..b":                  "segment 1",
-		"123456789012345678901": "longer than 20",
-		"a_b":                   "segment 0",
-	} {
-		err := CheckRelease(r)
-		switch {
-		case want == "" && err != nil:
-			t.Errorf("%q: %v", r, err)
-		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
-			t.Errorf("%q: got %v, want %q", r, err, want)
-		}
-	}
-}
-
 func TestNameVersion(t *testing.T) {
 	for name, want := range map[string]string{
 		"foo.v1.2.3":              "1.2.3",

@@ -13,14 +13,14 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/model"
 )
 
 // bundleBlob applies the rules about one bundle: its olm.package property
 // (exactly one, matching the package, strict semver version, valid release
 // and normalized name), image references, inline objects, the CSV they
-// carry, and records it in the catalog index.
+// carry, and leaves a slim copy for the model.
 func (c *fileCheck) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle, props []propertyNode) {
-	bi := &bundleIndex{name: b.Name, pos: d.pos(root)}
 	where := func(p propertyNode) string { return fmt.Sprintf("properties[%d]", p.index) }
 
 	var pkgProps []propertyNode
@@ -39,11 +39,12 @@ func (c *fileCheck) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle
 	}
 
 	var version *semver.Version
+	hasRelease := false
 	switch len(pkgProps) {
 	case 0:
 		d.reportf(RulePackageProperty, root, "%s has no olm.package property; add one: {type: olm.package, value: {packageName: %s, version: ...}}", bundleLabel(b.Name), orPlaceholder(b.Package, "<package>"))
 	case 1:
-		version = c.packageProperty(d, root, b, pkgProps[0], bi)
+		version, hasRelease = c.packageProperty(d, root, b, pkgProps[0])
 	default:
 		for _, p := range pkgProps[1:] {
 			d.reportf(RulePackageProperty, p.item, "%s has %d olm.package properties (%s is one more); keep exactly one", bundleLabel(b.Name), len(pkgProps), where(p))
@@ -70,11 +71,8 @@ func (c *fileCheck) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle
 		}
 	}
 
-	c.csvMismatch(d, root, b, version, bi.hasRelease, csv)
-
-	if b.Package != "" && b.Name != "" {
-		c.records = append(c.records, indexRecord{pkg: b.Package, bundle: bi})
-	}
+	c.csvMismatch(d, root, b, version, hasRelease, csv)
+	c.bundleRecord(b)
 }
 
 // bundleLabel names a bundle in messages, also when its name is missing.
@@ -107,11 +105,11 @@ func (c *fileCheck) imageReference(s string) error {
 }
 
 // packageProperty checks the olm.package value and returns the parsed
-// version.
-func (c *fileCheck) packageProperty(d *docContext, root *yaml.Node, b *declcfg.Bundle, p propertyNode, bi *bundleIndex) *semver.Version {
+// version and whether it has a release.
+func (c *fileCheck) packageProperty(d *docContext, root *yaml.Node, b *declcfg.Bundle, p propertyNode) (*semver.Version, bool) {
 	v := p.value
 	if v == nil || v.Kind != yaml.MappingNode {
-		return nil // the shape walk reports it
+		return nil, false // the shape walk reports it
 	}
 	pn := field(v, "packageName")
 	if name := strValue(pn); b.Package != "" && name != "" && name != b.Package {
@@ -120,7 +118,7 @@ func (c *fileCheck) packageProperty(d *docContext, root *yaml.Node, b *declcfg.B
 	vn := field(v, "version")
 	raw := strValue(vn)
 	if raw == "" {
-		return nil
+		return nil, false
 	}
 	ver, err := semver.Parse(raw)
 	if err != nil {
@@ -129,16 +127,14 @@ func (c *fileCheck) packageProperty(d *docContext, root *yaml.Node, b *declcfg.B
 			hint = fmt.Sprintf("; write %q", t.String())
 		}
 		d.reportf(RuleBundleVersion, vn, "bundle %q: version %q is not strict semver: %v%s", b.Name, raw, err, hint)
-		return nil
+		return nil, false
 	}
-	key := ver.String()
 	rn := field(v, "release")
 	release := releaseText(rn)
-	bi.hasRelease = release != ""
 	if release != "" {
 		if err := checkRelease(release); err != nil {
 			d.reportf(RuleBundleRelease, rn, "bundle %q: %v", b.Name, err)
-			return &ver
+			return &ver, true
 		}
 		if len(ver.Build) > 0 {
 			d.reportf(RuleBundleRelease, vn, "bundle %q: version %q has build metadata and a release (%q); drop the build metadata, the release tells rebuilds apart", b.Name, raw, release)
@@ -146,10 +142,8 @@ func (c *fileCheck) packageProperty(d *docContext, root *yaml.Node, b *declcfg.B
 		if want := fmt.Sprintf("%s-v%s-%s", b.Package, ver.String(), release); b.Name != want && b.Package != "" {
 			d.reportf(RuleBundleRelease, field(root, "name"), "bundle %q has a release, so its name must be %q (<package>-v<version>-<release>)", b.Name, want)
 		}
-		key += "-" + release
 	}
-	bi.versionKey, bi.version = key, &ver
-	return &ver
+	return &ver, release != ""
 }
 
 // releaseText reads release as opm does: a string, or a number written as
@@ -274,7 +268,7 @@ func (c *fileCheck) csvMismatch(d *docContext, root *yaml.Node, b *declcfg.Bundl
 	if version == nil || hasRelease {
 		return
 	}
-	if nv, ok := nameVersion(b.Name); ok && !nv.Equals(*version) {
+	if nv, ok := model.NameVersion(b.Name); ok && !nv.Equals(*version) {
 		d.reportf(RuleCSVMismatch, nameNode, "bundle %q has olm.package version %s, but its name says %s; one of them is wrong", b.Name, version, nv)
 	}
 }

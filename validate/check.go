@@ -7,34 +7,39 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/model"
 )
 
 // checker runs one validation. Files arrive one at a time; each document is
 // checked while its nodes are alive (shape, properties, bundle contents,
-// policy) and leaves behind only a compact record in the catalog index
-// (names, edges, versions, positions). The cross-blob rules run on the index
-// once every file has been seen, so memory stays proportional to the number
-// of blobs, not to the bytes of the catalog.
+// policy) and leaves behind only a slim copy of its blob (names, edges,
+// versions, positions) for the model. The cross-blob rules are the model's
+// and run once every file has been seen, so memory stays proportional to
+// the number of blobs, not to the bytes of the catalog.
 type checker struct {
 	opts     Options
 	schema   *catalogSchema
 	policies []*policy
 	severity map[string]Severity
 
-	index *catalogIndex
-	diags []Diagnostic
-	stats Stats
+	builder *model.Builder
+	// unreadable holds the positions of values the loader could not read
+	// (field-type), so that the model's rules do not report them again.
+	unreadable map[declcfg.Pos]bool
+	diags      []Diagnostic
+	stats      Stats
 }
 
 // fileCheck checks the documents of one file. Files are checked
 // concurrently: a fileCheck reads the checker's configuration only and
-// collects its diagnostics and index records, which merge adds to the
-// checker in file order.
+// collects its diagnostics and slim blobs, which merge adds to the checker
+// in file order.
 type fileCheck struct {
 	*checker
-	diags   []Diagnostic
-	records []indexRecord
-	stats   Stats
+	diags      []Diagnostic
+	records    []declcfg.Blob
+	unreadable []declcfg.Pos
+	stats      Stats
 
 	// scratch is reused to decode olm.bundle.object data.
 	scratch []byte
@@ -54,7 +59,10 @@ func (c *checker) merge(fc *fileCheck) {
 	c.stats.Bundles += fc.stats.Bundles
 	c.stats.Blobs += fc.stats.Blobs
 	for _, r := range fc.records {
-		c.index.apply(r)
+		c.builder.Add(r)
+	}
+	for _, p := range fc.unreadable {
+		c.unreadable[p] = true
 	}
 }
 
@@ -63,7 +71,7 @@ func newChecker(opts Options) (*checker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling the built-in CUE schemas: %w", err)
 	}
-	c := &checker{opts: opts, schema: s, index: newCatalogIndex(), severity: map[string]Severity{}}
+	c := &checker{opts: opts, schema: s, builder: model.NewBuilder(), unreadable: map[declcfg.Pos]bool{}, severity: map[string]Severity{}}
 	for _, r := range catalogue {
 		c.severity[r.ID] = r.Severity
 	}
@@ -118,6 +126,9 @@ func (c *checker) diagnostic(rule string, pos declcfg.Pos, ref blobRef, msg stri
 }
 
 func (c *fileCheck) addLoadError(le *declcfg.LoadError, ref blobRef) {
+	if le.Rule == declcfg.RuleFieldType {
+		c.unreadable = append(c.unreadable, le.Pos)
+	}
 	d := fromLoadError(le)
 	d.Package, d.Channel, d.Bundle = ref.pkg, ref.channel, ref.bundle
 	c.diags = append(c.diags, d)
@@ -230,12 +241,12 @@ func (c *fileCheck) document(doc declcfg.Document, given *declcfg.Blob) {
 		c.packageBlob(d, root, blob.Package)
 	case blob.Channel != nil:
 		c.stats.Channels++
-		c.channelBlob(d, root, blob.Channel)
+		c.channelBlob(blob.Channel)
 	case blob.Bundle != nil:
 		c.stats.Bundles++
 		c.bundleBlob(d, root, blob.Bundle, props)
 	case blob.Deprecation != nil:
-		c.deprecationBlob(d, root, blob.Deprecation)
+		c.deprecationBlob(blob.Deprecation)
 	}
 }
 

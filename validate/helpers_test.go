@@ -87,23 +87,3 @@ func TestCheckRelease(t *testing.T) {
 		}
 	}
 }
-
-func TestNameVersion(t *testing.T) {
-	for name, want := range map[string]string{
-		"foo.v1.2.3":              "1.2.3",
-		"foo-operator.v0.1.0-rc1": "0.1.0-rc1",
-		"foo.1.2.3":               "1.2.3",
-		"foo-v1.2.3-2":            "1.2.3-2",
-		"foo":                     "",
-		"foo.v1.2":                "",
-	} {
-		v, ok := nameVersion(name)
-		got := ""
-		if ok {
-			got = v.String()
-		}
-		if got != want {
-			t.Errorf("%s: got %q, want %q", name, got, want)
-		}
-	}
-}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/model"
 )
 
 // Rule ids of the checks in this package. They are stable: users filter on
@@ -19,31 +20,31 @@ const (
 	RuleUnknownSchema   = "unknown-schema"
 	RulePolicy          = "policy"
 
-	// Packages.
-	RuleDuplicatePackage = "duplicate-package"
+	// Packages. The rules that need the whole catalog are the model's.
+	RuleDuplicatePackage = model.RuleDuplicatePackage
 	RulePackageName      = "package-name"
-	RuleDefaultChannel   = "default-channel"
-	RuleUnknownPackage   = "unknown-package"
-	RuleEmptyPackage     = "empty-package"
+	RuleDefaultChannel   = model.RuleDefaultChannel
+	RuleUnknownPackage   = model.RuleUnknownPackage
+	RuleEmptyPackage     = model.RuleEmptyPackage
 
-	// Channels and their upgrade graphs.
-	RuleDuplicateChannel = "duplicate-channel"
-	RuleDuplicateEntry   = "duplicate-entry"
-	RuleEmptyChannel     = "empty-channel"
-	RuleChannelHead      = "channel-head"
-	RuleReplacesCycle    = "replaces-cycle"
-	RuleStrandedBundle   = "stranded-bundle"
-	RuleMissingBundle    = "missing-bundle"
-	RuleSkipRange        = "skip-range"
-	RuleEdgeTarget       = "edge-target"
+	// Channels and their upgrade graphs: all the model's.
+	RuleDuplicateChannel = model.RuleDuplicateChannel
+	RuleDuplicateEntry   = model.RuleDuplicateEntry
+	RuleEmptyChannel     = model.RuleEmptyChannel
+	RuleChannelHead      = model.RuleChannelHead
+	RuleReplacesCycle    = model.RuleReplacesCycle
+	RuleStrandedBundle   = model.RuleStrandedBundle
+	RuleMissingBundle    = model.RuleMissingBundle
+	RuleSkipRange        = model.RuleSkipRange
+	RuleEdgeTarget       = model.RuleEdgeTarget
 
 	// Bundles and their properties.
-	RuleDuplicateBundle  = "duplicate-bundle"
-	RuleOrphanBundle     = "orphan-bundle"
+	RuleDuplicateBundle  = model.RuleDuplicateBundle
+	RuleOrphanBundle     = model.RuleOrphanBundle
 	RulePackageProperty  = "package-property"
 	RuleBundleVersion    = "bundle-version"
 	RuleBundleRelease    = "bundle-release"
-	RuleDuplicateVersion = "duplicate-version"
+	RuleDuplicateVersion = model.RuleDuplicateVersion
 	RuleImageReference   = "image-reference"
 	RuleBundleImage      = "bundle-image"
 	RuleBundleObject     = "bundle-object"
@@ -51,10 +52,10 @@ const (
 	RuleVersionRange     = "version-range"
 	RuleConstraint       = "constraint"
 
-	// Deprecations.
-	RuleDuplicateDeprecation = "duplicate-deprecation"
-	RuleDeprecationReference = "deprecation-reference"
-	RuleDeprecatedDefault    = "deprecated-default"
+	// Deprecations: the model's.
+	RuleDuplicateDeprecation = model.RuleDuplicateDeprecation
+	RuleDeprecationReference = model.RuleDeprecationReference
+	RuleDeprecatedDefault    = model.RuleDeprecatedDefault
 )
 
 // catalogue lists every rule in the order docs present them: loading, shape,
