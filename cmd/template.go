@@ -168,6 +168,7 @@ entries, a semver template without bundles).`,
 	cmd.Flags().BoolVar(&explain, "explain", false, "semver: print each generated entry's edges and the reason to standard error")
 	cmd.Flags().BoolVar(&noValidate, "no-validate", false, "write the catalog without validating it")
 	_ = cmd.MarkFlagFilename("image-map", "yaml", "yml", "json")
+	cmd.AddCommand(newTemplateConvertCmd())
 	return cmd
 }
 

@@ -1,9 +1,13 @@
 package template
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/fbc-project/fbc/declcfg"
 )
 
 // FuzzRender renders arbitrary template text with a renderer that makes a
@@ -77,6 +81,44 @@ func FuzzParseImageMap(f *testing.F) {
 		m, err := ParseImageMap("maps/images.yaml", []byte(src))
 		if err == nil && m == nil {
 			t.Fatal("no map and no error")
+		}
+	})
+}
+
+// FuzzConvert converts arbitrary catalog text into basic and substitutes
+// templates: errors, never panics, and what converts writes as JSON that
+// reads back with every entry.
+func FuzzConvert(f *testing.F) {
+	for _, seed := range []string{
+		"schema: olm.package\nname: p\n---\nschema: olm.bundle\nname: p.v1\npackage: p\nimage: r/p:v1\n",
+		"{\"schema\": \"x.custom\", \"n\": 1.50, \"z\": -0, \"s\": \"<&>\"}\n{\"Schema\": \"olm.bundle\", \"Image\": \"i\"}",
+		"schema: x\non: yes\nmode: 0777\nbig: 123456789012345678901234567890\n",
+		"schema: x\na: &a {b: [1, *a]}\n",
+		"",
+		"- 1\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if len(src) > 1<<14 {
+			return
+		}
+		for _, kind := range []Kind{KindBasic, KindSubstitutes} {
+			c, err := convertFiles(kind, "f.yaml", []*declcfg.File{declcfg.ParseFile("f.yaml", []byte(src))})
+			if err != nil {
+				continue
+			}
+			var buf bytes.Buffer
+			if err := c.Write(&buf, declcfg.FormatJSON); err != nil {
+				t.Fatalf("%s: write: %v", kind, err)
+			}
+			var back struct{ Entries []json.RawMessage }
+			if err := json.Unmarshal(buf.Bytes(), &back); err != nil || len(back.Entries) != len(c.Entries) {
+				t.Fatalf("%s: output does not read back (%v): %s", kind, err, buf.Bytes())
+			}
+			if err := c.Write(&buf, declcfg.FormatYAML); err != nil {
+				t.Fatalf("%s: write yaml: %v", kind, err)
+			}
 		}
 	})
 }
