@@ -169,7 +169,7 @@ func (v *dependencyVector) check(t *testing.T, args []string) {
 	}
 	// The generated inputs are complete: resolve has nothing to note
 	// about them (render may note an empty catalog file).
-	for _, note := range []string{"warning: Subscription", "warning: skipped", "OperatorGroup", "status.installedCSV"} {
+	for _, note := range []string{"warning: Subscription", "warning: skipped", "OperatorGroup", "status.installedCSV", "opm would refuse"} {
 		if strings.Contains(stderr.String(), note) {
 			t.Errorf("unexpected warning: %s", stderr.String())
 		}

@@ -180,16 +180,35 @@ func (s *Shape) Stranded() []string { return s.names(s.stranded) }
 // a head, with a replaces cycle below a head, or with several heads.
 // Without entries it returns nothing and no error.
 func (ch *Channel) Order() ([]*Entry, error) {
-	s := ch.Shape()
-	if len(s.entries) == 0 {
-		return nil, nil
-	}
 	pkg := ""
 	if ch.Package != nil {
 		pkg = ch.Package.Name
 	}
+	idx, err := ch.Shape().order(pkg, ch.Name)
+	if err != nil {
+		return nil, err
+	}
+	return ch.entries(idx), nil
+}
+
+// Order is Channel.Order over any list of entries (OLM's resolver orders
+// the subsets it forms the same way: a Subscription's startingCSV, the
+// installed CSVs of a package), naming pkg and channel in its errors. It
+// returns entry names.
+func (s *Shape) Order(pkg, channel string) ([]string, error) {
+	idx, err := s.order(pkg, channel)
+	if err != nil {
+		return nil, err
+	}
+	return s.names(idx), nil
+}
+
+func (s *Shape) order(pkg, channel string) ([]int, error) {
+	if len(s.entries) == 0 {
+		return nil, nil
+	}
 	if len(s.heads) == 0 {
-		return nil, fmt.Errorf("no channel heads (entries not replaced by another entry) found in channel %q of package %q", ch.Name, pkg)
+		return nil, fmt.Errorf("no channel heads (entries not replaced by another entry) found in channel %q of package %q", channel, pkg)
 	}
 	chains := make([][]int, 0, len(s.heads))
 	for _, h := range s.heads {
@@ -197,7 +216,7 @@ func (ch *Channel) Order() ([]*Entry, error) {
 		visited := map[int]bool{}
 		for cur, ok := h, true; ok; cur, ok = s.index[s.entries[cur].Replaces] {
 			if visited[cur] {
-				return nil, fmt.Errorf("a cycle exists in the chain of replacement beginning with %q in channel %q of package %q", s.entries[h].Name, ch.Name, pkg)
+				return nil, fmt.Errorf("a cycle exists in the chain of replacement beginning with %q in channel %q of package %q", s.entries[h].Name, channel, pkg)
 			}
 			visited[cur] = true
 			if !s.skipped[s.entries[cur].Name] {
@@ -219,7 +238,7 @@ func (ch *Channel) Order() ([]*Entry, error) {
 			}
 		}
 		return nil, fmt.Errorf("a unique replacement chain within a channel is required to determine the relative order between channel entries, but %d replacement chains were found in channel %q of package %q: %s",
-			len(chains), ch.Name, pkg, strings.Join(desc, ", "))
+			len(chains), channel, pkg, strings.Join(desc, ", "))
 	}
-	return ch.entries(chains[0]), nil
+	return chains[0], nil
 }

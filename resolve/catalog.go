@@ -1,71 +1,51 @@
 package resolve
 
 import (
-	"fmt"
-	"slices"
-	"strings"
+	"errors"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/model"
 )
 
 // NewCatalog turns FBC blobs into the entries a CatalogSource serves: one
 // per channel entry, carrying the channel entry's edges and its bundle's
 // properties (without olm.bundle.object and olm.csv.metadata, which the
 // catalog's API leaves out). A channel entry whose bundle is missing makes
-// the catalog unservable, as it does for opm serve.
+// the catalog unservable, as it does for opm serve; other problems that
+// opm refuses to serve are in Problems.
 func NewCatalog(key CatalogKey, priority int, cfg *declcfg.DeclarativeConfig) *Catalog {
 	c := &Catalog{Key: key, Priority: priority}
-	defaults := make(map[string]string, len(cfg.Packages))
-	for _, p := range cfg.Packages {
-		defaults[p.Name] = p.DefaultChannel
-	}
-	type bundleKey struct{ pkg, name string }
-	bundles := make(map[bundleKey]*declcfg.Bundle, len(cfg.Bundles))
-	for i := range cfg.Bundles {
-		b := &cfg.Bundles[i]
-		bundles[bundleKey{b.Package, b.Name}] = b
-	}
-	missing := map[string][]string{}
-	var missingPkgs []string
-	for _, ch := range cfg.Channels {
-		for _, ce := range ch.Entries {
-			b := bundles[bundleKey{ch.Package, ce.Name}]
-			if b == nil {
-				if len(missing[ch.Package]) == 0 {
-					missingPkgs = append(missingPkgs, ch.Package)
-				}
-				if !slices.Contains(missing[ch.Package], ce.Name) {
-					missing[ch.Package] = append(missing[ch.Package], ce.Name)
-				}
-				continue
-			}
-			e := Entry{
-				Name: ce.Name, Package: ch.Package, Channel: ch.Name,
-				DefaultChannel: defaults[ch.Package] == ch.Name,
-				Replaces:       ce.Replaces, Skips: ce.Skips, SkipRange: ce.SkipRange,
-			}
-			for _, p := range b.Properties {
-				switch p.Type {
-				case declcfg.PropertyBundleObject, declcfg.PropertyCSVMetadata:
+	m := model.New(cfg)
+	for _, pkg := range m.Packages {
+		for _, ch := range pkg.Channels {
+			for _, ce := range ch.Entries {
+				b := ce.Bundle
+				if b == nil {
 					continue
-				case declcfg.PropertyPackage:
-					if e.Version == "" {
-						var v declcfg.PackageProperty
-						if p.Decode(&v) == nil {
-							e.Version = v.Version
-						}
+				}
+				e := Entry{
+					Name: ce.Name, Package: pkg.Name, Channel: ch.Name,
+					DefaultChannel: pkg.DefaultChannel == ch.Name,
+					Replaces:       ce.Replaces, Skips: ce.Skips, SkipRange: ce.SkipRange,
+					Version: b.Version,
+				}
+				for _, p := range b.Blob.Properties {
+					if p.Type != declcfg.PropertyBundleObject && p.Type != declcfg.PropertyCSVMetadata {
+						e.Properties = append(e.Properties, Property{Type: p.Type, Value: p.Value})
 					}
 				}
-				e.Properties = append(e.Properties, Property{Type: p.Type, Value: p.Value})
+				c.Entries = append(c.Entries, e)
 			}
-			c.Entries = append(c.Entries, e)
 		}
 	}
-	if len(missingPkgs) > 0 {
-		pkg := missingPkgs[0]
-		names := slices.Clone(missing[pkg])
-		slices.Sort(names)
-		c.Err = fmt.Errorf("no olm.bundle blobs found in package %q for olm.channel entries [%s]", pkg, strings.Join(names, " "))
+	for _, p := range m.Problems() {
+		switch {
+		case p.Warning:
+		case p.Rule == model.RuleMissingBundle && c.Err == nil:
+			c.Err = errors.New(p.Message)
+		default:
+			c.Problems = append(c.Problems, p.Message)
+		}
 	}
 	return c
 }

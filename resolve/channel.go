@@ -1,83 +1,37 @@
 package resolve
 
 import (
-	"fmt"
-	"strings"
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/model"
 )
 
-// sortChannel orders the entries of one channel as OLM's resolver does:
-// from the head (the entry no other entry replaces or skips) down the
-// replaces chain, leaving out every entry another entry skips. Semantic
-// versions play no part. Several heads, no head, or a replaces cycle are
-// OLM's errors, which stop the whole resolution.
+// sortChannel orders entries of one package and channel as OLM's resolver
+// does (the model's rule: from the head down the replaces chain, leaving
+// out entries another entry skips; no head, several heads or a cycle are
+// OLM's errors, which stop the whole resolution). OLM applies it to whole
+// channels and to the subsets it forms: a Subscription's startingCSV in
+// each channel, the installed CSVs of a package.
 func sortChannel(entries []*entry) ([]*entry, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	pkg, channel := entries[0].pkg, entries[0].channel
+	ces := make([]declcfg.ChannelEntry, len(entries))
 	byName := make(map[string]*entry, len(entries))
-	for _, e := range entries {
-		byName[e.name] = e
-	}
-	replacedBy := make(map[*entry]bool, len(entries))
-	replaces := make(map[*entry]*entry, len(entries))
-	skipped := make(map[string]bool)
-	for _, e := range entries {
-		if r, ok := byName[e.replaces]; ok && e.replaces != "" {
-			replacedBy[r] = true
-			replaces[e] = r
-		}
-		for _, s := range e.skips {
-			if r, ok := byName[s]; ok {
-				replacedBy[r] = true
-				skipped[s] = true
-			}
+	for i, e := range entries {
+		ces[i] = declcfg.ChannelEntry{Name: e.name, Replaces: e.replaces, Skips: e.skips}
+		if _, ok := byName[e.name]; !ok {
+			byName[e.name] = e
 		}
 	}
-	var heads []*entry
-	for _, e := range entries {
-		if !replacedBy[e] {
-			heads = append(heads, e)
-		}
+	names, err := model.ShapeOf(ces).Order(entries[0].pkg, entries[0].channel)
+	if err != nil {
+		return nil, err
 	}
-	if len(heads) == 0 {
-		return nil, fmt.Errorf("no channel heads (entries not replaced by another entry) found in channel %q of package %q", channel, pkg)
+	out := make([]*entry, len(names))
+	for i, n := range names {
+		out[i] = byName[n]
 	}
-	chains := make([][]*entry, 0, len(heads))
-	for _, head := range heads {
-		var chain []*entry
-		seen := map[*entry]bool{}
-		for cur := head; ; {
-			seen[cur] = true
-			if !skipped[cur.name] {
-				chain = append(chain, cur)
-			}
-			next, ok := replaces[cur]
-			if !ok {
-				break
-			}
-			if seen[next] {
-				return nil, fmt.Errorf("a cycle exists in the chain of replacement beginning with %q in channel %q of package %q", head.name, channel, pkg)
-			}
-			cur = next
-		}
-		chains = append(chains, chain)
-	}
-	if len(chains) > 1 {
-		names := make([]string, len(chains))
-		for i, chain := range chains {
-			switch len(chain) {
-			case 0:
-				names[i] = "[]"
-			case 1:
-				names[i] = chain[0].name
-			default:
-				names[i] = chain[0].name + "..." + chain[len(chain)-1].name
-			}
-		}
-		return nil, fmt.Errorf("a unique replacement chain within a channel is required to determine the relative order between channel entries, but %d replacement chains were found in channel %q of package %q: %s", len(names), channel, pkg, strings.Join(names, ", "))
-	}
-	return chains[0], nil
+	return out, nil
 }
 
 // channelChain is sortChannel over a whole channel of a catalog, computed
@@ -85,20 +39,19 @@ func sortChannel(entries []*entry) ([]*entry, error) {
 func (c *catalog) channelChain(pkg, channel string) ([]*entry, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.chains == nil {
+		c.chains = map[pkgChannel]chainResult{}
+		c.groups = map[pkgChannel][]*entry{}
+		for _, e := range c.entries {
+			k := pkgChannel{e.pkg, e.channel}
+			c.groups[k] = append(c.groups[k], e)
+		}
+	}
 	k := pkgChannel{pkg, channel}
 	if r, ok := c.chains[k]; ok {
 		return r.chain, r.err
 	}
-	var members []*entry
-	for _, e := range c.entries {
-		if e.pkg == pkg && e.channel == channel {
-			members = append(members, e)
-		}
-	}
-	chain, err := sortChannel(members)
-	if c.chains == nil {
-		c.chains = map[pkgChannel]chainResult{}
-	}
+	chain, err := sortChannel(c.groups[k])
 	c.chains[k] = chainResult{chain, err}
 	return chain, err
 }

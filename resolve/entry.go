@@ -31,6 +31,7 @@ type catalog struct {
 
 	// chains caches the channel order of each package and channel.
 	mu     sync.Mutex
+	groups map[pkgChannel][]*entry
 	chains map[pkgChannel]chainResult
 }
 

@@ -62,6 +62,9 @@ type Catalog struct {
 	// Err, when set, is why the catalog cannot be served; OLM fails any
 	// resolution in a namespace that sees it.
 	Err error
+	// Problems are what else keeps opm from serving the catalog (fbc
+	// validate explains each); resolution reads the catalog regardless.
+	Problems []string
 }
 
 // Subscription is the part of a Subscription resolution reads.

@@ -536,6 +536,13 @@ func (p *preparation) loadCatalogs(ctx context.Context) error {
 				return
 			}
 			cs.catalog = NewCatalog(cs.key, cs.priority, cfg)
+			if n := len(cs.catalog.Problems); n > 0 {
+				more := ""
+				if n > 1 {
+					more = fmt.Sprintf(" (and %d more; fbc validate lists them)", n-1)
+				}
+				p.warn(fmt.Sprintf("catalog %s: opm would refuse to serve it: %s%s; fbc resolves it as it reads", cs.key, cs.catalog.Problems[0], more))
+			}
 		}()
 	}
 	wg.Wait()
