@@ -48,7 +48,7 @@ bench-data:
 FUZZTIME ?= 20s
 FUZZ_TARGETS := declcfg:FuzzParseFile declcfg:FuzzDecodeDocument declcfg:FuzzFastYAML declcfg:FuzzParseRange compose:FuzzFilter compose:FuzzFilterGraph \
 	image:FuzzReadFiles image:FuzzParseReference render:FuzzFirstDocument graph:FuzzRangeBounds graph:FuzzResolve \
-	validate:FuzzValidate validate:FuzzScanManifest validate:FuzzMatchReference \
+	validate:FuzzValidate validate:FuzzScanManifest internal/imageref:FuzzMatchReference image:FuzzReferenceGrammar \
 	template:FuzzRender template:FuzzParseImageMap template:FuzzConvert compose:FuzzParseConfig model:FuzzBuild
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

@@ -13,6 +13,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/imageref"
 	"github.com/fbc-project/fbc/model"
 )
 
@@ -96,7 +97,7 @@ func (c *fileCheck) imageReference(s string) error {
 	if err, ok := c.refs[s]; ok {
 		return err
 	}
-	err := parseImageReference(s)
+	_, err := imageref.Parse(s)
 	if c.refs == nil {
 		c.refs = map[string]error{}
 	}
@@ -276,7 +277,7 @@ func (c *fileCheck) csvMismatch(d *docContext, root *yaml.Node, b *declcfg.Bundl
 // referenceHint says what a reference looks like when the grammar's error
 // does not say what is wrong.
 func referenceHint(err error) string {
-	if errors.Is(err, errReferenceFormat) {
+	if errors.Is(err, imageref.ErrFormat) {
 		return "; write [registry/]repository[:tag][@sha256:digest], for example quay.io/acme/op:v1.0.0"
 	}
 	return ""

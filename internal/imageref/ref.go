@@ -1,4 +1,12 @@
-package validate
+// Package imageref is the image-reference grammar opm checks bundles with:
+// distribution/reference's, docker's (docker.io the default registry, its
+// library/ namespace for single names). It is written by hand because it is
+// several times faster than a parser library and allocates little (see
+// BenchmarkReferenceGrammar in package image, which compares it with
+// go-containerregistry's name package, and FuzzReferenceGrammar there, which
+// checks that every reference it accepts go-containerregistry reads the same
+// way); ref_test.go checks it against the grammar's regular expression.
+package imageref
 
 import (
 	"errors"
@@ -6,17 +14,55 @@ import (
 	"strings"
 )
 
-// Image references are checked the way opm checks them: as a normalized
-// docker reference (the distribution/reference grammar, with docker.io as
-// the default registry). go-containerregistry is reserved for package image,
-// and its parser is more lenient than opm's, so validate carries this small
-// parser of its own.
+// ErrFormat is the error for a reference the grammar cannot match at all.
+var ErrFormat = errors.New("invalid reference format")
 
-// hex64 is an image ID, which reference parsers refuse as a name.
-// errReferenceFormat is the grammar's error for a reference it cannot
-// match at all.
-var errReferenceFormat = errors.New("invalid reference format")
+// Ref is a reference split into its parts, normalized as docker does.
+type Ref struct {
+	Domain string // the registry, docker.io when none is named
+	Path   string // the repository, library/NAME for a single name on docker.io
+	Tag    string // empty when none is given
+	Digest string // empty when none is given
+}
 
+// Parse splits s into a normalized reference, or says why s is not one.
+func Parse(s string) (Ref, error) {
+	if isHex64(s) {
+		return Ref{}, errors.New("a bare 64-character hex string is an image ID, not a reference")
+	}
+	domain, remainder := splitDockerDomain(s)
+	remote := remainder
+	if i := strings.IndexByte(remainder, ':'); i >= 0 {
+		remote = remainder[:i]
+	}
+	if strings.ToLower(remote) != remote {
+		return Ref{}, fmt.Errorf("repository name %q must be lowercase", remote)
+	}
+	full := domain + "/" + remainder
+	name, tag, dg, ok := matchReference(full)
+	if !ok {
+		if _, _, _, ok := matchReference(strings.ToLower(full)); ok {
+			return Ref{}, errors.New("repository name must be lowercase")
+		}
+		return Ref{}, ErrFormat
+	}
+	if len(name) > maxNameLength {
+		return Ref{}, fmt.Errorf("repository name is longer than %d characters", maxNameLength)
+	}
+	if dg != "" {
+		alg, hex, _ := strings.Cut(dg, ":")
+		want, ok := digestLengths[alg]
+		switch {
+		case !ok:
+			return Ref{}, fmt.Errorf("unsupported digest algorithm %q", alg)
+		case len(hex) != want || strings.ToLower(hex) != hex:
+			return Ref{}, fmt.Errorf("invalid %s digest: want %d lowercase hex digits", alg, want)
+		}
+	}
+	return Ref{Domain: domain, Path: name[len(domain)+1:], Tag: tag, Digest: dg}, nil
+}
+
+// isHex64 tells an image ID, which reference parsers refuse as a name.
 func isHex64(s string) bool {
 	if len(s) != 64 {
 		return false
@@ -34,44 +80,6 @@ func isHex64(s string) bool {
 var digestLengths = map[string]int{"sha256": 64, "sha384": 96, "sha512": 128}
 
 const maxNameLength = 255
-
-// parseImageReference reports why s is not a valid normalized image
-// reference, or nil.
-func parseImageReference(s string) error {
-	if isHex64(s) {
-		return errors.New("a bare 64-character hex string is an image ID, not a reference")
-	}
-	domain, remainder := splitDockerDomain(s)
-	remote := remainder
-	if i := strings.IndexByte(remainder, ':'); i >= 0 {
-		remote = remainder[:i]
-	}
-	if strings.ToLower(remote) != remote {
-		return fmt.Errorf("repository name %q must be lowercase", remote)
-	}
-	full := domain + "/" + remainder
-	name, dg, ok := matchReference(full)
-	if !ok {
-		if _, _, ok := matchReference(strings.ToLower(full)); ok {
-			return errors.New("repository name must be lowercase")
-		}
-		return errReferenceFormat
-	}
-	if len(name) > maxNameLength {
-		return fmt.Errorf("repository name is longer than %d characters", maxNameLength)
-	}
-	if dg != "" {
-		alg, hex, _ := strings.Cut(dg, ":")
-		want, ok := digestLengths[alg]
-		switch {
-		case !ok:
-			return fmt.Errorf("unsupported digest algorithm %q", alg)
-		case len(hex) != want || strings.ToLower(hex) != hex:
-			return fmt.Errorf("invalid %s digest: want %d lowercase hex digits", alg, want)
-		}
-	}
-	return nil
-}
 
 // splitDockerDomain separates the registry from the rest, defaulting to
 // docker.io (and its library/ namespace) the way docker does.
@@ -101,12 +109,12 @@ func splitDockerDomain(name string) (domain, remainder string) {
 //	digest    := algorithm ":" hex{32,}
 //
 // by hand rather than with its regular expression, which took a measurable
-// share of a catalog's check (reference_test.go compares the two).
-func matchReference(s string) (name, digest string, ok bool) {
+// share of a catalog's check (ref_test.go compares the two).
+func matchReference(s string) (name, tag, digest string, ok bool) {
 	if i := strings.IndexByte(s, '@'); i >= 0 {
 		s, digest = s[:i], s[i+1:]
 		if !isDigest(digest) {
-			return "", "", false
+			return "", "", "", false
 		}
 	}
 	// A tag follows the last path component; a ':' before the last '/' is
@@ -114,12 +122,12 @@ func matchReference(s string) (name, digest string, ok bool) {
 	name = s
 	last := strings.LastIndexByte(s, '/') + 1
 	if i := strings.IndexByte(s[last:], ':'); i >= 0 {
-		name = s[:last+i]
-		if !isTag(s[last+i+1:]) {
-			return "", "", false
+		name, tag = s[:last+i], s[last+i+1:]
+		if !isTag(tag) {
+			return "", "", "", false
 		}
 	}
-	return name, digest, isName(name)
+	return name, tag, digest, isName(name)
 }
 
 func isName(s string) bool {
