@@ -20,7 +20,7 @@ func newInitCmd() *cobra.Command {
 		Short: "Print a new package's olm.package blob",
 		Long: `Init prints the olm.package blob that starts a package's catalog, as opm init
 does: its name, default channel, and optionally a description (the file's
-content, verbatim) and an icon.
+content, verbatim: it must be text, like a README) and an icon.
 
 PACKAGE must be a lowercase RFC 1123 label, as OLM requires. The icon's media
 type is read from its content: PNG, JPEG, GIF, SVG, WebP, BMP, ICO and AVIF
@@ -47,6 +47,9 @@ is refused. - reads the description or the icon from standard input.`,
 					return usageErrorf("--description: %v", err)
 				}
 				description = string(data)
+				if err := declcfg.CheckDescription(description); err != nil {
+					return usageErrorf("--description %s: %v", descriptionFile, err)
+				}
 			}
 			var icon []byte
 			if iconFile != "" {

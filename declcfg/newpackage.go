@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
+	"unicode/utf8"
 )
 
 // dns1123Label is the rule opm applies to package names (Kubernetes'
@@ -28,10 +30,14 @@ func CheckPackageName(name string) error {
 	return nil
 }
 
-// NewPackage builds an olm.package blob. The icon's media type is read from
-// its content (IconMediaType).
+// NewPackage builds an olm.package blob. The description must be text
+// (CheckDescription); the icon's media type is read from its content
+// (IconMediaType).
 func NewPackage(name, defaultChannel, description string, icon []byte) (*Package, error) {
 	if err := CheckPackageName(name); err != nil {
+		return nil, err
+	}
+	if err := CheckDescription(description); err != nil {
 		return nil, err
 	}
 	p := &Package{Schema: SchemaPackage, Name: name, DefaultChannel: defaultChannel, Description: description}
@@ -43,6 +49,49 @@ func NewPackage(name, defaultChannel, description string, icon []byte) (*Package
 		p.Icon = &Icon{Data: icon, MediaType: mt}
 	}
 	return p, nil
+}
+
+// CheckDescription reports whether a package description is text: UTF-8
+// without control characters other than tabs and line breaks. Consoles
+// show it as markdown; a binary file given by mistake would be stored as
+// an unreadable string in every catalog that carries the package.
+func CheckDescription(description string) error {
+	for i := 0; i < len(description); {
+		r, size := utf8.DecodeRuneInString(description[i:])
+		var bad string
+		switch {
+		case r == utf8.RuneError && size == 1:
+			bad = "invalid UTF-8"
+		case r == 0x7f || r < 0x20 && r != '\n' && r != '\r' && r != '\t':
+			bad = fmt.Sprintf("control character %U", r)
+		}
+		if bad != "" {
+			if what := describeBinary([]byte(description)); what != "" {
+				return fmt.Errorf("description is not text (%s): use a text or markdown file", what)
+			}
+			return fmt.Errorf("description is not text: %s at byte %d: use a text or markdown file", bad, i)
+		}
+		i += size
+	}
+	return nil
+}
+
+// describeBinary says what a file that is clearly not text is (an image, a
+// PDF, an archive, or NUL bytes near the start), or "" when it may be text
+// with a stray byte.
+func describeBinary(data []byte) string {
+	if mt, err := IconMediaType(data); err == nil && mt != "image/svg+xml" {
+		return "it is an image, " + mt
+	}
+	for _, s := range unshownImages {
+		if len(data) >= s.offset+len(s.magic) && string(data[s.offset:s.offset+len(s.magic)]) == s.magic {
+			return "it is " + s.what
+		}
+	}
+	if what := describeContent(data); strings.HasPrefix(what, "it is a") && what != "it is text" || bytes.IndexByte(data[:min(len(data), 512)], 0) >= 0 {
+		return what
+	}
+	return ""
 }
 
 // iconSignatures are the image formats a console can show, by leading bytes,

@@ -3,6 +3,7 @@ package declcfg
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,6 +20,32 @@ func TestCheckPackageName(t *testing.T) {
 	} {
 		err := CheckPackageName(name)
 		assert.Equal(t, ok, err == nil, "%q: %v", name, err)
+	}
+}
+
+func TestCheckDescription(t *testing.T) {
+	tests := []struct{ name, text, err string }{
+		{"markdown", "# Acme\n\nIt *runs* things.\r\n\tIndented.\n", ""},
+		{"empty", "", ""},
+		{"unicode, BOM, replacement character", "\ufeffcafé \u2014 \ufffd ok", ""},
+		{"binary", "\x01\x02\x03\x04\xff", "description is not text: control character U+0001 at byte 0"},
+		{"png", "\x89PNG\r\n\x1a\n\x00\x00", "description is not text (it is an image, image/png)"},
+		{"pdf", "%PDF-1.4\n\x80\x81", "description is not text (it is a PDF document)"},
+		{"gzip", "\x1f\x8b\x08\x00", "description is not text (it is gzip-compressed)"},
+		{"text with a NUL", "hello\x00world", "description is not text (unrecognised binary content)"},
+		{"latin-1", "caf\xe9 au lait", "description is not text: invalid UTF-8 at byte 3"},
+		{"escape sequence late in the text", strings.Repeat("a", 600) + "\x1b[31mred", "description is not text: control character U+001B at byte 600"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckDescription(tt.text)
+			if tt.err == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.err)
+		})
 	}
 }
 
