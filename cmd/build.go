@@ -151,7 +151,7 @@ func checkHoldsBlobs(cmd *cobra.Command, dir string) error {
 	case err != nil:
 		return &exitError{code: ExitTrouble, err: err}
 	}
-	return nothingThere(fmt.Errorf("nothing to build: %s holds no catalog blobs; check the path and its .indexignore files", dir))
+	return nothingThere(fmt.Errorf("nothing to build: %s holds no catalog blobs; %s", dir, checkEmpty([]string{dir})))
 }
 
 // validateBeforeBuild reports the catalog's problems on stderr and fails

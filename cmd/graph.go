@@ -32,7 +32,7 @@ func loadGraph(cmd *cobra.Command, path, doing string) (*graph.Catalog, error) {
 		if !cfg.IsEmpty() {
 			what = "no packages, only blobs of other schemas"
 		}
-		return nil, nothingThere(fmt.Errorf("nothing to %s: %s holds %s; check the path, its .indexignore files, or the command feeding standard input", doing, shownPaths([]string{path})[0], what))
+		return nil, nothingThere(fmt.Errorf("nothing to %s: %s holds %s; %s", doing, shownPaths([]string{path})[0], what, checkEmpty([]string{path})))
 	}
 	for _, w := range cat.Warnings {
 		warner(cmd.ErrOrStderr())(w)

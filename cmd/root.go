@@ -54,6 +54,34 @@ func findingsError(err error) error { return &exitError{code: ExitFindings, err:
 // says what was empty.
 func nothingThere(err error) error { return &exitError{code: ExitTrouble, err: err} }
 
+// checkEmpty says what to check when paths hold nothing: the command
+// feeding standard input, the path, and a directory's .indexignore files
+// (which hide only what is found in a directory).
+func checkEmpty(paths []string) string {
+	var stdin, dir bool
+	for _, p := range paths {
+		if p == "-" {
+			stdin = true
+		} else if st, err := os.Stat(p); err == nil && st.IsDir() {
+			dir = true
+		}
+	}
+	checks := []string{"the path"}
+	if stdin && len(paths) == 1 {
+		checks = nil
+	}
+	if dir {
+		checks = append(checks, "its .indexignore files")
+	}
+	if stdin {
+		checks = append(checks, "the command feeding standard input")
+	}
+	if len(checks) > 1 {
+		checks = []string{strings.Join(checks[:len(checks)-1], ", "), checks[len(checks)-1]}
+	}
+	return "check " + strings.Join(checks, " and ")
+}
+
 // usageError reports a command-line mistake (exit 2, with a hint to --help).
 type usageError struct{ err error }
 

@@ -64,8 +64,8 @@ and output formats.`,
 				// A wrong path, an ignored tree or an empty pipe must not
 				// pass as a valid catalog.
 				return nothingThere(fmt.Errorf(
-					"nothing to validate: %s %s no catalog blobs (%d %s read); check the path, its .indexignore files, or the command feeding standard input",
-					strings.Join(shownPaths(args), " "), plural(len(args), "holds", "hold"), res.Stats.Files, plural(res.Stats.Files, "file", "files")))
+					"nothing to validate: %s %s no catalog blobs (%d %s read); %s",
+					strings.Join(shownPaths(args), " "), plural(len(args), "holds", "hold"), res.Stats.Files, plural(res.Stats.Files, "file", "files"), checkEmpty(args)))
 			}
 			stdout := cmd.OutOrStdout()
 			wd, err := os.Getwd()

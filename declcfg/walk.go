@@ -125,6 +125,9 @@ type walkItem struct {
 	name    string // path within the fs.FS
 	display string // path shown to users
 	err     *LoadError
+	// inTree is set for files found by walking a directory: only those can
+	// be hidden with an .indexignore file.
+	inTree bool
 }
 
 // WalkFS walks every file of fsys that no .indexignore hides. prefix is
@@ -206,7 +209,7 @@ func listFiles(fsys fs.FS, prefix string) ([]walkItem, error) {
 		if d.Name() == IgnoreFile {
 			return nil
 		}
-		item := walkItem{name: p, display: displayPath(prefix, p)}
+		item := walkItem{name: p, display: displayPath(prefix, p), inTree: true}
 		if d.Type()&fs.ModeSymlink != 0 {
 			st, err := fs.Stat(fsys, p)
 			switch {
@@ -336,7 +339,26 @@ func readAndParse(ctx context.Context, fsys fs.FS, it walkItem, maxSize int64) *
 	case err != nil:
 		return ioErr(ioMessage(err))
 	}
-	return ParseFile(it.display, data)
+	f := ParseFile(it.display, data)
+	if it.inTree {
+		addIgnoreHints(f)
+	}
+	return f
+}
+
+// addIgnoreHints offers the .indexignore way out of the problems that
+// hiding the file solves. It is for files found in a directory tree only:
+// standard input, a file named on the command line, a template or an image
+// map cannot be hidden that way.
+func addIgnoreHints(f *File) {
+	for _, e := range f.Errors {
+		switch e.Rule {
+		case RuleBinaryFile:
+			e.Msg += ": move it out of the catalog tree or list it in " + IgnoreFile
+		case RuleEmptyDocument:
+			e.Msg += " or list the file in " + IgnoreFile
+		}
+	}
 }
 
 var errTooLarge = errors.New("input too large")
@@ -414,7 +436,7 @@ func ParseFile(name string, data []byte) *File {
 	if off, ok := binaryOffset(data); ok {
 		line := bytes.Count(data[:off], []byte("\n")) + 1
 		f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: line}, Rule: RuleBinaryFile,
-			Msg: fmt.Sprintf("not a text file (binary byte at offset %d); a catalog holds only JSON or YAML: list it in %s", off, IgnoreFile)})
+			Msg: fmt.Sprintf("not a text file (binary byte at offset %d); a catalog holds only JSON or YAML", off)})
 		return f
 	}
 	addRoot := func(n *yaml.Node) {
@@ -443,7 +465,7 @@ func ParseFile(name string, data []byte) *File {
 			if scan.separators == 0 {
 				what = "file"
 			}
-			msg := what + " holds only comments; opm rejects it (object '' is missing root schema field): remove it or list the file in " + IgnoreFile
+			msg := what + " holds only comments; opm rejects it (object '' is missing root schema field): remove it"
 			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: line}, Rule: RuleEmptyDocument, Msg: msg})
 		}
 		err = parseYAMLStream(data, func(d yamlDoc) error {

@@ -208,6 +208,8 @@ func parseTemplate(name string, data []byte, what string) (*document, error) {
 			// The loader's advice (.indexignore) is for catalog trees; a
 			// file named on the command line is simply empty.
 			commentsOnly = &e.Pos
+		case e.Rule == declcfg.RuleBinaryFile:
+			ps = append(ps, &Problem{Pos: e.Pos, Msg: what + " is " + strings.SplitN(e.Msg, ";", 2)[0]})
 		case e.Rule == declcfg.RuleNotObject:
 			kind := strings.TrimPrefix(strings.SplitN(e.Msg, ";", 2)[0], "document is ")
 			ps = append(ps, &Problem{Pos: e.Pos, Msg: what + " must be an object, not " + kind})
