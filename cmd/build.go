@@ -12,6 +12,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/validate"
 	vreport "github.com/fbc-project/fbc/validate/report"
 )
@@ -93,7 +94,7 @@ the digest when nothing was pushed.`,
 			opts.Pull.Warn = warner(stderr)
 			res, err := image.Build(cmd.Context(), dir, opts, targets)
 			if err != nil {
-				return err
+				return forceHint(err, "replace")
 			}
 			for _, w := range res.Written {
 				fmt.Fprintf(stderr, "wrote %s\n", w)
@@ -149,7 +150,7 @@ func checkHoldsBlobs(cmd *cobra.Command, dir string) error {
 	case errors.Is(err, errFound):
 		return nil
 	case err != nil:
-		return &exitError{code: ExitTrouble, err: err}
+		return fault.Wrap(fault.Run, err)
 	}
 	return nothingThere(fmt.Errorf("nothing to build: %s holds no catalog blobs; %s", dir, checkEmpty([]string{dir})))
 }
@@ -168,9 +169,9 @@ func validateBeforeBuild(cmd *cobra.Command, dir string) error {
 			return err
 		}
 	}
-	if err := validateExit(res); err != nil {
-		if err == errFindings {
-			return findingsError(fmt.Errorf("%s: not building an invalid catalog (%s)", dir, vreport.Summary(res)))
+	if err := resultError(res); err != nil {
+		if errors.Is(err, errReported) {
+			return fault.Errorf(fault.Input, "%s: not building an invalid catalog (%s)", dir, vreport.Summary(res))
 		}
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fbc-project/fbc/compose"
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/atomicfile"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/render"
@@ -24,7 +25,8 @@ func newComposeCmd() *cobra.Command {
 		configFile string
 		force      bool
 		noValidate bool
-		ro         render.Options
+		pull       image.Options
+		jobs       int
 	)
 	migrateLevel := newEnum(render.MigrateNone, render.MigrationLevels...)
 	onConflict := newEnum(string(compose.OnConflictError), string(compose.OnConflictError), string(compose.OnConflictFirst), string(compose.OnConflictLast))
@@ -78,41 +80,42 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 			if n := countStdin(sources); n > 1 {
 				return usageErrorf("standard input (-) can be read only once, got it %d times", n)
 			}
-			if err := checkPullFlags(ro.Image); err != nil {
+			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("latest") && sel.Latest < 1 {
 				return usageErrorf("--latest must be at least 1, got %d", sel.Latest)
 			}
 			if err := atomicfile.CheckDir(outDir, force); err != nil {
-				return composeError(err)
+				return composeHint(err)
+			}
+			r, err := newRenderer(cmd, pull, jobs)
+			if err != nil {
+				return err
 			}
 			opts := compose.Options{
 				Sources:      sources,
 				Selection:    sel,
 				OnConflict:   compose.ConflictPolicy(onConflict.String()),
 				MigrateLevel: migrateLevel.String(),
-				Stdin:        cmd.InOrStdin(),
-				Render:       ro,
+				Renderer:     r,
 			}
 			stderr := cmd.ErrOrStderr()
-			opts.Render.Warn = warner(stderr)
-			opts.Render.Image.Warn = opts.Render.Warn
 			var endProgress func()
-			opts.Render.Progress, endProgress = progressLine(stderr, "reading images")
+			opts.Progress, endProgress = progressLine(stderr, "reading sources")
 			if configFile != "" {
 				c, err := compose.ReadConfig(configFile)
 				if err != nil {
-					return composeError(err)
+					return err
 				}
 				opts.Config = c
 			}
 			res, err := compose.Compose(cmd.Context(), opts)
 			endProgress()
 			if err != nil {
-				return composeError(err)
+				return composeHint(err)
 			}
-			printNotes(stderr, opts.Render.Warn, res.Notes)
+			printNotes(stderr, res.Notes)
 			if !noValidate {
 				if err := validateComposed(cmd, res.Config, outDir); err != nil {
 					return err
@@ -124,7 +127,7 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 				Replace: force,
 			})
 			if err != nil {
-				return composeError(fmt.Errorf("writing %s: %w", outDir, err))
+				return composeHint(fmt.Errorf("writing %s: %w", outDir, err))
 			}
 			fmt.Fprintf(stderr, "wrote %s, %s to %s\n", counted(countPackages(res.Config), "package", "packages"), counted(len(res.Config.Bundles), "bundle", "bundles"), outDir)
 			if opts.Config != nil && opts.Config.ImageRef() != "" {
@@ -148,38 +151,19 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 	f.BoolVar(&noValidate, "no-validate", false, "write the result without validating it first")
 	exclusiveFlags(cmd, "heads-only", "latest")
 	_ = cmd.MarkFlagFilename("config", "yaml", "yml", "json")
-	f.IntVar(&ro.Jobs, "jobs", 0, "catalog images read at once (default: 4 per CPU)")
-	addPullFlags(f, &ro.Image)
+	f.IntVar(&jobs, "jobs", 0, "sources read (images pulled) at once (default: 4 per CPU)")
+	addPullFlags(f, &pull)
 	return cmd
 }
 
-// composeError maps compose failures to exit codes: problems in the sources'
-// content are findings (1); flags that do not fit the sources, a source that
-// cannot be read and an OUTDIR in the way are trouble with the run (2).
-func composeError(err error) error {
-	var (
-		sel      *compose.SelectionError
-		conflict *compose.ConflictError
-		srcErrs  compose.SourceErrors
-		cfgErr   *compose.ConfigError
-		migErr   *compose.MigrateError
-	)
+// composeHint adds to compose's errors the flags that get past them.
+func composeHint(err error) error {
+	var conflict *compose.ConflictError
 	switch {
-	case errors.As(err, &sel):
-		return usageErrorf("%v", sel)
 	case errors.Is(err, atomicfile.ErrDirNotEmpty):
-		return usageErrorf("%v: use --force to replace its content", err)
+		return fmt.Errorf("%w: use --force to replace its content", err)
 	case errors.As(err, &conflict):
-		return findingsError(fmt.Errorf("%w\nuse --on-conflict first or --on-conflict last to keep one source's package", conflict))
-	case errors.As(err, &srcErrs):
-		if srcErrs.Invalid() {
-			return findingsError(srcErrs)
-		}
-		return &exitError{code: ExitTrouble, err: srcErrs}
-	case errors.Is(err, compose.ErrEmpty):
-		return nothingThere(err)
-	case errors.As(err, &cfgErr), errors.As(err, &migErr):
-		return findingsError(err)
+		return fmt.Errorf("%w\nuse --on-conflict first or --on-conflict last to keep one source's package", err)
 	}
 	return err
 }
@@ -196,14 +180,15 @@ func validateComposed(cmd *cobra.Command, cfg *declcfg.DeclarativeConfig, outDir
 		if err := vreport.WriteText(stderr, res, vreport.Options{Color: useColor(stderr)}); err != nil {
 			return err
 		}
-		return findingsError(fmt.Errorf("not writing %s: the composed catalog is not valid (%s, %s); --no-validate writes it anyway", outDir, counted(errs, "error", "errors"), counted(warns, "warning", "warnings")))
+		return fault.Errorf(fault.Input, "not writing %s: the composed catalog is not valid (%s, %s); --no-validate writes it anyway", outDir, counted(errs, "error", "errors"), counted(warns, "warning", "warnings"))
 	} else if warns > 0 {
 		fmt.Fprintf(stderr, "note: the composed catalog is valid, with %s; fbc validate %s lists them\n", counted(warns, "warning", "warnings"), outDir)
 	}
 	return nil
 }
 
-func printNotes(w io.Writer, warn fault.Warn, notes []compose.Note) {
+func printNotes(w io.Writer, notes []compose.Note) {
+	warn := warner(w)
 	for _, n := range notes {
 		if n.Warning {
 			warn(n.String())

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fbc-project/fbc/graph"
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 func init() { register(newDiffCmd) }
@@ -64,7 +65,7 @@ checkout, never a safe change).`,
 			}
 			report, err := graph.Diff(oldCat, newCat, sems)
 			if err != nil {
-				return graphQueryError(err)
+				return err
 			}
 			report.Old, report.New = args[0], args[1]
 			out := cmd.OutOrStdout()
@@ -80,7 +81,7 @@ checkout, never a safe change).`,
 				return err
 			}
 			if !report.Safe() {
-				return findingsError(fmt.Errorf("the change is unsafe for clusters running %s", args[0]))
+				return fault.Errorf(fault.Input, "the change is unsafe for clusters running %s", args[0])
 			}
 			return nil
 		},
@@ -101,7 +102,7 @@ func writeGitHubDiff(report *graph.DiffReport, cmd *cobra.Command) error {
 	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
-		return &exitError{code: ExitTrouble, err: fmt.Errorf("opening the job summary ($GITHUB_STEP_SUMMARY): %w", err)}
+		return fmt.Errorf("opening the job summary ($GITHUB_STEP_SUMMARY): %w", err)
 	}
 	var annotations, summary bytes.Buffer
 	if err := report.WriteGitHub(&annotations, &summary); err != nil {
@@ -110,10 +111,10 @@ func writeGitHubDiff(report *graph.DiffReport, cmd *cobra.Command) error {
 	}
 	if _, err := f.Write(summary.Bytes()); err != nil {
 		f.Close()
-		return &exitError{code: ExitTrouble, err: fmt.Errorf("writing the job summary %s: %w", path, err)}
+		return fmt.Errorf("writing the job summary %s: %w", path, err)
 	}
 	if err := f.Close(); err != nil {
-		return &exitError{code: ExitTrouble, err: fmt.Errorf("writing the job summary %s: %w", path, err)}
+		return fmt.Errorf("writing the job summary %s: %w", path, err)
 	}
 	_, err = cmd.OutOrStdout().Write(annotations.Bytes())
 	return err

@@ -1,12 +1,24 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/fbc-project/fbc/internal/atomicfile"
 )
+
+// forceHint points an output that is in the way to --force.
+func forceHint(err error, verb string) error {
+	var exists *atomicfile.ExistsError
+	if errors.As(err, &exists) {
+		return fmt.Errorf("%w (use --force to %s it)", err, verb)
+	}
+	return err
+}
 
 // enum is a string flag restricted to a fixed set of values; a wrong value is
 // a usage error and shell completion offers the allowed ones.

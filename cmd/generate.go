@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 func init() { register(newGenerateCmd) }
@@ -54,7 +55,7 @@ printed on stderr. To build a catalog image without Docker, see fbc build.`,
 			}
 			path, err := image.WriteDockerfile(args[0], opts, force)
 			if err != nil {
-				return err
+				return forceHint(err, "overwrite")
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", path)
 			return nil
@@ -77,7 +78,7 @@ func parseLabels(cmd *cobra.Command, flags []string) (map[string]string, error) 
 			return nil, usageErrorf("invalid label %q: want KEY=VALUE", l)
 		}
 		if err := image.CheckLabel(k, v); err != nil {
-			return nil, &usageError{err: err}
+			return nil, fault.Wrap(fault.Usage, err)
 		}
 		if old, dup := labels[k]; dup && old != v {
 			warner(cmd.ErrOrStderr()).Printf("label %s given twice; using %q", k, v)

@@ -20,11 +20,11 @@ import (
 func loadGraph(cmd *cobra.Command, path, doing string) (*graph.Catalog, error) {
 	cfg, err := declcfg.Load(cmd.Context(), []string{path}, declcfg.LoadOptions{Stdin: cmd.InOrStdin()})
 	var le declcfg.LoadErrors
-	switch {
-	case errors.As(err, &le) && !le.HasIO():
-		return nil, findingsError(fmt.Errorf("loading %s:\n%w", path, le))
-	case err != nil:
-		return nil, &exitError{code: ExitTrouble, err: err}
+	if errors.As(err, &le) {
+		// One line each, under the catalog they belong to.
+		return nil, fmt.Errorf("loading %s:\n%w", path, err)
+	} else if err != nil {
+		return nil, err
 	}
 	cat := graph.New(cfg)
 	if len(cat.PackageNames()) == 0 {
@@ -73,7 +73,7 @@ version or newer, as opm does; it is the way to shrink a long history.`,
 			}
 			pic, err := graph.Draw(cat, opts)
 			if err != nil {
-				return graphQueryError(err)
+				return err
 			}
 			for _, w := range pic.Warnings {
 				warner(cmd.ErrOrStderr())(w)

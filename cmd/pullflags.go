@@ -5,9 +5,11 @@ import (
 	"io"
 	"sync"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/render"
 )
 
 // addPullFlags registers the flags that say how images are pulled, with
@@ -31,6 +33,15 @@ func checkPullFlags(o image.Options) error {
 		}
 	}
 	return nil
+}
+
+// newRenderer makes the one Renderer of a command: images are pulled as the
+// pull flags say, "-" is the command's standard input, and warnings go to
+// its standard error.
+func newRenderer(cmd *cobra.Command, pull image.Options, jobs int) (*render.Renderer, error) {
+	warn := warner(cmd.ErrOrStderr())
+	pull.Warn = warn
+	return render.New(render.Options{Image: pull, Stdin: cmd.InOrStdin(), Jobs: jobs, Warn: warn})
 }
 
 // progressLine returns a callback drawing "LABEL: D/N" in place on w when w

@@ -2,13 +2,13 @@ package cmd
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/render"
 )
 
@@ -19,7 +19,9 @@ func newRenderCmd() *cobra.Command {
 	level := newEnum(render.MigrateNone, render.MigrationLevels...)
 	var (
 		migrateAll   bool
-		opts         render.Options
+		pull         image.Options
+		jobs         int
+		req          render.Request
 		imageRefTmpl string
 	)
 	cmd := &cobra.Command{
@@ -68,30 +70,30 @@ manifest that does not parse, an invalid catalog), 2 when fbc could not run
 			if n := countStdin(args); n > 1 {
 				return usageErrorf("standard input (-) can be read only once, got it %d times", n)
 			}
-			if opts.Jobs < 0 {
-				return usageErrorf("--jobs %d: want a positive number of sources at once (0 means the default, 4 per CPU)", opts.Jobs)
+			if jobs < 0 {
+				return usageErrorf("--jobs %d: want a positive number of sources at once (0 means the default, 4 per CPU)", jobs)
 			}
 			if migrateAll && cmd.Flags().Changed("migrate-level") {
 				return usageErrorf("--migrate and --migrate-level cannot be used together")
 			}
-			opts.MigrateLevel = level.String()
+			req.MigrateLevel = level.String()
 			if migrateAll {
-				opts.MigrateLevel = render.MigrateAll
+				req.MigrateLevel = render.MigrateAll
 			}
-			if err := checkPullFlags(opts.Image); err != nil {
+			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
-			stderr := cmd.ErrOrStderr()
-			opts.ImageRefTemplate = imageRefTmpl
-			opts.Stdin = cmd.InOrStdin()
-			opts.Warn = warner(stderr)
-			opts.Image.Warn = opts.Warn
+			r, err := newRenderer(cmd, pull, jobs)
+			if err != nil {
+				return err
+			}
+			req.ImageRefTemplate = imageRefTmpl
 			var endProgress func()
-			opts.Progress, endProgress = progressLine(stderr, "rendering")
-			cfg, err := render.Render(cmd.Context(), args, opts)
+			req.Progress, endProgress = progressLine(cmd.ErrOrStderr(), "rendering")
+			cfg, err := r.Render(cmd.Context(), args, req)
 			endProgress()
 			if err != nil {
-				return renderError(err)
+				return err
 			}
 			return writeAll(cmd.OutOrStdout(), cfg, declcfg.Format(output.String()))
 		},
@@ -103,23 +105,10 @@ manifest that does not parse, an invalid catalog), 2 when fbc could not run
 	f.StringVar(&imageRefTmpl, "image-ref-template", "", "Go template for the image of bundles rendered from directories, over {{.Package}} {{.Name}} {{.Version}}")
 	f.StringVar(&imageRefTmpl, "alpha-image-ref-template", "", "opm's name for --image-ref-template")
 	_ = f.MarkHidden("alpha-image-ref-template")
-	f.BoolVar(&opts.WithChannels, "with-channels", false, "also write olm.package and olm.channel blobs derived from the bundles")
-	f.IntVar(&opts.Jobs, "jobs", 0, "sources rendered (images pulled) at once (default: 4 per CPU)")
-	addPullFlags(f, &opts.Image)
+	f.BoolVar(&req.WithChannels, "with-channels", false, "also write olm.package and olm.channel blobs derived from the bundles")
+	f.IntVar(&jobs, "jobs", 0, "sources rendered (images pulled) at once (default: 4 per CPU)")
+	addPullFlags(f, &pull)
 	return cmd
-}
-
-// renderError maps a render failure to the exit status: 1 when the inputs
-// are at fault, 2 when the run is.
-func renderError(err error) error {
-	if render.IsInvalidInput(err) {
-		return findingsError(err)
-	}
-	var es render.Errors
-	if errors.As(err, &es) {
-		return &exitError{code: ExitTrouble, err: err}
-	}
-	return usageErrorf("%v", err)
 }
 
 // writeAll encodes cfg in memory first, so that a failure leaves standard

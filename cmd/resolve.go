@@ -2,12 +2,11 @@ package cmd
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/fbc-project/fbc/render"
+	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/resolve"
 )
 
@@ -22,7 +21,7 @@ func newResolveCmd() *cobra.Command {
 		subscribe  []string
 		namespace  string
 		global     string
-		opts       render.Options
+		pull       image.Options
 		output     = newEnum("text", "text", "json")
 	)
 	cmd := &cobra.Command{
@@ -78,7 +77,7 @@ parse), 2 for unusable arguments or unreadable inputs.`,
       --subscribe cert-manager --subscribe prometheus/beta --installed prometheusoperator.0.47.0`,
 		Args: rangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkPullFlags(opts.Image); err != nil {
+			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
 			req := resolve.Request{GlobalNamespace: global, Namespace: namespace}
@@ -103,17 +102,18 @@ parse), 2 for unusable arguments or unreadable inputs.`,
 			if len(manifests) > 0 {
 				m, err := resolve.ReadManifests(cmd.Context(), manifests, cmd.InOrStdin())
 				if err != nil {
-					return resolveInputError(err)
+					return err
 				}
 				req.Manifests = m
 			}
-			opts.Stdin = cmd.InOrStdin()
-			opts.Warn = req.Warn
-			opts.Image.Warn = req.Warn
-			req.Render = opts
+			r, err := newRenderer(cmd, pull, 0)
+			if err != nil {
+				return err
+			}
+			req.Renderer = r
 			namespaces, err := resolve.Prepare(cmd.Context(), req)
 			if err != nil {
-				return resolveInputError(err)
+				return err
 			}
 			var results []*resolve.Result
 			failed := 0
@@ -141,9 +141,9 @@ parse), 2 for unusable arguments or unreadable inputs.`,
 			}
 			switch {
 			case failed == 1 && len(results) == 1:
-				return findingsError(fmt.Errorf("namespace %s does not resolve", results[0].Namespace))
+				return fault.Errorf(fault.Input, "namespace %s does not resolve", results[0].Namespace)
 			case failed > 0:
-				return findingsError(fmt.Errorf("%d of %d namespaces %s not resolve", failed, len(results), plural(failed, "does", "do")))
+				return fault.Errorf(fault.Input, "%d of %d namespaces %s not resolve", failed, len(results), plural(failed, "does", "do"))
 			}
 			return nil
 		},
@@ -157,7 +157,7 @@ parse), 2 for unusable arguments or unreadable inputs.`,
 	f.StringVarP(&namespace, "namespace", "n", "", "namespace of objects that name none; the quick form's Subscriptions")
 	f.StringVar(&global, "global-namespace", "openshift-marketplace", "namespace whose catalogs every namespace sees (upstream OLM: olm)")
 	output.register(cmd, "output", "o", "output format")
-	addPullFlags(f, &opts.Image)
+	addPullFlags(f, &pull)
 	return cmd
 }
 
@@ -212,15 +212,4 @@ func parseResolveFlags(req *resolve.Request, args, catalogs, priorities, install
 		req.Installed = append(req.Installed, inf)
 	}
 	return nil
-}
-
-// resolveInputError maps what keeps resolve from running to exit 2: a
-// usage mistake with the --help hint, anything else (unreadable files,
-// manifests fbc cannot use, catalogs it cannot read) as itself.
-func resolveInputError(err error) error {
-	var ue *resolve.UsageError
-	if errors.As(err, &ue) {
-		return &usageError{err: err}
-	}
-	return &exitError{code: ExitTrouble, err: err}
 }

@@ -26,33 +26,18 @@ const (
 	ExitTrouble  = 2 // the command could not run: bad usage, unreadable input, network failure
 )
 
-// exitError carries an exit code. A nil err means the command already
-// reported everything it had to say.
-type exitError struct {
-	code int
-	err  error
-}
+// errReported ends a command that has printed its findings itself: Main
+// prints nothing more.
+var errReported = errors.New("findings reported")
 
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit status %d", e.code)
-	}
-	return e.err.Error()
-}
-
-func (e *exitError) Unwrap() error { return e.err }
-
-// errFindings ends a command that has already printed its findings.
-var errFindings = &exitError{code: ExitFindings}
-
-// findingsError reports a failure that is a finding about the input (exit 1).
-func findingsError(err error) error { return &exitError{code: ExitFindings, err: err} }
+// errFindings is the error of a command whose findings are printed (exit 1).
+var errFindings = fault.Wrap(fault.Input, errReported)
 
 // nothingThere reports input that holds nothing to work on: a wrong path,
 // an ignored tree, an empty pipe, a selection that keeps nothing. It must
-// not pass as an empty success, so it is trouble with the run (exit 2); err
-// says what was empty.
-func nothingThere(err error) error { return &exitError{code: ExitTrouble, err: err} }
+// not pass as an empty success, so it is trouble with the run (a Run error,
+// exit 2) whatever err's own kind; err says what was empty.
+func nothingThere(err error) error { return fault.Wrap(fault.Run, err) }
 
 // checkEmpty says what to check when paths hold nothing: the command
 // feeding standard input, the path, and a directory's .indexignore files
@@ -82,17 +67,10 @@ func checkEmpty(paths []string) string {
 	return "check " + strings.Join(checks, " and ")
 }
 
-// usageError reports a command-line mistake (exit 2, with a hint to --help).
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-
+// usageErrorf reports a command-line mistake (exit 2, with a hint to --help).
 func usageErrorf(format string, args ...any) error {
-	return &usageError{err: fmt.Errorf(format, args...)}
+	return fault.Errorf(fault.Usage, format, args...)
 }
-
-func init() { cobra.EnableTraverseRunHooks = true }
 
 // commands holds the constructors of every subcommand; each command's file
 // registers itself so that adding a command touches one file.
@@ -116,7 +94,7 @@ under OLM classic and OLM v1 semantics, and composes and builds catalog images.`
 		// keeps it running when a command has hooks of its own).
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error { return checkFlagRules(cmd) },
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err: err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return fault.Wrap(fault.Usage, err) })
 	for _, newCmd := range commands {
 		root.AddCommand(newCmd())
 	}
@@ -136,7 +114,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return &usageError{err: err}
+			return fault.Wrap(fault.Usage, err)
 		}
 		return nil
 	}
@@ -145,7 +123,7 @@ func exactArgs(n int) cobra.PositionalArgs {
 func minArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.MinimumNArgs(n)(cmd, args); err != nil {
-			return &usageError{err: err}
+			return fault.Wrap(fault.Usage, err)
 		}
 		return nil
 	}
@@ -154,7 +132,7 @@ func minArgs(n int) cobra.PositionalArgs {
 func rangeArgs(lo, hi int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.RangeArgs(lo, hi)(cmd, args); err != nil {
-			return &usageError{err: err}
+			return fault.Wrap(fault.Usage, err)
 		}
 		return nil
 	}
@@ -179,36 +157,32 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return ExitOK
 	}
-	return report(cmd, err, stderr)
+	return report(ctx, cmd, err, stderr)
 }
 
-func report(cmd *cobra.Command, err error, stderr io.Writer) int {
-	var ue *usageError
-	var ee *exitError
-	switch {
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "fbc: %v\n", ue.err)
+// report prints a command's error once and decides the exit code: this is
+// the one place where fbc's exit codes are chosen, from the kind of the
+// error (internal/fault). Input is a finding about the input (1); Usage
+// (with a hint to --help) and Run are trouble with the run (2).
+func report(ctx context.Context, cmd *cobra.Command, err error, stderr io.Writer) int {
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "fbc: interrupted")
+		return ExitTrouble
+	}
+	if !errors.Is(err, errReported) {
+		fmt.Fprintf(stderr, "fbc: %v\n", err)
+	}
+	switch fault.KindOf(err) {
+	case fault.Input:
+		return ExitFindings
+	case fault.Usage:
 		path := "fbc"
 		if cmd != nil {
 			path = cmd.CommandPath()
 		}
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", path)
-		return ExitTrouble
-	case errors.As(err, &ee):
-		if ee.err != nil {
-			fmt.Fprintf(stderr, "fbc: %v\n", ee.err)
-		}
-		return ee.code
-	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(stderr, "fbc: interrupted")
-		return ExitTrouble
-	case strings.HasPrefix(err.Error(), "unknown command") || strings.HasPrefix(err.Error(), "unknown flag"):
-		fmt.Fprintf(stderr, "fbc: %v\n", err)
-		return ExitTrouble
-	default:
-		fmt.Fprintf(stderr, "fbc: %v\n", err)
-		return ExitTrouble
 	}
+	return ExitTrouble
 }
 
 // warnMu keeps warnings from several goroutines on lines of their own.

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/graph"
-	"github.com/fbc-project/fbc/render"
+	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/template"
 	"github.com/fbc-project/fbc/validate"
 	vreport "github.com/fbc-project/fbc/validate/report"
@@ -23,6 +23,7 @@ func newTemplateCmd() *cobra.Command {
 	output := newEnum("json", "json", "yaml", "mermaid")
 	migrate := newEnum("none", template.MigrateLevels...)
 	var opts template.FileOptions
+	var pull image.Options
 	var explain, noValidate bool
 	cmd := &cobra.Command{
 		Use:   "template [basic|semver|substitutes] [FILE|-]",
@@ -101,16 +102,22 @@ entries, a semver template without bundles).`,
 			if opts.SkipRange && opts.Kind != "" && opts.Kind != template.KindSemver {
 				return usageErrorf("--skip-range changes generated channels: it applies to semver templates only")
 			}
-			if err := checkPullFlags(opts.Image); err != nil {
+			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
+			r, err := newRenderer(cmd, pull, 0)
+			if err != nil {
+				return err
+			}
+			opts.Renderer = r
 			opts.MigrateLevel = migrate.String()
 			opts.Stdin = cmd.InOrStdin()
-			opts.Warn = warner(cmd.ErrOrStderr())
-			opts.Image.Warn = opts.Warn
 			res, err := template.RenderFile(cmd.Context(), file, opts)
-			if err != nil {
-				return templateError(err)
+			var empty *template.EmptyError
+			if errors.As(err, &empty) {
+				return fmt.Errorf("nothing to render: %w", err)
+			} else if err != nil {
+				return err
 			}
 			if opts.SkipRange && res.Kind != template.KindSemver {
 				return usageErrorf("--skip-range changes generated channels: it applies to semver templates only")
@@ -136,7 +143,7 @@ entries, a semver template without bundles).`,
 					if err := vreport.Write(stderr, "text", vr, vreport.Options{}); err != nil {
 						return err
 					}
-					return findingsError(fmt.Errorf("the rendered catalog of %s is not valid (use --no-validate to write it anyway)", displayName(file)))
+					return fault.Errorf(fault.Input, "the rendered catalog of %s is not valid (use --no-validate to write it anyway)", displayName(file))
 				}
 			}
 			var buf bytes.Buffer
@@ -163,7 +170,7 @@ entries, a semver template without bundles).`,
 	output.register(cmd, "output", "o", "output format")
 	migrate.register(cmd, "migrate-level", "", "migrate rendered bundles up to this level")
 	cmd.Flags().StringVar(&opts.ImageMap, "image-map", "", "YAML or JSON `FILE` mapping image references to local bundle sources")
-	addPullFlags(cmd.Flags(), &opts.Image)
+	addPullFlags(cmd.Flags(), &pull)
 	cmd.Flags().BoolVar(&opts.SkipRange, "skip-range", false, "semver: give each Y-stream head a skipRange over its Y-stream instead of a skips list")
 	cmd.Flags().BoolVar(&explain, "explain", false, "semver: print each generated entry's edges and the reason to standard error")
 	cmd.Flags().BoolVar(&noValidate, "no-validate", false, "write the catalog without validating it")
@@ -177,25 +184,4 @@ func displayName(file string) string {
 		return "standard input"
 	}
 	return file
-}
-
-// templateError maps template failures to exit codes: a problem with the
-// template or image map, or a bundle that renders to the wrong thing, is a
-// finding (1); an empty template and anything else (unreadable files,
-// registries) is trouble (2).
-func templateError(err error) error {
-	var empty *template.EmptyError
-	if errors.As(err, &empty) {
-		return nothingThere(fmt.Errorf("nothing to render: %w", err))
-	}
-	var ps template.Problems
-	var p *template.Problem
-	if errors.As(err, &ps) || errors.As(err, &p) || render.IsInvalidInput(err) {
-		return findingsError(err)
-	}
-	var le declcfg.LoadErrors
-	if errors.As(err, &le) && !le.HasIO() {
-		return findingsError(err)
-	}
-	return fmt.Errorf("%s", strings.TrimSpace(err.Error()))
 }

@@ -1,12 +1,12 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fbc-project/fbc/graph"
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 func init() { register(newUpgradePathCmd) }
@@ -70,7 +70,7 @@ Exit status: 0 when the simulation ran (also when there is no update),
 			if all {
 				s, err := graph.SurveyAll(cat, q)
 				if err != nil {
-					return graphQueryError(err)
+					return err
 				}
 				if output.String() == "json" {
 					err = s.WriteJSON(out)
@@ -81,13 +81,13 @@ Exit status: 0 when the simulation ran (also when there is no update),
 					return err
 				}
 				if n := s.Problems(); n > 0 {
-					return findingsError(fmt.Errorf("%d %s cannot reach the head of %s channel", n, plural(n, "bundle", "bundles"), plural(n, "its", "their")))
+					return fault.Errorf(fault.Input, "%d %s cannot reach the head of %s channel", n, plural(n, "bundle", "bundles"), plural(n, "its", "their"))
 				}
 				return nil
 			}
 			p, err := graph.UpgradePath(cat, q)
 			if err != nil {
-				return graphQueryError(err)
+				return err
 			}
 			if output.String() == "json" {
 				err = p.WriteJSON(out)
@@ -98,7 +98,7 @@ Exit status: 0 when the simulation ran (also when there is no update),
 				return err
 			}
 			if p.Err != nil {
-				return findingsError(fmt.Errorf("resolution fails: %w", p.Err))
+				return fault.Errorf(fault.Input, "resolution fails: %w", p.Err)
 			}
 			return nil
 		},
@@ -117,14 +117,6 @@ Exit status: 0 when the simulation ran (also when there is no update),
 }
 
 // graphQueryError maps a graph query mistake to a usage error (exit 2).
-func graphQueryError(err error) error {
-	var oe *graph.OptionError
-	if errors.As(err, &oe) {
-		return &usageError{err: err}
-	}
-	return err
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one

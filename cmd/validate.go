@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -57,6 +58,10 @@ and output formats.`,
 				SchemaDirs: schemaDirs,
 				Stdin:      cmd.InOrStdin(),
 			})
+			var pe *validate.PolicyError
+			if errors.As(err, &pe) {
+				return fmt.Errorf("--schema %s: %w", pe.Dir, pe.Err)
+			}
 			if err != nil {
 				return err
 			}
@@ -93,7 +98,7 @@ and output formats.`,
 					}
 				}
 			}
-			return validateExit(res)
+			return resultError(res)
 		},
 	}
 	output.register(cmd, "output", "o", "output format")
@@ -103,10 +108,11 @@ and output formats.`,
 	return cmd
 }
 
-// validateExit maps a result to the exit status. A file that could not be
-// read makes the verdict unknown, which is trouble with the run (2) rather
-// than a finding about the catalog (1).
-func validateExit(res *validate.Result) error {
+// resultError is the error a validation result stands for, once its
+// diagnostics are printed: none for a valid catalog, errFindings for an
+// invalid one, and a Run error when a file could not be read, since that
+// leaves the verdict unknown.
+func resultError(res *validate.Result) error {
 	unread := 0
 	for _, d := range res.Diagnostics {
 		if d.Rule == declcfg.RuleIO {
@@ -119,7 +125,7 @@ func validateExit(res *validate.Result) error {
 		if unread == 1 {
 			what = "1 catalog file"
 		}
-		return &exitError{code: ExitTrouble, err: fmt.Errorf("%s could not be read; the result is incomplete", what)}
+		return fmt.Errorf("%s could not be read; the result is incomplete", what)
 	case !res.Valid():
 		return errFindings
 	}

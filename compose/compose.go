@@ -8,15 +8,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/fbc-project/fbc/declcfg"
-	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/render"
 )
 
@@ -37,14 +34,12 @@ type Options struct {
 	// OnConflict settles packages that several sources define differently
 	// (default: an error).
 	OnConflict ConflictPolicy
-	// Stdin is read for the source "-" (default os.Stdin).
-	Stdin io.Reader
-	// Walk tunes reading directories.
-	Walk declcfg.WalkOptions
-	// Render says how catalog images are read: registry access, cache,
-	// platform, how many at once, warnings and progress. Its Allowed,
-	// MigrateLevel and Stdin are compose's own.
-	Render render.Options
+	// Renderer reads every source: directories, files, standard input and
+	// catalog images (default: a Renderer with zero Options).
+	Renderer *render.Renderer
+	// Progress, when set, is called as sources are read with the number
+	// read and the total (from several goroutines).
+	Progress func(done, total int)
 }
 
 // Result is a composed catalog and where each package goes.
@@ -59,18 +54,15 @@ type Result struct {
 
 // SourceError is a source that could not be read: a path that does not
 // exist, a bundle directory given as a catalog, an image that cannot be
-// pulled, or content that does not parse.
+// pulled, or content that does not parse. Its kind is Err's.
 type SourceError struct {
 	Source string
 	Err    error
-	// Invalid marks problems with the source's content (a finding) as
-	// opposed to failures to read it.
-	Invalid bool
 }
 
 func (e *SourceError) Error() string {
 	var les declcfg.LoadErrors
-	var re render.Errors
+	var re *render.Error
 	if errors.As(e.Err, &les) || errors.As(e.Err, &re) {
 		// These name their files and lines, or their source, already.
 		return e.Err.Error()
@@ -91,24 +83,32 @@ func (es SourceErrors) Error() string {
 	return strings.Join(msgs, "\n")
 }
 
-// Invalid reports whether every failure is a problem with content.
-func (es SourceErrors) Invalid() bool {
-	for _, e := range es {
-		if !e.Invalid {
-			return false
-		}
+// Unwrap exposes the individual errors to errors.Is and errors.As.
+func (es SourceErrors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
 	}
-	return len(es) > 0
+	return out
 }
 
-// MigrateError is a migration that failed on a bundle's content.
-type MigrateError struct{ Err error }
+// FaultKind is Input when every source failed for its content, and Run
+// when any could not be read.
+func (es SourceErrors) FaultKind() fault.Kind {
+	for _, e := range es {
+		if fault.KindOf(e) != fault.Input {
+			return fault.Run
+		}
+	}
+	if len(es) == 0 {
+		return fault.Run
+	}
+	return fault.Input
+}
 
-func (e *MigrateError) Error() string { return e.Err.Error() }
-func (e *MigrateError) Unwrap() error { return e.Err }
-
-// ErrEmpty is returned when nothing is left to write.
-var ErrEmpty = errors.New("nothing to compose")
+// ErrEmpty is returned (wrapped) when nothing is left to write. It is a Run
+// error: nothing to work on must not pass as a finding or an empty success.
+var ErrEmpty = fault.Wrap(fault.Run, errors.New("nothing to compose"))
 
 // origin is where a source came from: a positional source or a reference
 // of the catalog config.
@@ -122,8 +122,8 @@ type origin struct {
 // Compose reads every source, merges the catalogs and applies the
 // selection. Every source is read before anything fails: unreadable
 // sources are reported together as SourceErrors; a conflict between
-// sources is a *ConflictError and a selection that does not fit is
-// a *SelectionError.
+// sources is a *ConflictError (Input) and a selection that does not fit is
+// a *SelectionError (Usage).
 func Compose(ctx context.Context, opts Options) (*Result, error) {
 	if len(opts.Sources) == 0 && opts.Config == nil {
 		return nil, fmt.Errorf("%w: give at least one source or a catalog config", ErrEmpty)
@@ -178,7 +178,7 @@ func Compose(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("%w: %s %s no catalog blobs", ErrEmpty, listNames(names, 10), verb)
 	}
 	if err := render.Migrate(out, opts.MigrateLevel); err != nil {
-		return nil, &MigrateError{Err: err}
+		return nil, err
 	}
 	folders := map[string]string{}
 	byFolder := map[string]string{}
@@ -203,70 +203,43 @@ func Compose(ctx context.Context, opts Options) (*Result, error) {
 	}, nil
 }
 
-// readSources reads every source: local ones one after the other, images
-// through render, several at once.
+// readSources reads every source through the renderer, several at once.
+// Local sources are checked first, so that a missing path or a bundle
+// directory is reported as such rather than as an image reference.
 func readSources(ctx context.Context, origins []origin, opts Options) ([]*declcfg.DeclarativeConfig, error) {
-	cfgs := make([]*declcfg.DeclarativeConfig, len(origins))
-	errs := make([]*SourceError, len(origins))
-	var images []int
-	for i, o := range origins {
-		if !o.local {
-			images = append(images, i)
-			continue
+	r := opts.Renderer
+	if r == nil {
+		var err error
+		if r, err = render.New(render.Options{}); err != nil {
+			return nil, err
 		}
-		cfg, err := readLocal(ctx, o.loc, opts)
-		if err != nil {
-			var les declcfg.LoadErrors
-			errs[i] = &SourceError{Source: o.name, Err: err, Invalid: errors.As(err, &les) && !les.HasIO()}
-			continue
-		}
-		cfgs[i] = cfg
 	}
-	if len(images) > 0 {
-		ro := opts.Render
-		ro.Allowed = render.KindCatalogImage
-		ro.MigrateLevel = ""
-		if ro.Images == nil {
-			c, err := image.NewClient(ro.Image)
-			if err != nil {
-				return nil, err
+	errs := make([]*SourceError, len(origins))
+	var locs []string
+	var index []int // origin of each loc
+	for i, o := range origins {
+		if o.local {
+			if err := checkLocal(o.loc); err != nil {
+				errs[i] = &SourceError{Source: o.name, Err: err}
+				continue
 			}
-			ro.Images = c
 		}
-		jobs := ro.Jobs
-		if jobs <= 0 {
-			jobs = 4 * runtime.NumCPU()
+		locs = append(locs, o.loc)
+		index = append(index, i)
+	}
+	cfgs := make([]*declcfg.DeclarativeConfig, len(origins))
+	if len(locs) > 0 {
+		rendered, err := r.RenderEach(ctx, locs, render.Request{Allowed: render.KindCatalogs, Progress: opts.Progress})
+		if err != nil {
+			return nil, err
 		}
-		ro.Jobs = 1
-		progress := ro.Progress
-		ro.Progress = nil
-		var (
-			wg    sync.WaitGroup
-			mu    sync.Mutex
-			done  int
-			slots = make(chan struct{}, jobs)
-		)
-		for _, i := range images {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				slots <- struct{}{}
-				defer func() { <-slots }()
-				cfg, err := render.Render(ctx, []string{origins[i].loc}, ro)
-				if err != nil {
-					errs[i] = &SourceError{Source: origins[i].name, Err: err, Invalid: render.IsInvalidInput(err)}
-				} else {
-					cfgs[i] = cfg
-				}
-				if progress != nil {
-					mu.Lock()
-					done++
-					progress(done, len(images))
-					mu.Unlock()
-				}
-			}()
+		for k, res := range rendered {
+			i := index[k]
+			if res.Err != nil {
+				errs[i] = &SourceError{Source: origins[i].name, Err: res.Err}
+			}
+			cfgs[i] = res.Config
 		}
-		wg.Wait()
 	}
 	var failed SourceErrors
 	for _, e := range errs {
@@ -280,18 +253,20 @@ func readSources(ctx context.Context, origins []origin, opts Options) ([]*declcf
 	return cfgs, nil
 }
 
-// readLocal loads a catalog directory, file or "-".
-func readLocal(ctx context.Context, loc string, opts Options) (*declcfg.DeclarativeConfig, error) {
-	if loc != "-" {
-		st, err := os.Stat(loc)
-		if err != nil {
-			return nil, unwrapPathError(err)
-		}
-		if st.IsDir() && isBundleDir(loc) {
-			return nil, errors.New("is a bundle directory (manifests/ and metadata/), not a catalog: render it into a catalog first (fbc render)")
-		}
+// checkLocal refuses a local source that does not exist or is a bundle
+// directory.
+func checkLocal(loc string) error {
+	if loc == "-" {
+		return nil
 	}
-	return declcfg.Load(ctx, []string{loc}, declcfg.LoadOptions{Walk: opts.Walk, Stdin: opts.Stdin})
+	st, err := os.Stat(loc)
+	if err != nil {
+		return unwrapPathError(err)
+	}
+	if st.IsDir() && isBundleDir(loc) {
+		return errors.New("is a bundle directory (manifests/ and metadata/), not a catalog: render it into a catalog first (fbc render)")
+	}
+	return nil
 }
 
 func isBundleDir(dir string) bool {

@@ -13,6 +13,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // CatalogConfig is a catalog configuration file: the catalog's name, the
@@ -58,6 +59,9 @@ type ConfigError struct {
 	Pos declcfg.Pos
 	Msg string
 }
+
+// FaultKind is Input: the config is at fault.
+func (e *ConfigError) FaultKind() fault.Kind { return fault.Input }
 
 func (e *ConfigError) Error() string {
 	if p := e.Pos.String(); p != "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/blang/semver/v4"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // Selection chooses part of a catalog for Filter. The zero value selects
@@ -44,6 +45,9 @@ func (s Selection) IsZero() bool {
 type SelectionError struct{ Msg string }
 
 func (e *SelectionError) Error() string { return e.Msg }
+
+// FaultKind is Usage: the selection asks for what the sources do not have.
+func (e *SelectionError) FaultKind() fault.Kind { return fault.Usage }
 
 func selectionErrorf(format string, args ...any) error {
 	return &SelectionError{Msg: fmt.Sprintf(format, args...)}

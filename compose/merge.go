@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // Source is one catalog given to MergeSources, named as the user named it.
@@ -73,6 +74,9 @@ func (c Conflict) String() string {
 type ConflictError struct {
 	Conflicts []Conflict
 }
+
+// FaultKind is Input: the sources contradict each other.
+func (e *ConflictError) FaultKind() fault.Kind { return fault.Input }
 
 func (e *ConflictError) Error() string {
 	var lines []string

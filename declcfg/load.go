@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // LoadErrors is every problem found while loading, in file order.
@@ -36,6 +38,15 @@ func (e LoadErrors) HasIO() bool {
 		}
 	}
 	return false
+}
+
+// FaultKind is Run when a file could not be read (the catalog is
+// incomplete) and Input when only the content is at fault.
+func (e LoadErrors) FaultKind() fault.Kind {
+	if e.HasIO() {
+		return fault.Run
+	}
+	return fault.Input
 }
 
 // LoadOptions tunes Load.

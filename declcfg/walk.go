@@ -17,6 +17,8 @@ import (
 
 	ignore "github.com/sabhiram/go-gitignore"
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // IgnoreFile names the gitignore-style files that hide paths from loading.
@@ -47,6 +49,15 @@ type LoadError struct {
 	IO bool
 	// Warning marks problems that do not make the catalog invalid.
 	Warning bool
+}
+
+// FaultKind is Run for a file that could not be read and Input for bad
+// content.
+func (e *LoadError) FaultKind() fault.Kind {
+	if e.IO {
+		return fault.Run
+	}
+	return fault.Input
 }
 
 func (e *LoadError) Error() string {

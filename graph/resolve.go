@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	blang "github.com/blang/semver/v4"
+
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // Semantics selects whose upgrade rules a simulation follows.
@@ -36,6 +38,9 @@ type Options struct {
 type OptionError struct{ msg string }
 
 func (e *OptionError) Error() string { return e.msg }
+
+// FaultKind is Usage: the question does not fit the catalog.
+func (e *OptionError) FaultKind() fault.Kind { return fault.Usage }
 
 func optionErrorf(format string, args ...any) error {
 	return &OptionError{msg: fmt.Sprintf(format, args...)}

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/fbc-project/fbc/internal/atomicfile"
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // BuildTargets say where a built catalog image goes. At least one target is
@@ -98,7 +99,7 @@ func Build(ctx context.Context, dir string, opts BuildOptions, targets BuildTarg
 
 func checkTargets(t BuildTargets, opts Options) (name.Tag, []output, error) {
 	if !t.Push && len(t.Outputs) == 0 {
-		return name.Tag{}, nil, errors.New("nothing to do: push the image (--push) or write it (--output oci:DIR or docker-archive:FILE)")
+		return name.Tag{}, nil, fault.Errorf(fault.Usage, "nothing to do: the build targets neither push the image nor name an output")
 	}
 	tag, err := parseTag(t.Tag, opts)
 	if err != nil {
@@ -209,16 +210,16 @@ func checkReplaceable(p string, force bool) error {
 		if !force {
 			break
 		}
-		// --force replaces an image layout, not whatever directory the
+		// Force replaces an image layout, not whatever directory the
 		// output happens to name (a checkout, the catalog itself).
 		if _, err := os.Stat(filepath.Join(p, "oci-layout")); err != nil {
-			return fmt.Errorf("%s is a directory but not an OCI image layout (no oci-layout file): not replacing it, even with --force; choose another output", p)
+			return fault.Errorf(fault.Usage, "%s is a directory but not an OCI image layout (no oci-layout file): only an image layout is replaced; choose another output", p)
 		}
 		return atomicfile.CheckDir(p, true)
 	case force:
 		return nil
 	}
-	return fmt.Errorf("%s already exists (use --force to replace it)", p)
+	return &atomicfile.ExistsError{Path: p}
 }
 
 // Push pushes the image to the tag ref and returns it by digest.

@@ -33,6 +33,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // writeTree creates files (path -> content) under a new temporary directory.
@@ -415,7 +416,7 @@ func TestBuildOutputs(t *testing.T) {
 
 	// Existing outputs are refused without Force and replaced with it.
 	_, err = Build(ctx, dir, BuildOptions{BaseImage: Scratch}, targets)
-	if err == nil || !strings.Contains(err.Error(), "already exists (use --force to replace it)") {
+	if err == nil || !strings.HasSuffix(err.Error(), "/layout already exists") || fault.KindOf(err) != fault.Usage {
 		t.Fatalf("err = %v", err)
 	}
 	targets.Force = true

@@ -3,12 +3,13 @@ package image
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/fbc-project/fbc/internal/atomicfile"
 )
 
 // ConfigsLabel is the label that tells OLM where a catalog image keeps its
@@ -213,51 +214,17 @@ func WriteDockerfile(dir string, opts DockerfileOptions, force bool) (string, er
 			}
 		}
 	}
-	if err := writeNew(out, text, force); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return "", fmt.Errorf("%s already exists (use --force to overwrite it)", shown)
+	write := atomicfile.WriteNew
+	if force {
+		write = atomicfile.WriteFile
+	}
+	if err := write(out, text, 0o644); err != nil {
+		var exists *atomicfile.ExistsError
+		if errors.As(err, &exists) {
+			exists.Path = shown
+			return "", exists
 		}
 		return "", fmt.Errorf("writing %s: %w", shown, err)
 	}
 	return shown, nil
-}
-
-// writeNew writes data to path through a temporary file. Without overwrite
-// the file is linked into place, which fails if path exists, so a file that
-// appears meanwhile is never clobbered.
-func writeNew(path string, data []byte, overwrite bool) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		tmp.Close()
-		os.Remove(tmp.Name())
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if overwrite {
-		return os.Rename(tmp.Name(), path)
-	}
-	if err := os.Link(tmp.Name(), path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return err
-		}
-		// File systems without hard links: check, then rename.
-		if _, serr := os.Lstat(path); serr == nil {
-			return fs.ErrExist
-		}
-		return os.Rename(tmp.Name(), path)
-	}
-	return nil
 }

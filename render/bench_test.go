@@ -27,7 +27,7 @@ func benchBundleDirs(b testing.TB, n int) []string {
 		if !isBundleDir(cb.Dir) {
 			continue
 		}
-		if _, err := RenderBundle(context.Background(), cb.Dir, "", Options{}); err == nil {
+		if _, err := mustNew(b, Options{}).RenderBundle(context.Background(), cb.Dir, "", Request{}); err == nil {
 			dirs = append(dirs, cb.Dir)
 		}
 	}
@@ -58,7 +58,7 @@ func BenchmarkRender100BundleDirs(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(bytes)
 		for i := 0; i < b.N; i++ {
-			cfg, err := Render(context.Background(), dirs, Options{})
+			cfg, err := mustNew(b, Options{}).Render(context.Background(), dirs, Request{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -126,7 +126,7 @@ func BenchmarkRender100BundleImages(b *testing.B) {
 	defer d.Stop()
 	refs := pushCorpusBundles(b, d.Host, benchBundleDirs(b, 100))
 	render := func(b *testing.B, cache string) {
-		cfg, err := Render(context.Background(), refs, Options{Image: image.Options{CacheDir: cache}})
+		cfg, err := mustNew(b, Options{Image: image.Options{CacheDir: cache}}).Render(context.Background(), refs, Request{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -179,4 +179,14 @@ func peakRSS() float64 {
 		}
 	}
 	return 0
+}
+
+// mustNew returns a Renderer for a test or benchmark.
+func mustNew(tb testing.TB, opts Options) *Renderer {
+	tb.Helper()
+	r, err := New(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
 }

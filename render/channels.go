@@ -42,7 +42,7 @@ func addChannels(cfg *declcfg.DeclarativeConfig, bundles []*parsedBundle) error 
 		for _, p := range cfg.Packages {
 			if p.Name == name {
 				errs = append(errs, &Error{Source: byPkg[name][0].Source, Invalid: true,
-					Err: fmt.Errorf("--with-channels: package %q is also defined by a catalog source (%s); render its bundles without --with-channels or drop the catalog", name, p.Pos)})
+					Err: fmt.Errorf("deriving channels: package %q is also defined by a catalog source (%s); render its bundles without deriving channels, or drop the catalog", name, p.Pos)})
 			}
 		}
 		if len(errs) > 0 {
@@ -69,7 +69,7 @@ type versioned struct {
 
 func derivePackage(name string, bundles []*parsedBundle) (*declcfg.Package, []declcfg.Channel, error) {
 	invalid := func(b *parsedBundle, format string, args ...any) error {
-		return &Error{Source: b.Source, Invalid: true, Err: fmt.Errorf("--with-channels: "+format, args...)}
+		return &Error{Source: b.Source, Invalid: true, Err: fmt.Errorf("deriving channels: "+format, args...)}
 	}
 	var vs []versioned
 	seen := map[string]*parsedBundle{}

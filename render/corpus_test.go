@@ -178,7 +178,7 @@ var goldenMismatches = map[string]string{
 }
 
 func TestCorpusGoldenBundleObjects(t *testing.T) {
-	matched, compared := compareWithCatalogs(t, "v4.16", declcfg.PropertyBundleObject, Options{}, goldenMismatches)
+	matched, compared := compareWithCatalogs(t, "v4.16", declcfg.PropertyBundleObject, Request{}, goldenMismatches)
 	t.Logf("v4.16 olm.bundle.object: %d of %d corpus bundle directories with a catalog counterpart match opm exactly", matched, compared)
 }
 
@@ -192,14 +192,14 @@ var csvMetadataMismatches = map[string]string{
 }
 
 func TestCorpusGoldenCSVMetadata(t *testing.T) {
-	matched, compared := compareWithCatalogs(t, "v4.18", declcfg.PropertyCSVMetadata, Options{MigrateLevel: MigrateBundleObjectToMeta}, csvMetadataMismatches)
+	matched, compared := compareWithCatalogs(t, "v4.18", declcfg.PropertyCSVMetadata, Request{MigrateLevel: MigrateBundleObjectToMeta}, csvMetadataMismatches)
 	t.Logf("v4.18 olm.csv.metadata: %d of %d corpus bundle directories with a catalog counterpart match opm exactly", matched, compared)
 }
 
 // compareWithCatalogs renders every corpus bundle directory whose bundle is
 // in the ocp catalogs (with a property of type form) under the catalog's
 // image, and compares. Bundles in known must differ, the others must match.
-func compareWithCatalogs(t *testing.T, ocp, form string, opts Options, known map[string]string) (matched, compared int) {
+func compareWithCatalogs(t *testing.T, ocp, form string, req Request, known map[string]string) (matched, compared int) {
 	corpus := corpusDir(t)
 	want := catalogBundles(t, corpus, ocp)
 	for _, cb := range corpusBundles(t, corpus) {
@@ -210,9 +210,8 @@ func compareWithCatalogs(t *testing.T, ocp, form string, opts Options, known map
 		compared++
 		name := cb.Repo + "/" + cb.CSVName
 		var warnings []string
-		o := opts
-		o.Warn = func(s string) { warnings = append(warnings, s) }
-		got, err := RenderBundle(context.Background(), cb.Dir, golden.Image, o)
+		r := mustNew(t, Options{Warn: func(s string) { warnings = append(warnings, s) }})
+		got, err := r.RenderBundle(context.Background(), cb.Dir, golden.Image, req)
 		var diffs []string
 		if err != nil {
 			diffs = []string{"render failed: " + err.Error()}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // Error is a problem with one source. Its message names the source and,
@@ -64,23 +65,26 @@ func (es Errors) Unwrap() []error {
 	return out
 }
 
-// IsInvalidInput reports whether err is entirely about the inputs' content:
-// every Error it holds is Invalid. A caller maps that to "findings" and
-// anything else (an unreadable file, an unreachable registry, a usage
-// mistake) to "could not run".
-func IsInvalidInput(err error) bool {
-	if err == nil {
-		return false
+// FaultKind is Input for a problem with the source's content and Run for a
+// failure to read it.
+func (e *Error) FaultKind() fault.Kind {
+	if e.Invalid {
+		return fault.Input
 	}
-	var es Errors
-	if errors.As(err, &es) {
-		for _, e := range es {
-			if !e.Invalid {
-				return false
-			}
+	return fault.Run
+}
+
+// FaultKind is Input when every source failed for its content, and Run
+// when any could not be read: the run is then incomplete, whatever else was
+// found.
+func (es Errors) FaultKind() fault.Kind {
+	for _, e := range es {
+		if !e.Invalid {
+			return fault.Run
 		}
-		return len(es) > 0
 	}
-	var e *Error
-	return errors.As(err, &e) && e.Invalid
+	if len(es) == 0 {
+		return fault.Run
+	}
+	return fault.Input
 }

@@ -22,7 +22,7 @@ const labelDatabase = "operators.operatorframework.io.index.database.v1"
 // renderImage opens an image and renders it by what its labels say it is,
 // in opm's order: a catalog (configs label), a bundle (package label), a
 // sqlite index (refused).
-func (r *renderer) renderImage(ctx context.Context, s source) result {
+func (r *call) renderImage(ctx context.Context, s source) result {
 	fail := func(err error, invalid bool) result {
 		return result{err: &Error{Source: s.ref, Err: err, Invalid: invalid}}
 	}
@@ -50,7 +50,7 @@ func (r *renderer) renderImage(ctx context.Context, s source) result {
 	if s.bundle && kind != KindBundleImage {
 		return fail(fmt.Errorf("not a bundle: a %s", kind), true)
 	}
-	if !r.opts.allowed().has(kind) {
+	if !r.req.allowed().has(kind) {
 		return fail(notAllowed(kind, s.ref), false)
 	}
 	if kind == KindCatalogImage {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/image/imagetest"
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // writeBundle writes a minimal bundle directory and returns it.
@@ -56,8 +57,8 @@ func TestRenderBundleImagesMatchDirectories(t *testing.T) {
 	}
 	// A directory rendered under an image reference (an image map).
 	srcs = append(srcs, BundleSource{Ref: dirs[0], Image: srcs[0].Ref})
-	opts := Options{Image: image.Options{CacheDir: filepath.Join(tmp, "cache")}}
-	got, err := RenderBundles(context.Background(), srcs, opts)
+	r := mustNew(t, Options{Image: image.Options{CacheDir: filepath.Join(tmp, "cache")}})
+	got, err := r.RenderBundles(context.Background(), srcs, Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestRenderBundleImagesMatchDirectories(t *testing.T) {
 		t.Fatalf("got %d bundles", len(got))
 	}
 	for i, dir := range dirs {
-		want, err := RenderBundle(context.Background(), dir, srcs[i].Ref, Options{})
+		want, err := mustNew(t, Options{}).RenderBundle(context.Background(), dir, srcs[i].Ref, Request{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,13 +92,13 @@ func TestRenderWarmCacheMakesNoRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	pinned := strings.Split(ref, ":v1")[0] + "@" + img.Digest()
-	opts := Options{Images: client}
-	first, err := Render(context.Background(), []string{pinned}, opts)
+	r := mustNew(t, Options{Image: image.Options{CacheDir: filepath.Join(tmp, "cache")}})
+	first, err := r.Render(context.Background(), []string{pinned}, Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg.Reset()
-	again, err := Render(context.Background(), []string{pinned}, opts)
+	again, err := r.Render(context.Background(), []string{pinned}, Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestRenderStopsAtUnreachableRegistry(t *testing.T) {
 	host := reg.Host
 	reg.Server.Close()
 	refs := []string{host + "/a:1", host + "/b:1", host + "/c:1", host + "/d:1"}
-	_, err := Render(context.Background(), refs, Options{Jobs: 1, Image: image.Options{NoCache: true, Retries: -1}})
+	_, err := mustNew(t, Options{Jobs: 1, Image: image.Options{NoCache: true, Retries: -1}}).Render(context.Background(), refs, Request{})
 	var es Errors
 	if !errors.As(err, &es) {
 		t.Fatalf("error %v is not Errors", err)
@@ -122,7 +123,7 @@ func TestRenderStopsAtUnreachableRegistry(t *testing.T) {
 	if len(es) != 1 || !strings.Contains(es[0].Error(), "cannot connect") {
 		t.Errorf("want one error about connecting, got %d: %v", len(es), err)
 	}
-	if IsInvalidInput(err) {
+	if fault.KindOf(err) != fault.Run {
 		t.Error("an unreachable registry is not the input's fault")
 	}
 }
@@ -143,9 +144,9 @@ func TestRenderImageKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	catalog := reg.Push(t, "catalog:1", catImg)
-	opts := Options{Image: image.Options{CacheDir: filepath.Join(tmp, "cache")}}
+	r := mustNew(t, Options{Image: image.Options{CacheDir: filepath.Join(tmp, "cache")}})
 
-	cfg, err := Render(context.Background(), []string{catalog, bundle}, opts)
+	cfg, err := r.Render(context.Background(), []string{catalog, bundle}, Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,15 +158,14 @@ func TestRenderImageKinds(t *testing.T) {
 	}
 
 	// Allowed masks refuse kinds by what the labels say.
-	opts.Allowed = KindCatalogs
-	if _, err := Render(context.Background(), []string{bundle}, opts); !errors.Is(err, ErrNotAllowed) {
+	if _, err := r.Render(context.Background(), []string{bundle}, Request{Allowed: KindCatalogs}); !errors.Is(err, ErrNotAllowed) {
 		t.Errorf("bundle image with catalogs only: %v", err)
 	}
-	if _, err := RenderBundle(context.Background(), catalog, "", Options{Image: opts.Image}); err == nil || !IsInvalidInput(err) {
+	if _, err := r.RenderBundle(context.Background(), catalog, "", Request{}); err == nil || fault.KindOf(err) != fault.Input {
 		t.Errorf("RenderBundle of a catalog image: %v", err)
 	}
 	// Bundles only: a bundle image renders, a catalog directory does not.
-	if _, err := RenderBundles(context.Background(), []BundleSource{{Ref: catDir}}, Options{}); err == nil || !strings.Contains(err.Error(), "not a bundle") {
+	if _, err := r.RenderBundles(context.Background(), []BundleSource{{Ref: catDir}}, Request{}); err == nil || !strings.Contains(err.Error(), "not a bundle") {
 		t.Errorf("RenderBundles of a catalog directory: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // Migration level names, in the order they run (opm's names).
@@ -44,12 +45,13 @@ func migrationsUpTo(level string) ([]migration, error) {
 			return migrations[:i+1], nil
 		}
 	}
-	return nil, fmt.Errorf("unknown migration level %q: use one of %s", level, strings.Join(MigrationLevels, ", "))
+	return nil, fault.Errorf(fault.Usage, "unknown migration level %q: use one of %s", level, strings.Join(MigrationLevels, ", "))
 }
 
 // Migrate runs the migrations up to and including level on cfg in place.
 // Bundles that cannot be migrated (no image, no CSV) are left alone, as opm
-// leaves them.
+// leaves them. An unknown level is a Usage error; a bundle whose content
+// does not migrate an Input error.
 func Migrate(cfg *declcfg.DeclarativeConfig, level string) error {
 	ms, err := migrationsUpTo(level)
 	if err != nil {
@@ -57,7 +59,7 @@ func Migrate(cfg *declcfg.DeclarativeConfig, level string) error {
 	}
 	for _, m := range ms {
 		if err := m.run(cfg); err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
+			return fault.Errorf(fault.Input, "migration %s: %w", m.name, err)
 		}
 	}
 	return nil

@@ -74,8 +74,25 @@ func (k Kind) String() string {
 	return strings.Join(names, ", ")
 }
 
-// Options tunes Render.
+// Options says how a Renderer reaches its sources. They hold for the
+// Renderer's life: one Renderer serves a whole command.
 type Options struct {
+	// Image says how images are pulled (registry access, cache, platform).
+	Image image.Options
+	// Stdin is read for the source "-" (default os.Stdin).
+	Stdin io.Reader
+	// Jobs bounds how many sources render at once (default: 4 per CPU;
+	// images mostly wait on the network).
+	Jobs int
+	// Warn receives warnings (ignored files and the like), possibly from
+	// several goroutines at once; nil drops them.
+	Warn fault.Warn
+}
+
+// Request says what one call of a Renderer makes of its sources.
+type Request struct {
+	// Allowed restricts the source kinds (zero allows all).
+	Allowed Kind
 	// MigrateLevel runs the migrations up to and including this one ("" or
 	// "none" runs none, "all" every one); see MigrationLevels.
 	MigrateLevel string
@@ -83,55 +100,32 @@ type Options struct {
 	// .Version that sets the image of bundles rendered from directories.
 	ImageRefTemplate string
 	// WithChannels also derives olm.package and olm.channel blobs from the
-	// bundles' channel annotations and CSV upgrade edges.
+	// bundles' channel annotations and CSV upgrade edges (Render only).
 	WithChannels bool
-	// Allowed restricts the source kinds (zero allows all).
-	Allowed Kind
-	// Image says how images are pulled (registry access, cache, platform).
-	Image image.Options
-	// Images, when set, pulls images instead of a client made from Image:
-	// callers that render many times share one to reuse connections,
-	// tokens and the cache.
-	Images *image.Client
-	// Stdin is read for the source "-" (default os.Stdin).
-	Stdin io.Reader
-	// Jobs bounds how many sources render at once (default: 4 per CPU;
-	// images mostly wait on the network).
-	Jobs int
-	// Warn receives warnings (ignored files and the like); nil drops them.
-	// It may be called from several goroutines at once.
-	Warn fault.Warn
 	// Progress, when set, is called after each source is done with the
 	// number done and the total (from several goroutines).
 	Progress func(done, total int)
 }
 
-func (o Options) allowed() Kind {
-	if o.Allowed == 0 {
+func (q Request) allowed() Kind {
+	if q.Allowed == 0 {
 		return KindAll
 	}
-	return o.Allowed
+	return q.Allowed
 }
 
-func (o Options) jobs() int {
-	if o.Jobs > 0 {
-		return o.Jobs
-	}
-	return 4 * runtime.NumCPU()
-}
-
-func (o Options) template() (*template.Template, error) {
-	if o.ImageRefTemplate == "" {
+func (q Request) template() (*template.Template, error) {
+	if q.ImageRefTemplate == "" {
 		return nil, nil
 	}
-	t, err := template.New("image-ref-template").Option("missingkey=error").Parse(o.ImageRefTemplate)
+	t, err := template.New("image-ref-template").Option("missingkey=error").Parse(q.ImageRefTemplate)
 	if err != nil {
-		return nil, fmt.Errorf("parsing the image reference template: %w", err)
+		return nil, fault.Errorf(fault.Usage, "parsing the image reference template: %w", err)
 	}
 	return t, nil
 }
 
-// ErrNotAllowed is wrapped by errors for sources of a kind Options.Allowed
+// ErrNotAllowed is wrapped by errors for sources of a kind Request.Allowed
 // excludes.
 var ErrNotAllowed = errors.New("not allowed")
 
@@ -152,54 +146,77 @@ type source struct {
 	bundle bool
 }
 
-// renderer renders sources with one set of options.
-type renderer struct {
-	opts       Options
-	tmpl       *template.Template
-	migrations []migration
+// Renderer reads sources (bundle directories and images, catalog
+// directories, files, standard input and images) into blobs. It is safe
+// for concurrent use, and keeps one image client (connections, tokens, the
+// cache) for all its calls, made on first use so that rendering only
+// directories never touches the image cache.
+type Renderer struct {
+	opts Options
 
 	clientOnce sync.Once
 	client     *image.Client
 	clientErr  error
 }
 
-func newRenderer(opts Options) (*renderer, error) {
-	tmpl, err := opts.template()
-	if err != nil {
-		return nil, err
+// New returns a Renderer. Options that contradict each other are a Usage
+// error.
+func New(opts Options) (*Renderer, error) {
+	if opts.Image.UseHTTP && opts.Image.SkipTLSVerify {
+		return nil, fault.Errorf(fault.Usage, "plain HTTP (UseHTTP) and no TLS verification (SkipTLSVerify) cannot both be asked for: skipping TLS verification already allows plain HTTP")
 	}
-	ms, err := migrationsUpTo(opts.MigrateLevel)
-	if err != nil {
-		return nil, err
-	}
-	if opts.Images == nil && opts.Image.UseHTTP && opts.Image.SkipTLSVerify {
-		return nil, errors.New("use-http and skip-tls-verify cannot both be set: skip-tls-verify already allows plain HTTP")
-	}
-	return &renderer{opts: opts, tmpl: tmpl, migrations: ms}, nil
+	return &Renderer{opts: opts}, nil
 }
 
-// images returns the image client, made on first use so that rendering
-// only directories never touches the image cache.
-func (r *renderer) images() (*image.Client, error) {
-	r.clientOnce.Do(func() {
-		if r.client = r.opts.Images; r.client == nil {
-			r.client, r.clientErr = image.NewClient(r.opts.Image)
-		}
-	})
+func (r *Renderer) jobs() int {
+	if r.opts.Jobs > 0 {
+		return r.opts.Jobs
+	}
+	return 4 * runtime.NumCPU()
+}
+
+// Offline reports whether the Renderer's images come only from the cache
+// and local files.
+func (r *Renderer) Offline() bool { return r.opts.Image.Offline }
+
+// images returns the image client, made on first use.
+func (r *Renderer) images() (*image.Client, error) {
+	r.clientOnce.Do(func() { r.client, r.clientErr = image.NewClient(r.opts.Image) })
 	return r.client, r.clientErr
 }
 
+// call is one call of a Renderer: its request, the parsed image reference
+// template and the migrations to run.
+type call struct {
+	*Renderer
+	req        Request
+	tmpl       *template.Template
+	migrations []migration
+}
+
+func (r *Renderer) start(req Request) (*call, error) {
+	tmpl, err := req.template()
+	if err != nil {
+		return nil, err
+	}
+	ms, err := migrationsUpTo(req.MigrateLevel)
+	if err != nil {
+		return nil, err
+	}
+	return &call{Renderer: r, req: req, tmpl: tmpl, migrations: ms}, nil
+}
+
 // run renders every source, Options.Jobs at a time, results in source
-// order. A registry that cannot be reached stops the sources not yet
-// started: their failure would only repeat the same news.
-func (r *renderer) run(ctx context.Context, srcs []source) []result {
+// order. With stopUnreachable, a registry that cannot be reached stops the
+// sources not yet started: their failure would only repeat the same news.
+func (r *call) run(ctx context.Context, srcs []source, stopUnreachable bool) []result {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	results := make([]result, len(srcs))
 	var (
 		wg    sync.WaitGroup
-		slots = make(chan struct{}, r.opts.jobs())
+		slots = make(chan struct{}, r.jobs())
 		done  atomic.Int64
 	)
 	for i, s := range srcs {
@@ -216,11 +233,11 @@ func (r *renderer) run(ctx context.Context, srcs []source) []result {
 			defer wg.Done()
 			defer func() { <-slots }()
 			results[i] = r.render(ctx, s)
-			if e := results[i].err; e != nil && unreachable(e.Err) {
+			if e := results[i].err; e != nil && stopUnreachable && unreachable(e.Err) {
 				cancel()
 			}
-			if r.opts.Progress != nil {
-				r.opts.Progress(int(done.Add(1)), len(srcs))
+			if r.req.Progress != nil {
+				r.req.Progress(int(done.Add(1)), len(srcs))
 			}
 		}()
 	}
@@ -258,27 +275,56 @@ func collect(results []result) (*declcfg.DeclarativeConfig, []*parsedBundle, err
 
 // Render renders every source and merges the results in argument order. It
 // renders everything before returning: on any error the config is nil and
-// the error is an Errors listing every failed source. Options errors (a bad
-// template or migration level) are returned as plain errors.
-func Render(ctx context.Context, refs []string, opts Options) (*declcfg.DeclarativeConfig, error) {
-	r, err := newRenderer(opts)
+// the error is an Errors listing every failed source. A request that does
+// not fit (a bad template or migration level) is a Usage error.
+func (r *Renderer) Render(ctx context.Context, refs []string, req Request) (*declcfg.DeclarativeConfig, error) {
+	c, err := r.start(req)
 	if err != nil {
 		return nil, err
 	}
-	srcs := make([]source, len(refs))
-	for i, ref := range refs {
-		srcs[i] = source{ref: ref}
-	}
-	out, bundles, err := collect(r.run(ctx, srcs))
+	out, bundles, err := collect(c.run(ctx, sources(refs), true))
 	if err != nil {
 		return nil, err
 	}
-	if opts.WithChannels {
+	if req.WithChannels {
 		if err := addChannels(out, bundles); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// Rendered is what became of one source of RenderEach: its blobs, or why
+// it failed.
+type Rendered struct {
+	Config *declcfg.DeclarativeConfig
+	Err    *Error
+}
+
+// RenderEach renders every source on its own, Options.Jobs at a time, and
+// returns what became of each, in order: callers that keep sources apart
+// (merging catalogs, serving several) use it. Every source is tried, even
+// after a registry could not be reached. Request.WithChannels does not
+// apply. A request that does not fit is a Usage error.
+func (r *Renderer) RenderEach(ctx context.Context, refs []string, req Request) ([]Rendered, error) {
+	c, err := r.start(req)
+	if err != nil {
+		return nil, err
+	}
+	results := c.run(ctx, sources(refs), false)
+	out := make([]Rendered, len(results))
+	for i, res := range results {
+		out[i] = Rendered{Config: res.cfg, Err: res.err}
+	}
+	return out, nil
+}
+
+func sources(refs []string) []source {
+	srcs := make([]source, len(refs))
+	for i, ref := range refs {
+		srcs[i] = source{ref: ref}
+	}
+	return srcs
 }
 
 // BundleSource names one bundle to render: Ref is a bundle directory or a
@@ -293,8 +339,8 @@ type BundleSource struct {
 // RenderBundles renders bundle sources, Options.Jobs at a time, into one
 // olm.bundle each, in order. Catalog sources are refused. Migrations and the
 // image reference template apply as in Render; WithChannels does not.
-func RenderBundles(ctx context.Context, srcs []BundleSource, opts Options) ([]declcfg.Bundle, error) {
-	r, err := newRenderer(opts)
+func (r *Renderer) RenderBundles(ctx context.Context, srcs []BundleSource, req Request) ([]declcfg.Bundle, error) {
+	c, err := r.start(req)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +348,7 @@ func RenderBundles(ctx context.Context, srcs []BundleSource, opts Options) ([]de
 	for i, s := range srcs {
 		ss[i] = source{ref: s.Ref, image: s.Image, bundle: true}
 	}
-	out, _, err := collect(r.run(ctx, ss))
+	out, _, err := collect(c.run(ctx, ss, true))
 	if err != nil {
 		return nil, err
 	}
@@ -310,8 +356,8 @@ func RenderBundles(ctx context.Context, srcs []BundleSource, opts Options) ([]de
 }
 
 // RenderBundle renders one bundle source; see RenderBundles.
-func RenderBundle(ctx context.Context, ref, image string, opts Options) (*declcfg.Bundle, error) {
-	bs, err := RenderBundles(ctx, []BundleSource{{Ref: ref, Image: image}}, opts)
+func (r *Renderer) RenderBundle(ctx context.Context, ref, image string, req Request) (*declcfg.Bundle, error) {
+	bs, err := r.RenderBundles(ctx, []BundleSource{{Ref: ref, Image: image}}, req)
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +365,7 @@ func RenderBundle(ctx context.Context, ref, image string, opts Options) (*declcf
 }
 
 // render classifies one source the way opm does and renders it.
-func (r *renderer) render(ctx context.Context, s source) result {
+func (r *call) render(ctx context.Context, s source) result {
 	fail := func(err error, invalid bool) result {
 		var e *Error
 		if errors.As(err, &e) {
@@ -337,7 +383,7 @@ func (r *renderer) render(ctx context.Context, s source) result {
 	if s.bundle && kind != KindBundleDir {
 		return fail(fmt.Errorf("not a bundle: a %s (a bundle directory holds manifests/ and metadata/)", kind), true)
 	}
-	if !r.opts.allowed().has(kind) {
+	if !r.req.allowed().has(kind) {
 		return fail(notAllowed(kind, s.ref), false)
 	}
 	if kind == KindBundleDir {

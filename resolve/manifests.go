@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // Manifests are the objects resolution reads from a GitOps repository's
@@ -78,6 +79,9 @@ type ManifestError struct {
 	Pos declcfg.Pos
 	Msg string
 }
+
+// FaultKind is Run: a manifest fbc cannot use keeps resolve from running.
+func (e *ManifestError) FaultKind() fault.Kind { return fault.Run }
 
 func (e *ManifestError) Error() string {
 	if p := e.Pos.String(); p != "" {

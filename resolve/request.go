@@ -6,15 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/fbc-project/fbc/declcfg"
-	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/render"
 )
@@ -39,8 +36,9 @@ type Request struct {
 	Namespace string
 	// GlobalNamespace is where catalogs visible to every namespace live.
 	GlobalNamespace string
-	// Render says how catalog sources are read (images, cache, offline).
-	Render render.Options
+	// Renderer reads catalog sources: directories, files, images (default:
+	// a Renderer with zero Options).
+	Renderer *render.Renderer
 	// Warn receives notes about the input (skipped kinds and the like).
 	Warn fault.Warn
 }
@@ -485,8 +483,8 @@ func (p *preparation) inScope(ns string, k CatalogKey) bool {
 	return k.Namespace == ns || k.Namespace == p.req.GlobalNamespace && !p.excluded[ns]
 }
 
-// loadCatalogs reads every catalog a namespace to resolve sees, at most a
-// few at once, sharing one image client.
+// loadCatalogs reads every catalog a namespace to resolve sees through the
+// request's Renderer, several at once.
 func (p *preparation) loadCatalogs(ctx context.Context) error {
 	var needed []*catalogSource
 	for _, cs := range p.sources {
@@ -509,43 +507,36 @@ func (p *preparation) loadCatalogs(ctx context.Context) error {
 			return &ManifestError{Pos: m.Pos, Msg: fmt.Sprintf("CatalogSource %s: fbc cannot read it (%s); give its content with --catalog %s=SOURCE (a catalog directory, file or image)", cs.key, how, cs.key)}
 		}
 	}
-	opts := p.req.Render
-	opts.Allowed = render.KindCatalogs
-	opts.Progress = nil
-	// One image client for every image (connections, tokens, cache), made
-	// only when a source is not a local path.
-	if opts.Images == nil && slices.ContainsFunc(needed, func(cs *catalogSource) bool { return !isPath(cs.source) }) {
-		client, err := image.NewClient(opts.Image)
-		if err != nil {
+	r := p.req.Renderer
+	if r == nil {
+		var err error
+		if r, err = render.New(render.Options{}); err != nil {
 			return err
 		}
-		opts.Images = client
+	}
+	srcs := make([]string, len(needed))
+	for i, cs := range needed {
+		srcs[i] = cs.source
+	}
+	rendered, err := r.RenderEach(ctx, srcs, render.Request{Allowed: render.KindCatalogs})
+	if err != nil {
+		return err
 	}
 	errs := make([]error, len(needed))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
 	for i, cs := range needed {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			cfg, err := render.Render(ctx, []string{cs.source}, opts)
-			if err != nil {
-				errs[i] = p.catalogError(cs, err)
-				return
+		if e := rendered[i].Err; e != nil {
+			errs[i] = p.catalogError(cs, e)
+			continue
+		}
+		cs.catalog = NewCatalog(cs.key, cs.priority, rendered[i].Config)
+		if n := len(cs.catalog.Problems); n > 0 {
+			more := ""
+			if n > 1 {
+				more = fmt.Sprintf(" (and %d more; fbc validate lists them)", n-1)
 			}
-			cs.catalog = NewCatalog(cs.key, cs.priority, cfg)
-			if n := len(cs.catalog.Problems); n > 0 {
-				more := ""
-				if n > 1 {
-					more = fmt.Sprintf(" (and %d more; fbc validate lists them)", n-1)
-				}
-				p.warn(fmt.Sprintf("catalog %s: opm would refuse to serve it: %s%s; fbc resolves it as it reads", cs.key, cs.catalog.Problems[0], more))
-			}
-		}()
+			p.warn(fmt.Sprintf("catalog %s: opm would refuse to serve it: %s%s; fbc resolves it as it reads", cs.key, cs.catalog.Problems[0], more))
+		}
 	}
-	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -557,16 +548,6 @@ func (p *preparation) loadCatalogs(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// isPath says whether a source is a local file or directory (or standard
-// input), which render reads without an image client.
-func isPath(src string) bool {
-	if src == "-" {
-		return true
-	}
-	_, err := os.Stat(src)
-	return err == nil
 }
 
 // CatalogError is a catalog fbc could not read.
@@ -587,6 +568,10 @@ func (e *CatalogError) Error() string {
 }
 
 func (e *CatalogError) Unwrap() error { return e.Err }
+
+// FaultKind is Run: a catalog that cannot be read keeps resolve from
+// running, whatever is wrong with it.
+func (e *CatalogError) FaultKind() fault.Kind { return fault.Run }
 
 func (p *preparation) catalogError(cs *catalogSource, err error) error {
 	ce := &CatalogError{Key: cs.key, Source: cs.source, Err: err}

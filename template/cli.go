@@ -6,8 +6,7 @@ import (
 	"io"
 
 	"github.com/fbc-project/fbc/declcfg"
-	"github.com/fbc-project/fbc/image"
-	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/render"
 )
 
 // FileOptions render a template file the way the command line does.
@@ -16,18 +15,16 @@ type FileOptions struct {
 	Kind Kind
 	// ImageMap is the path of an image map file ("" for none).
 	ImageMap string
-	// Image says how bundle images are pulled; with Image.Offline a
-	// reference missing from the image map must be in the image cache.
-	Image image.Options
+	// Renderer renders the bundles the template names (default: a
+	// Renderer with zero Options). Offline, a reference missing from the
+	// image map must be in its image cache.
+	Renderer *render.Renderer
 	// MigrateLevel is a render migration level ("none" or "" for none).
 	MigrateLevel string
 	// SkipRange: see Options.SkipRange.
 	SkipRange bool
 	// Stdin is read for the file "-".
 	Stdin io.Reader
-	// Warn receives render's warnings (files a bundle ignores and the
-	// like), possibly from several goroutines; nil drops them.
-	Warn fault.Warn
 }
 
 // RenderFile reads a template (path "-" is stdin) and renders it with
@@ -43,14 +40,20 @@ func RenderFile(ctx context.Context, path string, opts FileOptions) (*Result, er
 			return nil, err
 		}
 	}
-	sources := &bundleSources{opts: opts}
+	r := opts.Renderer
+	if r == nil {
+		if r, err = render.New(render.Options{}); err != nil {
+			return nil, err
+		}
+	}
+	sources := &bundleSources{r: r}
 	name := path
 	if path == "-" {
 		name = "-"
 	}
 	return Render(ctx, name, data, Options{
 		Kind:      opts.Kind,
-		Render:    MappedRenderer(m, localSource(sources), remoteSource(m, sources, opts.Image.Offline)),
+		Render:    MappedRenderer(m, localSource(sources), remoteSource(m, sources, r.Offline())),
 		SkipRange: opts.SkipRange,
 		Migrate: func(cfg *declcfg.DeclarativeConfig) error {
 			if opts.MigrateLevel == "" || opts.MigrateLevel == "none" {

@@ -2,10 +2,8 @@ package template
 
 import (
 	"context"
-	"sync"
 
 	"github.com/fbc-project/fbc/declcfg"
-	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/render"
 )
 
@@ -13,21 +11,10 @@ import (
 // render's, since render runs them.
 var MigrateLevels = render.MigrationLevels
 
-// bundleSources renders the bundles a template names through render, with
-// one image client for all of them (connections, tokens and the cache are
-// shared), made on first use so that templates whose bundles are all
-// directories never touch the image cache.
+// bundleSources renders the bundles a template names through one
+// Renderer, shared by all of them (connections, tokens and the cache).
 type bundleSources struct {
-	opts FileOptions
-
-	once   sync.Once
-	client *image.Client
-	err    error
-}
-
-func (s *bundleSources) images() (*image.Client, error) {
-	s.once.Do(func() { s.client, s.err = image.NewClient(s.opts.Image) })
-	return s.client, s.err
+	r *render.Renderer
 }
 
 // render renders a bundle directory or a bundle image (registry, oci:,
@@ -35,15 +22,7 @@ func (s *bundleSources) images() (*image.Client, error) {
 // migration: the semver template reads the CSV from olm.bundle.object, so
 // migrations run on the finished catalog (Options.Migrate).
 func (s *bundleSources) render(ctx context.Context, source, ref string) ([]declcfg.Bundle, error) {
-	ro := render.Options{Allowed: render.KindBundles, Warn: s.opts.Warn}
-	if !isBundleDir(source) {
-		c, err := s.images()
-		if err != nil {
-			return nil, err
-		}
-		ro.Images = c
-	}
-	b, err := render.RenderBundle(ctx, source, ref, ro)
+	b, err := s.r.RenderBundle(ctx, source, ref, render.Request{Allowed: render.KindBundles})
 	if err != nil {
 		return nil, err
 	}

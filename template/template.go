@@ -14,9 +14,10 @@ import (
 	"slices"
 	"strings"
 
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // Kind is a template type, named as on the command line.
@@ -99,6 +100,9 @@ type Problem struct {
 	Msg string
 }
 
+// FaultKind is Input: the template (or its image map) is at fault.
+func (p *Problem) FaultKind() fault.Kind { return fault.Input }
+
 func (p *Problem) Error() string {
 	if s := p.Pos.String(); s != "" {
 		return s + ": " + p.Msg
@@ -124,6 +128,9 @@ func (e *EmptyError) FaultKind() fault.Kind { return fault.Run }
 // returns when the template itself is at fault (as opposed to a bundle that
 // could not be fetched).
 type Problems []*Problem
+
+// FaultKind is Input: the template (or its image map) is at fault.
+func (ps Problems) FaultKind() fault.Kind { return fault.Input }
 
 func (ps Problems) Error() string {
 	var b strings.Builder

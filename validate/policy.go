@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -9,7 +10,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// A policy is the CUE of one --schema directory: the user's own rules, on
+// A policy is the CUE of one policy directory (fbc validate --schema): the user's own rules, on
 // top of the built-in shapes. The directory's .cue files form one CUE
 // package (or have no package clause); imports of CUE's standard library
 // work. Two top-level fields are read, with the same conventions as the
@@ -45,22 +46,32 @@ type policy struct {
 	properties map[string]cue.Value
 }
 
+// PolicyError is a policy directory that cannot be used: its CUE does not
+// compile, or it defines nothing to check.
+type PolicyError struct {
+	Dir string
+	Err error
+}
+
+func (e *PolicyError) Error() string { return fmt.Sprintf("policy %s: %v", e.Dir, e.Err) }
+func (e *PolicyError) Unwrap() error { return e.Err }
+
 func loadPolicy(dir string) (*policy, error) {
 	ctx := cuecontext.New()
 	v, err := loadCUEFiles(ctx, os.DirFS(dir), ".", dir)
 	if err != nil {
-		return nil, fmt.Errorf("--schema %s: %w", dir, err)
+		return nil, &PolicyError{Dir: dir, Err: err}
 	}
 	p := &policy{dir: dir, rt: &cueRuntime{ctx: ctx}}
 	var hasSchemas, hasProps bool
 	if p.schemas, hasSchemas, err = mapEntries(v, "schemas"); err != nil {
-		return nil, fmt.Errorf("--schema %s: %w", dir, err)
+		return nil, &PolicyError{Dir: dir, Err: err}
 	}
 	if p.properties, hasProps, err = mapEntries(v, "properties"); err != nil {
-		return nil, fmt.Errorf("--schema %s: %w", dir, err)
+		return nil, &PolicyError{Dir: dir, Err: err}
 	}
 	if !hasSchemas && !hasProps {
-		return nil, fmt.Errorf("--schema %s: defines neither `schemas` nor `properties`, so it checks nothing (see docs/validate.md)", dir)
+		return nil, &PolicyError{Dir: dir, Err: errors.New("defines neither `schemas` nor `properties`, so it checks nothing (see docs/validate.md)")}
 	}
 	return p, nil
 }

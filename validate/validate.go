@@ -99,7 +99,7 @@ func (r *Result) Count() (errors, warnings int) {
 
 // Validate checks the catalogs at paths (directories, files or "-") as one
 // catalog. The error is for runs that could not happen (a path that does not
-// exist, a --schema directory that does not compile); all problems with
+// exist, a policy directory that does not compile); all problems with
 // catalog content are diagnostics.
 //
 // Files are parsed and checked in parallel; each file's YAML nodes are

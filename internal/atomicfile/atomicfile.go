@@ -8,15 +8,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // ErrDirNotEmpty is returned (wrapped) when WriteDir would replace a
-// directory that holds files without being allowed to.
-var ErrDirNotEmpty = errors.New("directory is not empty")
+// directory that holds files without being allowed to: a Usage error.
+var ErrDirNotEmpty = fault.Wrap(fault.Usage, errors.New("directory is not empty"))
+
+// ExistsError is an output in the way: a file or directory that a write
+// was not allowed to replace. It is a Usage error, and matches fs.ErrExist.
+type ExistsError struct{ Path string }
+
+func (e *ExistsError) Error() string         { return e.Path + " already exists" }
+func (e *ExistsError) FaultKind() fault.Kind { return fault.Usage }
+func (e *ExistsError) Is(target error) bool  { return target == fs.ErrExist }
 
 // CheckDir reports whether WriteDir may write dir: it must not exist, be an
 // empty directory, or (with replace) be a directory that is not the working
@@ -201,14 +212,53 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 
 // Write streams into a temporary file next to path and renames it into
 // place only if write succeeds.
-func Write(path string, perm os.FileMode, write func(io.Writer) error) (err error) {
+func Write(path string, perm os.FileMode, write func(io.Writer) error) error {
+	tmp, err := writeTemp(path, perm, write)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// WriteNew writes data to path through a temporary file, like WriteFile,
+// but refuses to replace an existing path (*ExistsError): the file is
+// linked into place, which fails when the name is taken.
+func WriteNew(path string, data []byte, perm os.FileMode) error {
+	tmp, err := writeTemp(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return &ExistsError{Path: path}
+		}
+		// File systems without hard links: check, then rename.
+		if _, serr := os.Lstat(path); serr == nil {
+			return &ExistsError{Path: path}
+		}
+		return os.Rename(tmp, path)
+	}
+	return nil
+}
+
+// writeTemp writes a complete temporary file next to path and returns its
+// name; on failure nothing is left behind.
+func writeTemp(path string, perm os.FileMode, write func(io.Writer) error) (name string, err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer func() {
 		if err != nil {
@@ -217,16 +267,16 @@ func Write(path string, perm os.FileMode, write func(io.Writer) error) (err erro
 		}
 	}()
 	if err = write(tmp); err != nil {
-		return err
+		return "", err
 	}
 	if err = tmp.Chmod(perm); err != nil {
-		return err
+		return "", err
 	}
 	if err = tmp.Sync(); err != nil {
-		return err
+		return "", err
 	}
 	if err = tmp.Close(); err != nil {
-		return err
+		return "", err
 	}
-	return os.Rename(tmp.Name(), path)
+	return tmp.Name(), nil
 }

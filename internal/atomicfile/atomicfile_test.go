@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 func writeTestTree(t *testing.T, dir string, files map[string]string) {
@@ -230,5 +233,32 @@ func TestWriteDirKilled(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(root, ".out.tmp-*")); len(left) != 0 {
 		t.Errorf("the killed writer's tree is still there: %v", left)
+	}
+}
+
+// WriteNew never replaces a file; WriteFile does; neither leaves a
+// temporary file behind.
+func TestWriteNew(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "catalog.Dockerfile")
+	if err := WriteNew(p, []byte("one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteNew(p, []byte("two"), 0o644)
+	var exists *ExistsError
+	if !errors.As(err, &exists) || exists.Path != p || !errors.Is(err, fs.ErrExist) || fault.KindOf(err) != fault.Usage {
+		t.Errorf("second WriteNew: %v", err)
+	}
+	if got := readTestTree(t, dir); len(got) != 1 || got["catalog.Dockerfile"] != "one" {
+		t.Errorf("after a refused write: %v", got)
+	}
+	if err := WriteFile(p, []byte("two"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := readTestTree(t, dir); len(got) != 1 || got["catalog.Dockerfile"] != "two" {
+		t.Errorf("after WriteFile: %v", got)
+	}
+	if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("mode: %v %v", st.Mode(), err)
 	}
 }
