@@ -8,13 +8,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fbc-project/fbc/declcfg"
-	"github.com/fbc-project/fbc/render"
+	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/template"
 )
 
 func newTemplateConvertCmd() *cobra.Command {
 	output := newEnum("json", "json", "yaml")
 	var opts template.ConvertOptions
+	var pull image.Options
 	cmd := &cobra.Command{
 		Use:   "convert basic|substitutes [SOURCE|-]",
 		Short: "Make a basic or substitutes template from an existing catalog",
@@ -45,16 +46,21 @@ writes it, as opm render SOURCE | opm alpha convert-template would.`,
 			if len(args) == 2 {
 				source = args[1]
 			}
-			if err := checkPullFlags(opts.Render.Image); err != nil {
+			if err := checkPullFlags(pull); err != nil {
+				return err
+			}
+			r, err := newRenderer(cmd, pull, 0)
+			if err != nil {
 				return err
 			}
 			opts.Stdin = cmd.InOrStdin()
-			opts.Render.Stdin = opts.Stdin
-			opts.Render.Warn = warner(cmd.ErrOrStderr())
-			opts.Render.Image.Warn = opts.Render.Warn
+			opts.Renderer = r
 			conv, err := template.ConvertSource(cmd.Context(), kind, source, opts)
-			if err != nil {
-				return convertError(err)
+			var empty *template.EmptyError
+			if errors.As(err, &empty) {
+				return fmt.Errorf("nothing to convert: %w", err)
+			} else if err != nil {
+				return err
 			}
 			var buf bytes.Buffer
 			if err := conv.Write(&buf, declcfg.Format(output.String())); err != nil {
@@ -65,25 +71,6 @@ writes it, as opm render SOURCE | opm alpha convert-template would.`,
 		},
 	}
 	output.register(cmd, "output", "o", "output format")
-	addPullFlags(cmd.Flags(), &opts.Render.Image)
+	addPullFlags(cmd.Flags(), &pull)
 	return cmd
-}
-
-// convertError maps a conversion failure to the exit status: a catalog that
-// does not load is a finding (1); an empty catalog, an unreadable source, an
-// image that cannot be pulled, or a source that is not a catalog is trouble
-// (2).
-func convertError(err error) error {
-	var empty *template.EmptyError
-	if errors.As(err, &empty) {
-		return nothingThere(fmt.Errorf("nothing to convert: %w", err))
-	}
-	var le declcfg.LoadErrors
-	if errors.As(err, &le) && !le.HasIO() {
-		return findingsError(err)
-	}
-	if render.IsInvalidInput(err) {
-		return findingsError(err)
-	}
-	return renderError(err)
 }

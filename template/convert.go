@@ -10,10 +10,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fbc-project/fbc/declcfg"
-	"github.com/fbc-project/fbc/render"
 	yaml "go.yaml.in/yaml/v3"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/render"
 )
 
 // Converting a catalog into a template is opm's `alpha convert-template`:
@@ -34,8 +35,9 @@ type Converted struct {
 type ConvertOptions struct {
 	// Stdin is read for the source "-".
 	Stdin io.Reader
-	// Render reads directories and images (Allowed is set to catalogs).
-	Render render.Options
+	// Renderer reads catalog directories and images (default: a Renderer
+	// with zero Options).
+	Renderer *render.Renderer
 }
 
 // ConvertSource makes a template of kind (basic or substitutes) from a
@@ -58,9 +60,14 @@ func ConvertSource(ctx context.Context, kind Kind, source string, opts ConvertOp
 		}
 		return convertFiles(kind, source, files)
 	}
-	ro := opts.Render
-	ro.Allowed = render.KindCatalogDir | render.KindCatalogImage
-	cfg, err := render.Render(ctx, []string{source}, ro)
+	r := opts.Renderer
+	if r == nil {
+		var err error
+		if r, err = render.New(render.Options{}); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := r.Render(ctx, []string{source}, render.Request{Allowed: render.KindCatalogDir | render.KindCatalogImage})
 	if err != nil {
 		return nil, err
 	}
