@@ -266,12 +266,16 @@ func TestSemverProblems(t *testing.T) {
 			`t.yaml:4:5: bundle reference "r/none" resolved to 0 bundles`},
 		{"duplicate key", "schema: olm.semver\nstable: {}\nStable: {}\n", `t.yaml:3:1: duplicate key "Stable" (first defined at line 2)`},
 		{"two documents", "schema: olm.semver\n---\nschema: olm.semver\n", "t.yaml:3:1: a template is one document"},
+		{"two images, one bundle", "schema: olm.semver\nstable:\n  bundles:\n  - image: r/op:op.v1.0.0\n  - image: r/digest\n",
+			`t.yaml:5:5: image "r/digest" renders to bundle "op.v1.0.0", which image "r/op:op.v1.0.0" (at t.yaml:4:5) already renders to`},
+		{"two images, one bundle, two channels", "schema: olm.semver\nfast:\n  bundles:\n  - image: r/op:op.v1.0.0\nstable:\n  bundles:\n  - image: r/digest\n",
+			`t.yaml:7:5: image "r/digest" renders to bundle "op.v1.0.0", which image "r/op:op.v1.0.0" (at t.yaml:4:5) already renders to`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fakeRegistry{extra: map[string][]declcfg.Bundle{
 				"r/two": {two}, "r/other": {other},
-				"r/pair": {two, other}, "r/none": {},
+				"r/pair": {two, other}, "r/none": {}, "r/digest": {fakeBundle("op", "1.0.0", "r/digest")},
 			}}
 			_, err := renderString(t, f, tt.src, Options{})
 			if err == nil {
