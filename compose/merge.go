@@ -29,15 +29,6 @@ const (
 	OnConflictLast ConflictPolicy = "last"
 )
 
-// ParseConflictPolicy accepts error, first or last.
-func ParseConflictPolicy(s string) (ConflictPolicy, error) {
-	switch p := ConflictPolicy(s); p {
-	case OnConflictError, OnConflictFirst, OnConflictLast:
-		return p, nil
-	}
-	return "", fmt.Errorf("unknown conflict policy %q: use error, first or last", s)
-}
-
 // Site is where one source defines a package.
 type Site struct {
 	Source string

@@ -58,12 +58,6 @@ type BundleObject struct {
 	Data []byte `json:"data"`
 }
 
-// ChannelProperty is the value of the legacy olm.channel bundle property.
-type ChannelProperty struct {
-	ChannelName string `json:"channelName"`
-	Priority    int    `json:"priority,omitempty"`
-}
-
 // Label is the value of olm.label.
 type Label struct {
 	Label string `json:"label"`

@@ -11,7 +11,6 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -572,21 +571,4 @@ func binaryOffset(data []byte) (int, bool) {
 		i += size
 	}
 	return 0, false
-}
-
-// SortLoadErrors orders errors by file, line, column and message.
-func SortLoadErrors(errs []*LoadError) {
-	sort.SliceStable(errs, func(i, j int) bool {
-		a, b := errs[i], errs[j]
-		if a.Pos.File != b.Pos.File {
-			return a.Pos.File < b.Pos.File
-		}
-		if a.Pos.Line != b.Pos.Line {
-			return a.Pos.Line < b.Pos.Line
-		}
-		if a.Pos.Col != b.Pos.Col {
-			return a.Pos.Col < b.Pos.Col
-		}
-		return a.Msg < b.Msg
-	})
 }

@@ -105,10 +105,6 @@ type Bundle struct {
 // HasVersion reports whether the bundle's version parsed as strict semver.
 func (b *Bundle) HasVersion() bool { return b.versionErr == nil }
 
-// VersionError explains why the bundle has no usable version, nil if it has
-// one.
-func (b *Bundle) VersionError() error { return b.versionErr }
-
 // New builds the graph view of cfg. It never fails: problems that OLM
 // would reject at load time are recorded as warnings and the affected
 // facts left out.

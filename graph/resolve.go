@@ -147,12 +147,6 @@ func NewResolver(p *Package, opts Options) (*Resolver, error) {
 	return r, nil
 }
 
-// Options returns the options the resolver runs with (defaults applied).
-func (r *Resolver) Options() Options { return r.opts }
-
-// Package returns the simulated package.
-func (r *Resolver) Package() *Package { return r.pkg }
-
 // CheckInstalled validates a version given for an installed bundle the way
 // the semantics reads it (classic tolerates "v1.2", v1 does not).
 func (r *Resolver) CheckInstalled(in Installed) error {

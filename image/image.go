@@ -266,9 +266,6 @@ func (img *Image) Platform() string {
 	return v1.Platform{OS: img.config.OS, Architecture: img.config.Architecture, Variant: img.config.Variant}.String()
 }
 
-// LayerCount is the number of layers of the image.
-func (img *Image) LayerCount() int { return len(img.layers) }
-
 func platformString(p *v1.Platform) string {
 	if p == nil {
 		return "unknown"

@@ -13,8 +13,6 @@ const (
 	AnnotationPackage        = "operators.operatorframework.io.bundle.package.v1"
 	AnnotationChannels       = "operators.operatorframework.io.bundle.channels.v1"
 	AnnotationDefaultChannel = "operators.operatorframework.io.bundle.channel.default.v1"
-	AnnotationManifests      = "operators.operatorframework.io.bundle.manifests.v1"
-	AnnotationMetadata       = "operators.operatorframework.io.bundle.metadata.v1"
 )
 
 // annotationString is a string field of annotations.yaml. sigs.k8s.io/yaml

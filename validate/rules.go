@@ -214,13 +214,3 @@ var catalogue = []Rule{
 
 // Rules returns every rule fbc validate reports, in documentation order.
 func Rules() []Rule { return slices.Clone(catalogue) }
-
-// RuleByID finds a rule by its id.
-func RuleByID(id string) (Rule, bool) {
-	for _, r := range catalogue {
-		if r.ID == id {
-			return r, true
-		}
-	}
-	return Rule{}, false
-}
