@@ -47,7 +47,7 @@ bench-data:
 # FUZZTIME=10m make fuzz). The list is every func Fuzz* in the tree.
 FUZZTIME ?= 20s
 FUZZ_TARGETS := declcfg:FuzzParseFile declcfg:FuzzDecodeDocument declcfg:FuzzFastYAML declcfg:FuzzParseRange compose:FuzzFilter compose:FuzzFilterGraph \
-	image:FuzzReadFiles image:FuzzParseReference render:FuzzFirstDocument graph:FuzzRangeBounds graph:FuzzResolve \
+	image:FuzzReadFiles image:FuzzParseReference render:FuzzFirstDocument model:FuzzRangeBounds graph:FuzzResolve \
 	validate:FuzzValidate validate:FuzzScanManifest internal/imageref:FuzzMatchReference image:FuzzReferenceGrammar \
 	template:FuzzRender template:FuzzParseImageMap template:FuzzConvert compose:FuzzParseConfig model:FuzzBuild
 fuzz:

@@ -3,79 +3,9 @@ package graph
 import (
 	"fmt"
 	"sort"
-	"strings"
-)
 
-// ChannelOrder returns a channel's entries the way classic OLM orders them:
-// from the single head along replaces, leaving out every entry that another
-// entry of the channel skips. It fails like OLM on a channel without a head,
-// with several heads, or with a replaces cycle.
-func ChannelOrder(ch *Channel) ([]*Entry, error) {
-	if len(ch.Entries) == 0 {
-		return nil, nil
-	}
-	byName := make(map[string]*Entry, len(ch.Entries))
-	for _, e := range ch.Entries {
-		if _, dup := byName[e.Name]; !dup {
-			byName[e.Name] = e
-		}
-	}
-	replacedBy := map[*Entry]bool{}
-	next := map[*Entry]*Entry{}
-	skipped := map[string]bool{}
-	for _, e := range ch.Entries {
-		if r, ok := byName[e.Replaces]; ok && e.Replaces != "" {
-			replacedBy[r] = true
-			next[e] = r
-		}
-		for _, s := range e.Skips {
-			if r, ok := byName[s]; ok {
-				replacedBy[r] = true
-				skipped[s] = true
-			}
-		}
-	}
-	var heads []*Entry
-	for _, e := range ch.Entries {
-		if !replacedBy[e] {
-			heads = append(heads, e)
-		}
-	}
-	if len(heads) == 0 {
-		return nil, fmt.Errorf("no channel heads (entries not replaced by another entry) found in channel %q of package %q", ch.Name, ch.Package)
-	}
-	var chains [][]*Entry
-	for _, h := range heads {
-		var chain []*Entry
-		visited := map[*Entry]bool{}
-		for cur := h; cur != nil; cur = next[cur] {
-			if visited[cur] {
-				return nil, fmt.Errorf("a cycle exists in the chain of replacement beginning with %q in channel %q of package %q", h.Name, ch.Name, ch.Package)
-			}
-			visited[cur] = true
-			if !skipped[cur.Name] {
-				chain = append(chain, cur)
-			}
-		}
-		chains = append(chains, chain)
-	}
-	if len(chains) > 1 {
-		desc := make([]string, len(chains))
-		for i, c := range chains {
-			switch len(c) {
-			case 0:
-				desc[i] = "[]"
-			case 1:
-				desc[i] = c[0].Name
-			default:
-				desc[i] = c[0].Name + "..." + c[len(c)-1].Name
-			}
-		}
-		return nil, fmt.Errorf("a unique replacement chain within a channel is required to determine the relative order between channel entries, but %d replacement chains were found in channel %q of package %q: %s",
-			len(chains), ch.Name, ch.Package, strings.Join(desc, ", "))
-	}
-	return chains[0], nil
-}
+	"github.com/fbc-project/fbc/model"
+)
 
 // classicPlan is a subscription's candidate list: the ordered entries of
 // its channel, or of every channel (default channel first, then by name)
@@ -84,7 +14,7 @@ type classicPlan struct {
 	pkg     *Package
 	channel string
 	order   []*Entry
-	index   *edgeIndex
+	index   *model.EdgeIndex
 	err     error
 }
 
@@ -117,14 +47,14 @@ func newClassicPlan(p *Package, channel string) *classicPlan {
 		})
 	}
 	for _, ch := range chans {
-		order, err := ChannelOrder(ch)
+		order, err := ch.Order()
 		if err != nil {
 			cp.err = err
 			return cp
 		}
 		cp.order = append(cp.order, order...)
 	}
-	cp.index = newEdgeIndex(cp.order)
+	cp.index = model.NewEdgeIndex(cp.order)
 	return cp
 }
 
@@ -152,8 +82,8 @@ func (cp *classicPlan) step(from *Installed) (*Step, error) {
 	v, err := parseClassicVersion(from.Version)
 	seen := map[string]bool{}
 	var winner *Candidate
-	for _, c := range cp.index.cover(from.Name, v, err == nil) {
-		e := cp.index.entries[c.pos]
+	for _, c := range cover(cp.index, from.Name, v, err == nil) {
+		e := cp.index.Entries()[c.pos]
 		if seen[e.Name] {
 			continue // the same bundle further down another channel
 		}
@@ -186,7 +116,7 @@ func (cp *classicPlan) step(from *Installed) (*Step, error) {
 	} else {
 		st.Reason = fmt.Sprintf("%s is the candidate closest to the channel head", winner.Name)
 	}
-	if dep := winner.Bundle.Dependency; dep != "" {
+	if dep := dependency(winner.Bundle); dep != "" {
 		// The SAT solver skips a candidate whose dependencies it cannot
 		// satisfy; the simulation does not see the cluster.
 		st.Reason += fmt.Sprintf(" (it declares dependencies with %s, which OLM must satisfy on the cluster; that part is not simulated)", dep)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/model"
 )
 
 // Change is one difference between two catalogs' upgrade graphs.
@@ -101,7 +102,7 @@ func (d *DiffReport) diffPackage(op, np *Package) {
 	if op.DefaultChannel != np.DefaultChannel {
 		d.change("default-channel", op.Name, "", "", fmt.Sprintf("%s -> %s", orNone(op.DefaultChannel), orNone(np.DefaultChannel)))
 	}
-	d.deprecation(op.Name, "", "", op.Deprecated, np.Deprecated)
+	d.deprecation(op.Name, "", "", deprecated(op.Deprecation), deprecated(np.Deprecation))
 	for _, b := range np.Bundles {
 		if ob := op.Bundle(b.Name); ob == nil {
 			d.change("bundle-added", np.Name, "", b.Name, b.Version)
@@ -109,12 +110,12 @@ func (d *DiffReport) diffPackage(op, np *Package) {
 			if ob.Version != b.Version {
 				d.change("bundle-version", np.Name, "", b.Name, fmt.Sprintf("%s -> %s", ob.Version, b.Version))
 			}
-			d.deprecation(np.Name, "", b.Name, ob.Deprecated, b.Deprecated)
+			d.deprecation(np.Name, "", b.Name, deprecated(ob.Deprecation), deprecated(b.Deprecation))
 		}
 	}
 	// A removed bundle is safe only if some entry of the new package still
 	// leads out of it.
-	newEdges := newEdgeIndex(allEntries(np))
+	newEdges := model.NewEdgeIndex(allEntries(np))
 	removed := map[string]bool{}
 	for _, b := range op.Bundles {
 		if np.Bundle(b.Name) != nil {
@@ -122,7 +123,7 @@ func (d *DiffReport) diffPackage(op, np *Package) {
 		}
 		d.change("bundle-removed", op.Name, "", b.Name, b.Version)
 		v, err := parseClassicVersion(b.Version)
-		if len(newEdges.cover(b.Name, v, err == nil)) == 0 {
+		if len(cover(newEdges, b.Name, v, err == nil)) == 0 {
 			removed[b.Name] = true
 			d.finding(Finding{Severity: SeverityError, Rule: "removed-without-edge", Package: op.Name, Bundle: b.Name, Pos: np.Pos,
 				Message: fmt.Sprintf("bundle %s (%s) was removed and no entry replaces it, skips it or has a skipRange containing %s: clusters running it can never upgrade", b.Name, b.Version, b.Version)})
@@ -141,7 +142,7 @@ func (d *DiffReport) diffPackage(op, np *Package) {
 			d.finding(Finding{Severity: SeverityError, Rule: "channel-removed", Package: op.Name, Channel: c, Pos: np.Pos,
 				Message: fmt.Sprintf("channel %s (%s) was removed: subscriptions to it stop resolving", c, count(len(oc.Entries), "entry", "entries"))})
 		default:
-			d.deprecation(op.Name, c, "", oc.Deprecated, nc.Deprecated)
+			d.deprecation(op.Name, c, "", deprecated(oc.Deprecation), deprecated(nc.Deprecation))
 			d.diffEntries(op.Name, oc, nc)
 			for _, s := range d.Semantics {
 				d.judgeChannel(s, op, np, c, removed)
@@ -189,7 +190,7 @@ func (d *DiffReport) judgeNoChannel(op, np *Package) {
 	}
 	d.Changes = append(d.Changes, Change{Kind: "head-moved", Package: op.Name, Semantics: Classic,
 		Detail: fmt.Sprintf("%s (%s) -> %s (%s) for subscriptions without a channel", oh.Name, oh.Version, nh.Name, nh.Version)})
-	if oh.HasVersion() && nh.HasVersion() && nh.version.strict.LT(oh.version.strict) {
+	if oh.HasVersion() && nh.HasVersion() && nh.SemVer.LT(oh.SemVer) {
 		f := base
 		f.Severity, f.Rule = SeverityError, "head-downgrade"
 		f.Message = fmt.Sprintf("the default channel changed from %s to %s: subscriptions without a channel now install %s (%s) instead of %s (%s), an older version",
@@ -222,7 +223,7 @@ func orNone(s string) string {
 func allEntries(p *Package) []*Entry {
 	var out []*Entry
 	for _, ch := range p.Channels {
-		out = append(out, ch.Entries...)
+		out = append(out, ch.AllEntries()...)
 	}
 	return out
 }
@@ -286,7 +287,7 @@ func (d *DiffReport) diffEntries(pkg string, oc, nc *Channel) {
 // gets the union of the entries' edges, in order.
 func edgesByEntry(ch *Channel) map[string][]string {
 	out := make(map[string][]string, len(ch.Entries))
-	for _, e := range ch.Entries {
+	for _, e := range ch.AllEntries() {
 		edges := out[e.Name]
 		if edges == nil {
 			edges = []string{}
@@ -334,12 +335,12 @@ func (d *DiffReport) judgeChannel(s Semantics, op, np *Package, channel string, 
 	if oldSel.Head != nil && newSel.Head != nil && (oldSel.Head.Name != newSel.Head.Name || oldSel.Head.Version != newSel.Head.Version) {
 		d.Changes = append(d.Changes, Change{Kind: "head-moved", Package: op.Name, Channel: channel, Semantics: s,
 			Detail: fmt.Sprintf("%s (%s) -> %s (%s)", oldSel.Head.Name, oldSel.Head.Version, newSel.Head.Name, newSel.Head.Version)})
-		if oldSel.Head.HasVersion() && newSel.Head.HasVersion() && newSel.Head.version.strict.LT(oldSel.Head.version.strict) {
+		if oldSel.Head.HasVersion() && newSel.Head.HasVersion() && newSel.Head.SemVer.LT(oldSel.Head.SemVer) {
 			f := base
 			f.Severity, f.Rule = SeverityError, "head-downgrade"
 			f.Message = fmt.Sprintf("the head of channel %s moved down from %s (%s) to %s (%s): new installs get an older version",
 				channel, oldSel.Head.Name, oldSel.Head.Version, newSel.Head.Name, newSel.Head.Version)
-			if nb := np.Bundle(oldSel.Head.Name); s == V1 && nb != nil && nb.Deprecated != "" && oldSel.Head.Deprecated == "" {
+			if nb := np.Bundle(oldSel.Head.Name); s == V1 && nb != nil && nb.Deprecation != nil && oldSel.Head.Deprecation == nil {
 				// v1 installs the highest bundle that is not deprecated:
 				// deprecating the head moves it down on purpose.
 				f.Severity, f.Rule = SeverityWarning, "head-deprecated"
@@ -419,8 +420,8 @@ func reachesHead(r *Resolver, sel *Selection, b *Bundle) (outcome string, end *B
 // deprecated bundle newer than the head: under v1 that is where clusters
 // on a deprecated release wait for its fix, not a stranding.
 func deprecatedAbove(end, head *Bundle) bool {
-	return end != nil && head != nil && end.Deprecated != "" && end.HasVersion() && head.HasVersion() &&
-		end.version.vr.compare(head.version.vr) > 0
+	return end != nil && head != nil && end.Deprecation != nil && end.HasVersion() && head.HasVersion() &&
+		vrOf(end).compare(vrOf(head)) > 0
 }
 
 // mergeFindings folds the same finding under several semantics into one

@@ -90,8 +90,8 @@ func Draw(cat *Catalog, opts PictureOptions) (*Picture, error) {
 	minPkg := ""
 	if opts.MinimumEdge != "" {
 		var found *Bundle
-		for _, name := range cat.names {
-			if b := cat.packages[name].Bundle(opts.MinimumEdge); b != nil {
+		for _, p := range cat.Packages {
+			if b := p.Bundle(opts.MinimumEdge); b != nil {
 				found = b
 				break
 			}
@@ -107,20 +107,20 @@ func Draw(cat *Catalog, opts PictureOptions) (*Picture, error) {
 	if opts.Package != "" && cat.Package(opts.Package) == nil {
 		return nil, unknownPackage(cat, opts.Package)
 	}
-	if opts.Channel != "" && !slices.ContainsFunc(cat.names, func(name string) bool {
-		return (opts.Package == "" || name == opts.Package) && cat.packages[name].Channel(opts.Channel) != nil
+	if opts.Channel != "" && !slices.ContainsFunc(cat.Packages, func(p *Package) bool {
+		return (opts.Package == "" || p.Name == opts.Package) && p.Channel(opts.Channel) != nil
 	}) {
 		if opts.Package != "" {
 			return nil, unknownChannel(cat.Package(opts.Package), opts.Channel)
 		}
 		return nil, optionErrorf("no package has a channel %q", opts.Channel)
 	}
-	for _, name := range cat.names {
-		p := cat.packages[name]
+	for _, p := range cat.Packages {
+		name := p.Name
 		if (opts.Package != "" && name != opts.Package) || (minPkg != "" && name != minPkg) {
 			continue
 		}
-		pp := &PicturePackage{Name: name, Deprecated: p.Deprecated != ""}
+		pp := &PicturePackage{Name: name, Deprecated: p.Deprecation != nil}
 		chans := slices.Clone(p.Channels)
 		slices.SortStableFunc(chans, func(a, b *Channel) int { return cmp.Compare(a.Name, b.Name) })
 		for _, ch := range chans {
@@ -143,7 +143,7 @@ func Draw(cat *Catalog, opts PictureOptions) (*Picture, error) {
 			return nil, optionErrorf("nothing to draw: minimum edge %q is not an entry of any channel", opts.MinimumEdge)
 		case opts.MinimumEdge != "":
 			return nil, optionErrorf("nothing to draw: no selected channel has edges from %q's version or newer", opts.MinimumEdge)
-		case len(cat.names) == 0:
+		case len(cat.Packages) == 0:
 			pic.Warnings = append(pic.Warnings, "the catalog has no packages: the picture is empty")
 		default:
 			pic.Warnings = append(pic.Warnings, "no channel has entries: the picture is empty")
@@ -154,14 +154,14 @@ func Draw(cat *Catalog, opts PictureOptions) (*Picture, error) {
 
 func minEdgePackage(cat *Catalog, name string) string {
 	var chans []*Channel
-	for _, pn := range cat.names {
-		chans = append(chans, cat.packages[pn].Channels...)
+	for _, p := range cat.Packages {
+		chans = append(chans, p.Channels...)
 	}
 	slices.SortStableFunc(chans, func(a, b *Channel) int { return cmp.Compare(a.Name, b.Name) })
 	for _, ch := range chans {
 		for _, e := range ch.Entries {
 			if e.Name == name {
-				return ch.Package
+				return ch.Package.Name
 			}
 		}
 	}
@@ -174,7 +174,7 @@ func pictureVersion(b *Bundle) blang.Version {
 	if b == nil || !b.HasVersion() {
 		return blang.Version{}
 	}
-	return b.version.strict
+	return b.SemVer
 }
 
 // filteredEntry is a channel entry with the edges the minimum edge keeps.
@@ -205,7 +205,7 @@ func drawChannel(pic *Picture, p *Package, ch *Channel, opts PictureOptions, flo
 					fe.skips = append(fe.skips, s)
 				}
 			}
-			if e.skipRange != nil && e.skipRange(floor) {
+			if e.InRange(floor) {
 				fe.skipRange = e.SkipRange
 			}
 		}
@@ -221,7 +221,7 @@ func drawChannel(pic *Picture, p *Package, ch *Channel, opts PictureOptions, flo
 	if len(kept) == 0 {
 		return nil
 	}
-	pc := &PictureChannel{Name: ch.Name, ID: p.Name + "-" + ch.Name, Deprecated: ch.Deprecated != ""}
+	pc := &PictureChannel{Name: ch.Name, ID: p.Name + "-" + ch.Name, Deprecated: ch.Deprecation != nil}
 	id := func(name string) string { return pc.ID + "-" + name }
 	sorted := slices.Clone(kept)
 	slices.SortStableFunc(sorted, func(a, b filteredEntry) int { return version(b.Name).Compare(version(a.Name)) })
@@ -229,7 +229,7 @@ func drawChannel(pic *Picture, p *Package, ch *Channel, opts PictureOptions, flo
 	for _, fe := range sorted {
 		b := p.Bundle(fe.Name)
 		pe := &PictureEntry{Node: PictureNode{
-			ID: id(fe.Name), Bundle: fe.Name, Deprecated: b != nil && b.Deprecated != "", Skipped: opts.V0Semantics && skipped[fe.Name],
+			ID: id(fe.Name), Bundle: fe.Name, Deprecated: b != nil && b.Deprecation != nil, Skipped: opts.V0Semantics && skipped[fe.Name],
 		}}
 		if b != nil {
 			pe.Node.Version = b.Version
@@ -246,11 +246,11 @@ func drawChannel(pic *Picture, p *Package, ch *Channel, opts PictureOptions, flo
 			pe.Edges = append(pe.Edges, e)
 		}
 		if fe.skipRange != "" {
-			if fe.Entry.skipRange == nil {
-				pic.Warnings = append(pic.Warnings, fmt.Sprintf("ignoring invalid SkipRange for package/edge %q/%q: %v", p.Name, fe.Name, fe.skipRangeErr))
+			if fe.Entry.Range == nil {
+				pic.Warnings = append(pic.Warnings, fmt.Sprintf("ignoring invalid SkipRange for package/edge %q/%q: %v", p.Name, fe.Name, fe.RangeErr))
 			} else {
 				for _, other := range kept {
-					if fe.Entry.skipRange(version(other.Name)) {
+					if fe.Entry.InRange(version(other.Name)) {
 						e := edge(other.Name, "skipRange", fe.skipRange)
 						e.IgnoredByClassic = opts.V0Semantics && skipped[fe.Name]
 						pe.Edges = append(pe.Edges, e)
@@ -486,7 +486,7 @@ func (pic *Picture) WriteJSON(w io.Writer, cat *Catalog) error {
 						listed[e.From] = true
 						jn := pictureJSONNode{ID: e.From, Bundle: e.FromName}
 						if b := p.Bundle(e.FromName); b != nil {
-							jn.Version, jn.Deprecated = b.Version, b.Deprecated != ""
+							jn.Version, jn.Deprecated = b.Version, b.Deprecation != nil
 						}
 						jc.Nodes = append(jc.Nodes, jn)
 					}

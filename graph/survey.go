@@ -189,7 +189,7 @@ func survey(r *Resolver, chans []string) *Selection {
 func byVersionDesc(a, b *Bundle) int {
 	switch {
 	case a.HasVersion() && b.HasVersion():
-		if c := b.version.strict.Compare(a.version.strict); c != 0 {
+		if c := b.SemVer.Compare(a.SemVer); c != 0 {
 			return c
 		}
 	case a.HasVersion():

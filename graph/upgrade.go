@@ -254,7 +254,7 @@ func describeCandidate(c Candidate, from *Installed) string {
 	}
 	sb.WriteString(": ")
 	sb.WriteString(describeEdges(c.Edges, from))
-	if c.Bundle != nil && c.Bundle.Deprecated != "" {
+	if c.Bundle != nil && c.Bundle.Deprecation != nil {
 		sb.WriteString("; deprecated")
 	}
 	if c.Excluded != "" {

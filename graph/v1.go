@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	blang "github.com/blang/semver/v4"
+
+	"github.com/fbc-project/fbc/model"
 )
 
 // Policy is OLM v1's upgradeConstraintPolicy.
@@ -27,45 +29,51 @@ type v1Plan struct {
 	// inSelected holds the bundle names that are entries of a selected
 	// channel; nil when no channel is selected (every bundle qualifies).
 	inSelected map[string]bool
-	index      *edgeIndex
+	index      *model.EdgeIndex
 	rng        *VersionRange
 	policy     Policy
 	// byVersion finds the bundles an installed version+release "stays" on.
 	byVersion map[string][]*Bundle
-	seq       map[*Bundle]int
+	// vrs holds each bundle's version and release, the way v1 orders
+	// them, by the bundle's Index.
+	vrs []versionRelease
 }
 
 func newV1Plan(p *Package, channels []string, rng *VersionRange, policy Policy) *v1Plan {
-	vp := &v1Plan{pkg: p, channels: channels, rng: rng, policy: policy, byVersion: map[string][]*Bundle{}, seq: map[*Bundle]int{}}
+	vp := &v1Plan{pkg: p, channels: channels, rng: rng, policy: policy, byVersion: make(map[string][]*Bundle, len(p.Bundles)),
+		vrs: make([]versionRelease, len(p.Bundles))}
 	var entries []*Entry
 	if len(channels) > 0 {
 		vp.selected = map[string]bool{}
 		for _, c := range channels {
 			vp.selected[c] = true
 		}
-		vp.inSelected = map[string]bool{}
+		vp.inSelected = make(map[string]bool, len(p.Bundles))
 	}
 	for _, ch := range p.Channels {
 		if vp.selected != nil && !vp.selected[ch.Name] {
 			continue
 		}
-		entries = append(entries, ch.Entries...)
+		entries = append(entries, ch.AllEntries()...)
 		if vp.inSelected != nil {
 			for _, e := range ch.Entries {
 				vp.inSelected[e.Name] = true
 			}
 		}
 	}
-	vp.index = newEdgeIndex(entries)
+	vp.index = model.NewEdgeIndex(entries)
 	for i, b := range p.Bundles {
-		vp.seq[b] = i
 		if b.HasVersion() {
-			k := stayKey(b.version.vr)
+			vp.vrs[i] = vrOf(b)
+			k := stayKey(vp.vrs[i])
 			vp.byVersion[k] = append(vp.byVersion[k], b)
 		}
 	}
 	return vp
 }
+
+// vrOf is a bundle's version and release, computed once per plan.
+func (vp *v1Plan) vrOf(b *Bundle) versionRelease { return vp.vrs[b.Index] }
 
 // stayKey identifies a version+release the way v1 compares them: build
 // metadata that is not a release does not count.
@@ -94,8 +102,8 @@ func (vp *v1Plan) step(from *Installed) (*Step, error) {
 		instVR = legacyVersionRelease(v)
 		succEdges = map[string][]Edge{}
 		var succ []*Bundle
-		for _, c := range vp.index.cover(from.Name, v, true) {
-			e := vp.index.entries[c.pos]
+		for _, c := range cover(vp.index, from.Name, v, true) {
+			e := vp.index.Entries()[c.pos]
 			if e.Bundle == nil {
 				continue // v1 walks bundles; an entry without one is nothing
 			}
@@ -120,7 +128,7 @@ func (vp *v1Plan) step(from *Installed) (*Step, error) {
 					pool = append(pool, b)
 				}
 			}
-			slices.SortFunc(pool, func(a, b *Bundle) int { return vp.seq[a] - vp.seq[b] })
+			slices.SortFunc(pool, func(a, b *Bundle) int { return a.Index - b.Index })
 		}
 	}
 	if pool == nil && (from == nil || vp.policy == SelfCertified) {
@@ -133,7 +141,7 @@ func (vp *v1Plan) step(from *Installed) (*Step, error) {
 		}
 		if from != nil && vp.policy != SelfCertified {
 			_, isSucc := succEdges[b.Name]
-			if !isSucc && !(b.HasVersion() && b.version.vr.compare(instVR) == 0) {
+			if !isSucc && !(b.HasVersion() && vp.vrOf(b).compare(instVR) == 0) {
 				continue
 			}
 		}
@@ -144,11 +152,11 @@ func (vp *v1Plan) step(from *Installed) (*Step, error) {
 	}
 	slices.SortStableFunc(kept, vp.preference)
 	best := kept[0]
-	if best.Dependency != "" {
-		return st.fail(fmt.Errorf("validating bundle %q: bundle %q has a dependency declared via property %q which is currently not supported", best.Name, best.Name, best.Dependency))
+	if dep := dependency(best); dep != "" {
+		return st.fail(fmt.Errorf("validating bundle %q: bundle %q has a dependency declared via property %q which is currently not supported", best.Name, best.Name, dep))
 	}
 	if !best.HasVersion() {
-		return st.fail(fmt.Errorf("error getting resolved bundle version for bundle %q: %v", best.Name, best.versionErr))
+		return st.fail(fmt.Errorf("error getting resolved bundle version for bundle %q: %v", best.Name, best.VersionErr))
 	}
 	st.Resolved = best
 	switch {
@@ -171,7 +179,7 @@ func (vp *v1Plan) exclusion(b *Bundle) string {
 	if vp.inSelected != nil && !vp.inSelected[b.Name] {
 		return "not in the selected channels"
 	}
-	if vp.rng != nil && (!b.HasVersion() || !vp.rng.Contains(b.version.vr.version)) {
+	if vp.rng != nil && (!b.HasVersion() || !vp.rng.Contains(vp.vrOf(b).version)) {
 		return fmt.Sprintf("outside version range %q", vp.rng)
 	}
 	return ""
@@ -181,7 +189,7 @@ func (vp *v1Plan) exclusion(b *Bundle) string {
 // olm.deprecations entry last, then by version and release, highest first;
 // bundles without a valid version sort below all others.
 func (vp *v1Plan) preference(a, b *Bundle) int {
-	if da, db := a.Deprecated != "", b.Deprecated != ""; da != db {
+	if da, db := a.Deprecation != nil, b.Deprecation != nil; da != db {
 		if da {
 			return 1
 		}
@@ -195,7 +203,7 @@ func (vp *v1Plan) preference(a, b *Bundle) int {
 	case !b.HasVersion():
 		return -1
 	}
-	return b.version.vr.compare(a.version.vr)
+	return vp.vrOf(b).compare(vp.vrOf(a))
 }
 
 func (vp *v1Plan) sortCandidates(cs []Candidate) {
@@ -241,9 +249,9 @@ func (vp *v1Plan) scope() string {
 
 func (vp *v1Plan) freshReason(best *Bundle, kept []*Bundle) string {
 	r := fmt.Sprintf("a fresh install takes the highest version%s", vp.scope())
-	if best.Deprecated != "" {
+	if best.Deprecation != nil {
 		r += " (every candidate is deprecated)"
-	} else if slices.ContainsFunc(kept, func(b *Bundle) bool { return b.Deprecated != "" }) {
+	} else if slices.ContainsFunc(kept, func(b *Bundle) bool { return b.Deprecation != nil }) {
 		r += "; deprecated bundles sort last"
 	}
 	return r
@@ -260,9 +268,9 @@ func (vp *v1Plan) winReason(best *Bundle, kept []*Bundle, from *Installed, withI
 	switch {
 	case len(kept) == 1:
 		return fmt.Sprintf("%s is the only successor%s", best.Name, vp.scope())
-	case best.Deprecated != "":
+	case best.Deprecation != nil:
 		return fmt.Sprintf("%s has the highest version among %s, all of them deprecated", best.Name, among)
-	case slices.ContainsFunc(kept, func(b *Bundle) bool { return b.Deprecated != "" }):
+	case slices.ContainsFunc(kept, func(b *Bundle) bool { return b.Deprecation != nil }):
 		return fmt.Sprintf("%s has the highest version among %s; deprecated ones sort last", best.Name, among)
 	}
 	return fmt.Sprintf("%s has the highest version among %s", best.Name, among)

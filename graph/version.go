@@ -7,33 +7,13 @@ import (
 
 	mmsemver "github.com/Masterminds/semver/v3"
 	blang "github.com/blang/semver/v4"
-
-	"github.com/fbc-project/fbc/declcfg"
 )
 
 // Two semver libraries on purpose: OLM (classic and v1) evaluates skipRange
-// with blang/semver v4, quirks included, while OLM v1 evaluates the
-// ClusterExtension version constraint with Masterminds/semver v3. Using the
-// libraries themselves is the only way to agree with OLM on every input.
-
-type blangVersion = blang.Version
-
-// parsedVersion is a bundle version in the forms the resolvers use.
-type parsedVersion struct {
-	// strict is blang Parse, what FBC requires and v1 uses.
-	strict blang.Version
-	// vr is v1's version and release: registry+v1 bundles carry the release
-	// in build metadata ("1.0.0+2" is version 1.0.0, release 2).
-	vr versionRelease
-}
-
-func parseBundleVersion(s string) (parsedVersion, error) {
-	v, err := blang.Parse(s)
-	if err != nil {
-		return parsedVersion{}, err
-	}
-	return parsedVersion{strict: v, vr: legacyVersionRelease(v)}, nil
-}
+// with blang/semver v4, quirks included (the model parses them), while OLM
+// v1 evaluates the ClusterExtension version constraint with
+// Masterminds/semver v3. Using the libraries themselves is the only way to
+// agree with OLM on every input.
 
 // parseClassicVersion parses a version the way classic OLM reads bundle
 // versions (blang ParseTolerant: "v1.2" is 1.2.0).
@@ -69,6 +49,9 @@ func legacyVersionRelease(v blang.Version) versionRelease {
 	return vr
 }
 
+// vrOf is a bundle's v1 version and release (zero without a version).
+func vrOf(b *Bundle) versionRelease { return legacyVersionRelease(b.SemVer) }
+
 func (a versionRelease) compare(b versionRelease) int {
 	if c := a.version.Compare(b.version); c != 0 {
 		return c
@@ -82,17 +65,6 @@ func (a versionRelease) compare(b versionRelease) int {
 		return 1
 	}
 	return blang.Version{Pre: a.release}.Compare(blang.Version{Pre: b.release})
-}
-
-// parseSkipRange parses an olm.skipRange as OLM does. A range with an empty
-// alternative ("a || || b") is an error here: OLM would crash evaluating it,
-// which a simulation cannot reproduce, so it is reported and ignored.
-func parseSkipRange(s string) (func(blang.Version) bool, error) {
-	r, err := declcfg.ParseRange(s)
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 // VersionRange is OLM v1's ClusterExtension version constraint.
@@ -139,108 +111,4 @@ func ClusterExtensionAccepts(s string) (bool, string) {
 		return false, "invalid version expression"
 	}
 	return true, ""
-}
-
-// rangeBounds returns, for each OR-group of a blang range that parsed,
-// an interval that contains every version the group matches. nil bounds
-// are open. The intervals only narrow down which skipRanges to evaluate;
-// blang's own function decides. Any token this reading does not fully
-// understand (wildcards, a lone operator) leaves its group unbounded, so
-// the intervals are always a superset.
-func rangeBounds(s string) []interval {
-	var groups [][]string
-	cur := []string{}
-	for _, tok := range blangTokens(s) {
-		if tok == "||" {
-			groups = append(groups, cur)
-			cur = []string{}
-			continue
-		}
-		cur = append(cur, tok)
-	}
-	groups = append(groups, cur)
-	out := make([]interval, 0, len(groups))
-	for _, g := range groups {
-		out = append(out, groupBounds(g))
-	}
-	return out
-}
-
-// blangTokens splits a range like blang's tokenizer: on spaces, except a
-// space right after '<', '>' or '=' (so "< 1.0.0" is one token), dropping
-// tokens shorter than two bytes, then removing the spaces inside tokens.
-func blangTokens(s string) []string {
-	var toks []string
-	start := 0
-	var last byte
-	for i := 0; i < len(s); i++ {
-		if s[i] == ' ' && last != '<' && last != '>' && last != '=' {
-			if i-start >= 2 {
-				toks = append(toks, s[start:i])
-			}
-			start = i + 1
-		} else if s[i] != ' ' {
-			last = s[i]
-		}
-	}
-	if len(s)-start >= 2 {
-		toks = append(toks, s[start:])
-	}
-	for i, t := range toks {
-		toks[i] = strings.ReplaceAll(t, " ", "")
-	}
-	return toks
-}
-
-type interval struct {
-	lo, hi *blang.Version // inclusive bounds; nil = open
-}
-
-func (iv interval) contains(v blang.Version) bool {
-	return (iv.lo == nil || v.Compare(*iv.lo) >= 0) && (iv.hi == nil || v.Compare(*iv.hi) <= 0)
-}
-
-func groupBounds(toks []string) interval {
-	var iv interval
-	for _, t := range toks {
-		if strings.Contains(t, "x") {
-			return interval{}
-		}
-		i := strings.IndexAny(t, "0123456789")
-		if i < 0 {
-			return interval{}
-		}
-		op, vs := t[:i], t[i:]
-		v, err := blang.Parse(vs)
-		if err != nil {
-			return interval{}
-		}
-		switch op {
-		case "", "=", "==":
-			iv = iv.withLo(v).withHi(v)
-		case ">", ">=":
-			iv = iv.withLo(v)
-		case "<", "<=":
-			iv = iv.withHi(v)
-		case "!", "!=":
-			// excludes one version: no bound
-		default:
-			return interval{}
-		}
-	}
-	return iv
-}
-
-func (iv interval) withLo(v blang.Version) interval {
-	if iv.lo == nil || v.Compare(*iv.lo) > 0 {
-		iv.lo = &v
-	}
-	return iv
-}
-
-func (iv interval) withHi(v blang.Version) interval {
-	if iv.hi == nil || v.Compare(*iv.hi) < 0 {
-		iv.hi = &v
-	}
-	return iv
 }

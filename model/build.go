@@ -1,6 +1,8 @@
 package model
 
 import (
+	"slices"
+
 	"github.com/fbc-project/fbc/declcfg"
 )
 
@@ -78,6 +80,7 @@ func (b *Builder) Add(blob declcfg.Blob) {
 			return
 		}
 		nb := newBundle(p, bd)
+		nb.Index = len(p.Bundles)
 		p.bundles[bd.Name] = nb
 		p.Bundles = append(p.Bundles, nb)
 	case blob.Deprecation != nil:
@@ -100,6 +103,7 @@ func (b *Builder) Build() *Catalog {
 		for _, ch := range p.Channels {
 			linkEntries(ch)
 		}
+		p.linkBundles()
 		p.applyDeprecations()
 	}
 	b.packages = nil
@@ -107,6 +111,7 @@ func (b *Builder) Build() *Catalog {
 }
 
 // linkEntries makes the channel's entries: one per name, the first wins.
+// Later entries of a name are kept aside for AllEntries.
 func linkEntries(ch *Channel) {
 	p := ch.Package
 	ch.byName = make(map[string]*Entry, len(ch.Blob.Entries))
@@ -115,18 +120,55 @@ func linkEntries(ch *Channel) {
 		if e.Name == "" {
 			continue
 		}
-		if _, dup := ch.byName[e.Name]; dup {
-			continue
-		}
+		first, repeat := ch.byName[e.Name]
 		ne := &Entry{ChannelEntry: e, Channel: ch, Index: len(ch.Entries), Bundle: p.bundles[e.Name]}
 		if e.SkipRange != "" {
 			ne.Range, ne.RangeErr = declcfg.ParseRange(e.SkipRange)
 		}
-		if ne.Bundle != nil {
-			ne.Bundle.Entries = append(ne.Bundle.Entries, ne)
+		if repeat {
+			if ch.all == nil {
+				// Every entry so far is the first of its name.
+				ch.all = slices.Clone(ch.Entries)
+			}
+			ne.Index = first.Index
+			ch.all = append(ch.all, ne)
+			continue
 		}
 		ch.byName[e.Name] = ne
 		ch.Entries = append(ch.Entries, ne)
+		if ch.all != nil {
+			ch.all = append(ch.all, ne)
+		}
+	}
+}
+
+// linkBundles gives each bundle its entries, all of the package's from one
+// array.
+func (p *Package) linkBundles() {
+	counts := make([]int32, len(p.Bundles))
+	n := 0
+	for _, ch := range p.Channels {
+		for _, e := range ch.Entries {
+			if e.Bundle != nil {
+				counts[e.Bundle.Index]++
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return
+	}
+	backing := make([]*Entry, n)
+	for i, b := range p.Bundles {
+		b.Entries = backing[:0:counts[i]]
+		backing = backing[counts[i]:]
+	}
+	for _, ch := range p.Channels {
+		for _, e := range ch.Entries {
+			if e.Bundle != nil {
+				e.Bundle.Entries = append(e.Bundle.Entries, e)
+			}
+		}
 	}
 }
 

@@ -51,6 +51,8 @@ type Bundle struct {
 	// Entries are the bundle's entries, one per channel that lists it, in
 	// channel order.
 	Entries []*Entry
+	// Index is the bundle's place in Package.Bundles.
+	Index int
 }
 
 // Requirement is one dependency a bundle declares. Exactly one of GVK,

@@ -75,7 +75,7 @@ type EdgeIndex struct {
 // NewEdgeIndex indexes the upgrade edges of entries (of one channel or of
 // several).
 func NewEdgeIndex(entries []*Entry) *EdgeIndex {
-	ix := &EdgeIndex{entries: entries, replaces: map[string][]int32{}, skips: map[string][]int32{}}
+	ix := &EdgeIndex{entries: entries, replaces: make(map[string][]int32, len(entries)), skips: map[string][]int32{}}
 	var items []rangeItem
 	for i, e := range entries {
 		pos := int32(i)
@@ -112,30 +112,45 @@ type Coverage struct {
 // Cover lists the entries that replace or skip name, or whose skipRange
 // contains version (when it is not nil), in index order.
 func (ix *EdgeIndex) Cover(name string, version *semver.Version) []Coverage {
-	byPos := map[int32][]EdgeKind{}
+	type hit struct {
+		pos  int32
+		kind EdgeKind
+	}
+	var hits []hit
 	for _, p := range ix.replaces[name] {
-		byPos[p] = append(byPos[p], EdgeReplaces)
+		hits = append(hits, hit{p, EdgeReplaces})
 	}
 	for _, p := range ix.skips[name] {
-		byPos[p] = append(byPos[p], EdgeSkips)
+		hits = append(hits, hit{p, EdgeSkips})
 	}
 	if version != nil {
-		var hits []int32
-		ix.ranges.stab(*version, &hits)
-		for _, p := range hits {
-			if slices.Contains(byPos[p], EdgeSkipRange) {
-				continue // several OR-groups of one range hit
-			}
+		var stabbed []int32
+		ix.ranges.stab(*version, &stabbed)
+		// Several OR-groups of one range can hold the version.
+		slices.Sort(stabbed)
+		for _, p := range slices.Compact(stabbed) {
 			if ix.entries[p].Range(*version) {
-				byPos[p] = append(byPos[p], EdgeSkipRange)
+				hits = append(hits, hit{p, EdgeSkipRange})
 			}
 		}
 	}
-	out := make([]Coverage, 0, len(byPos))
-	for p, kinds := range byPos {
-		out = append(out, Coverage{Index: int(p), Entry: ix.entries[p], Kinds: kinds})
+	if len(hits) == 0 {
+		return nil
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	// Stable: an entry's kinds stay in the order replaces, skips, skipRange.
+	slices.SortStableFunc(hits, func(a, b hit) int { return int(a.pos) - int(b.pos) })
+	kinds := make([]EdgeKind, len(hits))
+	out := make([]Coverage, 0, len(hits))
+	start := 0
+	for i, h := range hits {
+		kinds[i] = h.kind
+		if n := len(out); n > 0 && out[n-1].Index == int(h.pos) {
+			out[n-1].Kinds = kinds[start : i+1 : i+1]
+			continue
+		}
+		start = i
+		out = append(out, Coverage{Index: int(h.pos), Entry: ix.entries[h.pos], Kinds: kinds[i : i+1 : i+1]})
+	}
 	return out
 }
 

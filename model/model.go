@@ -82,7 +82,10 @@ type Channel struct {
 	// Deprecation is set when the channel is deprecated.
 	Deprecation *Deprecation
 
-	byName    map[string]*Entry
+	byName map[string]*Entry
+	// all is every named entry in blob order when a name repeats, nil
+	// otherwise (then it is Entries).
+	all       []*Entry
 	shapeOnce sync.Once
 	shape     *Shape
 }
@@ -95,7 +98,8 @@ type Entry struct {
 	// Bundle is the package's bundle of the entry's name, nil when the
 	// package has none.
 	Bundle *Bundle
-	// Index is the entry's place in Channel.Entries.
+	// Index is the entry's place in Channel.Entries (for a repeat, see
+	// AllEntries, that of the entry it repeats).
 	Index int
 	// Range is the parsed skipRange: nil when the entry has none or it
 	// does not parse (RangeErr says why; OLM then ignores it).
@@ -151,6 +155,14 @@ func (p *Package) Channel(name string) *Channel { return p.channels[name] }
 // Bundle returns the named bundle of the package, nil if there is none.
 func (p *Package) Bundle(name string) *Bundle { return p.bundles[name] }
 
+// Duplicates returns the blobs that lost to an earlier one of the same
+// name, in catalog order: olm.package blobs after the first, and channels
+// and bundles whose name an earlier blob of the package already has. They
+// are in Problems too; a caller that works around them can say so.
+func (p *Package) Duplicates() (packages []*declcfg.Package, channels []*declcfg.Channel, bundles []*declcfg.Bundle) {
+	return p.extraDecls, p.extraChannels, p.extraBundles
+}
+
 // Default returns the default channel, nil when defaultChannel is unset or
 // names no channel of the package.
 func (p *Package) Default() *Channel { return p.channels[p.DefaultChannel] }
@@ -165,6 +177,18 @@ func (p *Package) ChannelNames() []string {
 	return names
 }
 
+// AllEntries returns every entry of the blob that has a name, in order,
+// including later entries that repeat an earlier one's name (opm rejects
+// them, a duplicate-entry problem; OLM v1 reads their edges too). A repeat
+// links to the same bundle and has the Index of the entry it repeats.
+// Without repeats it is Entries.
+func (ch *Channel) AllEntries() []*Entry {
+	if ch.all != nil {
+		return ch.all
+	}
+	return ch.Entries
+}
+
 // Entry returns the channel's entry of that name, nil if there is none.
 func (ch *Channel) Entry(name string) *Entry { return ch.byName[name] }
 
@@ -175,7 +199,12 @@ func (ch *Channel) Shape() *Shape {
 		for i, e := range ch.Entries {
 			entries[i] = &e.ChannelEntry
 		}
-		ch.shape = newShape(entries)
+		ch.shape = newShape(entries, func(name string) (int, bool) {
+			if e := ch.byName[name]; e != nil {
+				return e.Index, true
+			}
+			return 0, false
+		})
 	})
 	return ch.shape
 }

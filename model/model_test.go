@@ -332,7 +332,32 @@ func TestBuilderOrder(t *testing.T) {
 	if len(ps) != 2 || ps[0].Rule != RuleUnknownPackage || ps[0].Pos.File != "b.yaml" || ps[1].Rule != RuleDuplicateBundle || ps[1].Pos.File != "c.yaml" {
 		t.Errorf("problems %v", ps)
 	}
+	if _, chans, bs := cat.Package("q").Duplicates(); len(chans) != 0 || len(bs) != 1 || bs[0].Image != "second" {
+		t.Errorf("duplicates: %v %v", chans, bs)
+	}
 	if cat.Package("q").Bundle("q.a").Image != "" {
 		t.Errorf("the second bundle won")
+	}
+}
+
+func TestAllEntries(t *testing.T) {
+	cat := New(&declcfg.DeclarativeConfig{Channels: []declcfg.Channel{{Schema: "olm.channel", Package: "p", Name: "c", Entries: entries("a b<a c<b b!x d")}}})
+	ch := cat.Package("p").Channel("c")
+	var got []string
+	for _, e := range ch.AllEntries() {
+		got = append(got, fmt.Sprintf("%s:%d", e.Name, e.Index))
+		if ch.Entries[e.Index].Name != e.Name {
+			t.Errorf("%s has index %d", e.Name, e.Index)
+		}
+	}
+	if strings.Join(got, " ") != "a:0 b:1 c:2 b:1 d:3" || len(ch.Entries) != 4 {
+		t.Errorf("all entries %v", got)
+	}
+	if ch.AllEntries()[3].Skips[0] != "x" || ch.Entry("b").Replaces != "a" {
+		t.Errorf("the repeat is not the later entry")
+	}
+	single := New(&declcfg.DeclarativeConfig{Channels: []declcfg.Channel{{Schema: "olm.channel", Package: "p", Name: "c", Entries: entries("a b<a")}}})
+	if ch := single.Package("p").Channel("c"); len(ch.AllEntries()) != 2 || &ch.AllEntries()[0] != &ch.Entries[0] {
+		t.Errorf("without repeats AllEntries is Entries")
 	}
 }

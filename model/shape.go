@@ -23,7 +23,8 @@ import (
 // skipRange plays no part: it names versions, not entries.
 type Shape struct {
 	entries []*declcfg.ChannelEntry
-	index   map[string]int
+	// find returns an entry's index; a channel answers from its own map.
+	find    func(name string) (int, bool)
 	skipped map[string]bool
 	heads   []int
 	// chain, stranded and cycle are set only with a single head.
@@ -38,31 +39,34 @@ type Shape struct {
 // ShapeOf computes the shape of a list of channel entries, such as one being
 // cut or generated.
 func ShapeOf(entries []declcfg.ChannelEntry) *Shape {
-	ptrs := make([]*declcfg.ChannelEntry, len(entries))
+	index := make(map[string]int, len(entries))
+	unique := make([]*declcfg.ChannelEntry, 0, len(entries))
 	for i := range entries {
-		ptrs[i] = &entries[i]
-	}
-	return newShape(ptrs)
-}
-
-func newShape(all []*declcfg.ChannelEntry) *Shape {
-	s := &Shape{index: make(map[string]int, len(all)), skipped: map[string]bool{}}
-	s.entries = make([]*declcfg.ChannelEntry, 0, len(all))
-	for _, e := range all {
-		if _, dup := s.index[e.Name]; dup || e.Name == "" {
+		e := &entries[i]
+		if _, dup := index[e.Name]; dup || e.Name == "" {
 			continue
 		}
-		s.index[e.Name] = len(s.entries)
-		s.entries = append(s.entries, e)
+		index[e.Name] = len(unique)
+		unique = append(unique, e)
 	}
+	return newShape(unique, func(name string) (int, bool) {
+		i, ok := index[name]
+		return i, ok
+	})
+}
+
+// newShape computes the shape of entries that are unique and named; find
+// returns an entry's index by name.
+func newShape(entries []*declcfg.ChannelEntry, find func(string) (int, bool)) *Shape {
+	s := &Shape{entries: entries, find: find, skipped: map[string]bool{}}
 	s.replacedBy = make([]bool, len(s.entries))
 	for _, e := range s.entries {
-		if i, ok := s.index[e.Replaces]; ok {
+		if i, ok := s.find(e.Replaces); ok {
 			s.replacedBy[i] = true
 		}
 		for _, sk := range e.Skips {
 			s.skipped[sk] = true
-			if i, ok := s.index[sk]; ok {
+			if i, ok := s.find(sk); ok {
 				s.replacedBy[i] = true
 			}
 		}
@@ -83,7 +87,7 @@ func newShape(all []*declcfg.ChannelEntry) *Shape {
 		if s.skipped[next] {
 			break
 		}
-		n, ok := s.index[next]
+		n, ok := s.find(next)
 		if !ok {
 			break
 		}
@@ -129,14 +133,14 @@ func (s *Shape) head() (int, bool) {
 
 // Has reports whether name is an entry.
 func (s *Shape) Has(name string) bool {
-	_, ok := s.index[name]
+	_, ok := s.find(name)
 	return ok
 }
 
 // Entry returns the entry of that name (the first, when the list has
 // several), nil if there is none.
 func (s *Shape) Entry(name string) *declcfg.ChannelEntry {
-	i, ok := s.index[name]
+	i, ok := s.find(name)
 	if !ok {
 		return nil
 	}
@@ -214,7 +218,7 @@ func (s *Shape) order(pkg, channel string) ([]int, error) {
 	for _, h := range s.heads {
 		var chain []int
 		visited := map[int]bool{}
-		for cur, ok := h, true; ok; cur, ok = s.index[s.entries[cur].Replaces] {
+		for cur, ok := h, true; ok; cur, ok = s.find(s.entries[cur].Replaces) {
 			if visited[cur] {
 				return nil, fmt.Errorf("a cycle exists in the chain of replacement beginning with %q in channel %q of package %q", s.entries[h].Name, channel, pkg)
 			}
