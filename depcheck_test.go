@@ -3,75 +3,112 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
 
-// TestImportRules enforces ARCHITECTURE.md's import direction: declcfg is the
-// floor, model (the catalog as OLM sees it) stands on declcfg alone, cobra
-// stays in cmd, CUE in validate, go-containerregistry in image and the SAT
-// solver in resolve.
-func TestImportRules(t *testing.T) {
-	const mod = "github.com/fbc-project/fbc"
+const mod = "github.com/fbc-project/fbc"
+
+// goPackage is what TestImportRules reads of `go list -json`.
+type goPackage struct {
+	ImportPath string
+	Name       string
+	Dir        string
+	GoFiles    []string
+	Deps       []string
+	Imports    []string
+}
+
+// top is the top-level package of one of ours ("" for the module root).
+func top(pkg string) string {
+	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, mod), "/")
+	return strings.SplitN(rel, "/", 2)[0]
+}
+
+// library reports whether p is library code the rules of
+// docs/architecture.md bind: not the CLI, not a program, not a test helper.
+func (p goPackage) library() bool {
+	t := top(p.ImportPath)
+	return t != "" && t != "cmd" && p.Name != "main" && !strings.HasSuffix(p.ImportPath, "test")
+}
+
+func listPackages(t *testing.T) []goPackage {
+	t.Helper()
 	out, err := exec.Command("go", "list", "-json", "./...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
+	var pkgs []goPackage
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p goPackage
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// TestImportRules enforces the import rules docs/architecture.md states:
+// declcfg is the floor, model stands on declcfg alone, capabilities reach
+// images only through render, internal imports nothing of ours, and each
+// heavy third-party library stays in the one package that owns it.
+func TestImportRules(t *testing.T) {
 	// allowed lists, per top-level package, which of our packages it may
-	// import (directly or not); its own subpackages are always allowed.
+	// depend on (directly or not); its own subpackages are always allowed.
+	capability := []string{"declcfg", "model", "graph", "validate", "render", "image", "internal"}
 	allowed := map[string][]string{
 		"internal": {},
 		"declcfg":  {"internal"},
 		"model":    {"declcfg", "internal"},
 		"validate": {"declcfg", "model", "internal"},
 		"graph":    {"declcfg", "model", "internal"},
-		"image":    {"declcfg", "internal"},
+		"image":    {"internal"},
 		"render":   {"declcfg", "image", "internal"},
-		"template": {"declcfg", "image", "render", "model", "validate", "internal"},
-		"compose":  {"declcfg", "image", "render", "model", "internal"},
-		"resolve":  {"declcfg", "image", "render", "model", "internal"},
-		"serve":    {"declcfg", "image", "render", "model", "internal"},
+		"compose":  capability,
+		"template": capability,
+		"resolve":  capability,
+		"serve":    capability,
+	}
+	// direct lists packages of ours that only these top-level packages may
+	// import directly: capabilities read images through render.
+	direct := map[string][]string{
+		"image": {"render", "cmd"},
 	}
 	// exclusive lists third-party module prefixes only one of our top-level
 	// packages (and cmd, which wires it) may import.
 	exclusive := map[string]string{
 		"github.com/spf13/cobra":                 "cmd",
+		"github.com/spf13/pflag":                 "cmd",
 		"cuelang.org/go":                         "validate",
 		"github.com/google/go-containerregistry": "image",
+		"github.com/sabhiram/go-gitignore":       "declcfg",
 		"github.com/Masterminds/semver":          "graph",
 		"github.com/go-air/gini":                 "resolve",
 		"google.golang.org/grpc":                 "serve",
 	}
-	top := func(pkg string) string {
-		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, mod), "/")
-		return strings.SplitN(rel, "/", 2)[0]
-	}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
-	for {
-		var p struct {
-			ImportPath string
-			Deps       []string
-			Imports    []string
-		}
-		if err := dec.Decode(&p); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range listPackages(t) {
 		self := top(p.ImportPath)
 		for _, d := range p.Deps {
-			if strings.HasPrefix(d, mod+"/") {
-				dt := top(d)
-				if dt == self {
-					continue
-				}
-				if dt == "cmd" && self != "" {
-					t.Errorf("%s imports %s: nothing may import cmd", p.ImportPath, d)
-				}
-				if rules, ok := allowed[self]; ok && !contains(rules, dt) {
-					t.Errorf("%s depends on %s: %s may only use %v", p.ImportPath, d, self, rules)
-				}
+			if !strings.HasPrefix(d, mod+"/") {
+				continue
+			}
+			dt := top(d)
+			if dt == self {
+				continue
+			}
+			if dt == "cmd" && self != "" {
+				t.Errorf("%s imports %s: nothing may import cmd", p.ImportPath, d)
+			}
+			if rules, ok := allowed[self]; ok && !contains(rules, dt) {
+				t.Errorf("%s depends on %s: %s may only use %v", p.ImportPath, d, self, rules)
 			}
 		}
 		// Exclusivity is about direct imports: render may use image, which
@@ -80,6 +117,34 @@ func TestImportRules(t *testing.T) {
 			for prefix, owner := range exclusive {
 				if strings.HasPrefix(d, prefix) && self != owner && self != "cmd" && self != "" {
 					t.Errorf("%s imports %s: only %s may", p.ImportPath, d, owner)
+				}
+			}
+			if strings.HasPrefix(d, mod+"/") && top(d) != self {
+				if who, ok := direct[top(d)]; ok && !contains(who, self) && !strings.HasSuffix(p.ImportPath, "test") {
+					t.Errorf("%s imports %s: only %v may import it directly", p.ImportPath, d, who)
+				}
+			}
+		}
+	}
+}
+
+// TestLibrariesLeaveTheRunToMain enforces that options come in as structs
+// and only cmd.Main ends the run: no library package calls os.Exit or
+// log.Fatal, or reads the environment.
+func TestLibrariesLeaveTheRunToMain(t *testing.T) {
+	forbidden := regexp.MustCompile(`\b(os\.Exit|log\.Fatal\w*|log\.Panic\w*|os\.Getenv|os\.LookupEnv|os\.Environ)\(`)
+	for _, p := range listPackages(t) {
+		if !p.library() {
+			continue
+		}
+		for _, f := range p.GoFiles {
+			data, err := os.ReadFile(filepath.Join(p.Dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, line := range strings.Split(string(data), "\n") {
+				if code, _, _ := strings.Cut(line, "//"); forbidden.MatchString(code) {
+					t.Errorf("%s:%d: %s: libraries leave exits and the environment to cmd", filepath.Join(top(p.ImportPath), f), i+1, strings.TrimSpace(line))
 				}
 			}
 		}

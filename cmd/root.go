@@ -1,6 +1,7 @@
 // Package cmd is the fbc command line: one file per command. Commands parse
-// flags into options, call one library function and format its result; Main
-// maps errors to exit codes and prints each error once.
+// flags into options, call one library function and format its result;
+// report, under Main, maps the kinds of errors (internal/fault) to exit
+// codes and prints each error once.
 package cmd
 
 import (

@@ -1,7 +1,9 @@
 // Package compose builds one catalog out of several: it reads catalog
-// directories, files and images (and the references of a catalog config),
-// merges them package by package, selects part of the result, and lays the
-// packages out as folders of a catalog tree.
+// directories, files and images (and the references of a catalog config)
+// through a render.Renderer, merges them package by package (conflicts and
+// their policy), selects part of the result (filters, subsets that re-draw
+// channels, dependencies), and writes the packages as folders of a catalog
+// tree.
 package compose
 
 import (

@@ -1,7 +1,9 @@
-// Package declcfg owns the file-based catalog (FBC) data model and its I/O:
-// the olm.package, olm.channel, olm.bundle and olm.deprecations blobs, any
-// other schema kept verbatim, typed property values, loading with source
-// positions, and writing in opm's shape and order.
+// Package declcfg is the file-based catalog (FBC) file format, and only
+// that: the olm.package, olm.channel, olm.bundle and olm.deprecations blobs,
+// any other schema kept verbatim, typed property values, walking trees,
+// parsing and decoding with source positions, and writing in opm's shape and
+// order. What catalogs mean (model) and what is done with them (compose,
+// validate, ...) lives above it; it imports nothing of fbc but internal.
 package declcfg
 
 import (

@@ -3,7 +3,8 @@
 // renders them; catalog directories, files, standard input and catalog
 // images are loaded as they are. It also owns the catalog migrations
 // (bundle-object-to-csv-metadata) and the derivation of packages and
-// channels from bundles (--with-channels).
+// channels from bundles (Request.WithChannels). One long-lived Renderer per
+// command reads every source, with one image client.
 package render
 
 import (
