@@ -53,15 +53,24 @@ func newScope(ns *Namespace) *scope {
 	}
 	s.all = append(s.all, s.existing)
 	for _, c := range ns.Catalogs {
+		cat := c.forResolver()
+		s.catalogs = append(s.catalogs, cat)
+		s.all = append(s.all, cat)
+	}
+	return s
+}
+
+// forResolver parses the catalog's entries once.
+func (c *Catalog) forResolver() *catalog {
+	c.once.Do(func() {
 		cat := &catalog{key: c.Key, priority: c.Priority, err: c.Err}
 		cat.entries = make([]*entry, len(c.Entries))
 		for i, in := range c.Entries {
 			cat.entries[i] = newCatalogEntry(cat, in)
 		}
-		s.catalogs = append(s.catalogs, cat)
-		s.all = append(s.all, cat)
-	}
-	return s
+		c.resolver = cat
+	})
+	return c.resolver
 }
 
 // catalog finds a CatalogSource by key.

@@ -11,6 +11,7 @@ package resolve
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 )
 
 // CatalogKey names a CatalogSource.
@@ -65,6 +66,12 @@ type Catalog struct {
 	// Problems are what else keeps opm from serving the catalog (fbc
 	// validate explains each); resolution reads the catalog regardless.
 	Problems []string
+
+	// resolver is the catalog as the resolver reads it, made on first use
+	// and shared by every namespace that sees the catalog: Entries must not
+	// change once a resolution has read them.
+	once     sync.Once
+	resolver *catalog
 }
 
 // Subscription is the part of a Subscription resolution reads.

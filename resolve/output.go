@@ -86,10 +86,21 @@ func WriteText(w io.Writer, results []*Result) error {
 			tw.printf("namespace %s: does not resolve\n", r.Namespace)
 			var ns NotSatisfiable
 			if errors.As(r.Err, &ns) && len(ns) > 0 {
-				// OLM's message, one constraint a line.
+				// OLM's message, one constraint a line. A bundle in several
+				// channels is several variables with the same wording:
+				// say it once, with the count.
 				tw.printf("  constraints not satisfiable:\n")
-				for _, c := range ns {
-					tw.printf("  - %s\n", c)
+				for i := 0; i < len(ns); {
+					j := i + 1
+					for j < len(ns) && ns[j] == ns[i] {
+						j++
+					}
+					if j-i > 1 {
+						tw.printf("  - %s (%d times)\n", ns[i], j-i)
+					} else {
+						tw.printf("  - %s\n", ns[i])
+					}
+					i = j
 				}
 			} else {
 				tw.printf("  %s\n", r.Err)
