@@ -49,7 +49,8 @@ FUZZTIME ?= 20s
 FUZZ_TARGETS := declcfg:FuzzParseFile declcfg:FuzzDecodeDocument declcfg:FuzzFastYAML declcfg:FuzzParseRange compose:FuzzFilter compose:FuzzFilterGraph \
 	image:FuzzReadFiles image:FuzzParseReference render:FuzzFirstDocument model:FuzzRangeBounds graph:FuzzResolve \
 	validate:FuzzValidate validate:FuzzScanManifest internal/imageref:FuzzMatchReference image:FuzzReferenceGrammar \
-	template:FuzzRender template:FuzzParseImageMap template:FuzzConvert compose:FuzzParseConfig model:FuzzBuild
+	template:FuzzRender template:FuzzParseImageMap template:FuzzConvert compose:FuzzParseConfig model:FuzzBuild \
+	resolve:FuzzManifests resolve:FuzzConstraint resolve:FuzzFlags
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t#*:}; \
