@@ -602,6 +602,10 @@ func parseBool(s string) (bool, bool) {
 	return false, false
 }
 
+// WriteJSONString writes s as a JSON string the way encoding/json does with
+// HTML escaping off.
+func WriteJSONString(buf *bytes.Buffer, s string) { writeJSONString(buf, s) }
+
 // writeJSONString writes s as a JSON string without HTML escaping.
 func writeJSONString(buf *bytes.Buffer, s string) {
 	buf.WriteByte('"')

@@ -121,6 +121,8 @@ type manifestCache struct {
 	used   int64
 	items  map[bundleKey]*cacheItem
 	lru    *list.List // of *cacheItem, most recent at the front
+	// onLoad, when set, is called for every conversion (tests count them).
+	onLoad func()
 }
 
 type cacheItem struct {
@@ -152,6 +154,9 @@ func (mc *manifestCache) get(k bundleKey, load func() (*manifests, error)) (*man
 	mc.items[k] = it
 	mc.mu.Unlock()
 
+	if mc.onLoad != nil {
+		mc.onLoad()
+	}
 	it.val, it.err = load()
 	close(it.done)
 

@@ -2,9 +2,9 @@ package serve
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,20 +21,75 @@ import (
 // values in the same form. blobValue and canonicalJSON reproduce it from the
 // document as it was parsed.
 
-// canonicalJSON writes v (from blobValue) as one canonical line.
-func canonicalJSON(buf *bytes.Buffer, v any) error {
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+// canonicalJSON writes v (from blobValue) as one canonical line: what
+// encoding/json's Encoder writes with HTML escaping off, without going
+// through reflection and its copies.
+func canonicalJSON(buf *bytes.Buffer, v any) {
+	writeValue(buf, v)
+	buf.WriteByte('\n')
 }
 
 // canonicalValue returns v's canonical JSON without the final newline.
-func canonicalValue(v any) (string, error) {
+func canonicalValue(v any) string {
 	var buf bytes.Buffer
-	if err := canonicalJSON(&buf, v); err != nil {
-		return "", err
+	writeValue(&buf, v)
+	return buf.String()
+}
+
+func writeValue(buf *bytes.Buffer, v any) {
+	switch x := v.(type) {
+	case nil:
+		buf.WriteString("null")
+	case bool:
+		buf.WriteString(strconv.FormatBool(x))
+	case float64:
+		buf.Write(appendFloat(buf.AvailableBuffer(), x))
+	case string:
+		declcfg.WriteJSONString(buf, x)
+	case []any:
+		buf.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeValue(buf, e)
+		}
+		buf.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		buf.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			declcfg.WriteJSONString(buf, k)
+			buf.WriteByte(':')
+			writeValue(buf, x[k])
+		}
+		buf.WriteByte('}')
 	}
-	return strings.TrimSuffix(buf.String(), "\n"), nil
+}
+
+// appendFloat formats f as encoding/json does: the shortest form that
+// reads back, in exponent form below 1e-6 and from 1e21 up, with a
+// two-digit negative exponent shortened (1e-07 is written 1e-7).
+func appendFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
 }
 
 // maxDepth bounds nesting (and alias expansion through it): catalogs are

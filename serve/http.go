@@ -195,3 +195,40 @@ func writeNotModified(w http.ResponseWriter) {
 	delete(h, "Content-Encoding")
 	w.WriteHeader(http.StatusNotModified)
 }
+
+// DefaultName is the catalog name used when none is given: the last path
+// element of the source (a directory or file, without its extension, or an
+// image's repository, without tag or digest), lowercased, with what a
+// catalog name cannot hold turned into '-'; "catalog" when nothing is left.
+func DefaultName(source string) string {
+	s := source
+	for _, t := range []string{"oci:", "oci-archive:", "docker-archive:"} {
+		s = strings.TrimPrefix(s, t)
+	}
+	s, _, _ = strings.Cut(s, "@")
+	s = strings.TrimRight(s, "/")
+	if i := strings.LastIndex(s, "/"); i >= 0 {
+		s = s[i+1:]
+	}
+	s, _, _ = strings.Cut(s, ":")
+	for _, ext := range []string{".tar", ".json", ".yaml", ".yml"} {
+		s = strings.TrimSuffix(s, ext)
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	name := strings.Trim(b.String(), "-.")
+	if len(name) > 253 {
+		name = strings.Trim(name[:253], "-.")
+	}
+	if name == "" || CheckName(name) != nil {
+		return "catalog"
+	}
+	return name
+}

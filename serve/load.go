@@ -4,16 +4,23 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
+	"runtime/debug"
+	"runtime/metrics"
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
+	yaml "go.yaml.in/yaml/v3"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/model"
 	"github.com/fbc-project/fbc/render"
 	"github.com/fbc-project/fbc/serve/api"
@@ -99,6 +106,16 @@ type Problem struct {
 // problem found, warnings included.
 type InvalidError struct{ Problems []Problem }
 
+// FaultKind is Input, or Run when a file could not be read.
+func (e *InvalidError) FaultKind() fault.Kind {
+	for _, p := range e.Problems {
+		if p.Rule == declcfg.RuleIO {
+			return fault.Run
+		}
+	}
+	return fault.Input
+}
+
 func (e *InvalidError) Error() string {
 	n := 0
 	for _, p := range e.Problems {
@@ -115,7 +132,7 @@ type Source func(ctx context.Context, fn func(*declcfg.File) error) error
 // DirSource reads a catalog directory, a single catalog file, or "-".
 func DirSource(path string) Source {
 	return func(ctx context.Context, fn func(*declcfg.File) error) error {
-		return declcfg.WalkPath(ctx, path, nil, declcfg.WalkOptions{}, fn)
+		return declcfg.WalkPath(ctx, path, nil, declcfg.WalkOptions{Concurrency: 1}, fn)
 	}
 }
 
@@ -126,6 +143,24 @@ type LoadOptions struct {
 	// CacheBytes bounds the manifests kept converted in memory (default
 	// 32 MiB); the spill holds the rest.
 	CacheBytes int64
+	// LowMemory keeps the process's heap close to what is live while
+	// loading, at some cost in time: a soft memory limit (the runtime's,
+	// process-wide) is kept at the live heap plus a margin and lifted when
+	// loading ends. Files are large and short-lived; without it the heap
+	// grows to twice the largest of them before the collector runs.
+	LowMemory bool
+}
+
+// lowMemoryMargin is the room the heap gets above what is live while
+// loading with LowMemory: a few of the largest catalog files.
+const lowMemoryMargin = 12 << 20
+
+// keepHeapLow sets the soft memory limit to the live heap plus the margin.
+func keepHeapLow(sample []metrics.Sample) {
+	metrics.Read(sample)
+	if sample[0].Value.Kind() == metrics.KindUint64 {
+		debug.SetMemoryLimit(int64(sample[0].Value.Uint64()) + lowMemoryMargin)
+	}
 }
 
 // Rule ids of the problems Load finds beyond the model's and the loader's;
@@ -161,6 +196,11 @@ func Load(ctx context.Context, src Source, opts LoadOptions) (_ *Catalog, err er
 		packages:  map[string]*packageInfo{},
 	}
 	l := &loader{c: c, builder: model.NewBuilder(), w: bufio.NewWriterSize(spill, 1<<20)}
+	if opts.LowMemory {
+		l.live = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		keepHeapLow(l.live)
+		defer debug.SetMemoryLimit(math.MaxInt64)
+	}
 	if err := src(ctx, l.file); err != nil {
 		return nil, err
 	}
@@ -235,7 +275,8 @@ type loader struct {
 	off      int64
 	buf      bytes.Buffer
 	problems []Problem
-	warnings []string
+	scratch  []byte // decoded bundle objects, reused
+	live     []metrics.Sample
 }
 
 func (l *loader) problem(pos declcfg.Pos, rule, msg string) {
@@ -247,39 +288,51 @@ func (l *loader) file(f *declcfg.File) error {
 	for _, e := range f.Errors {
 		l.problems = append(l.problems, Problem{Pos: e.Pos, Rule: e.Rule, Message: e.Msg, Warning: e.Warning})
 	}
-	for _, doc := range f.Docs {
+	for i, doc := range f.Docs {
 		if err := l.document(doc); err != nil {
 			return err
 		}
+		// The parsed document is no longer needed: let the collector have
+		// it before the rest of the file is done.
+		f.Docs[i] = declcfg.Document{}
+	}
+	if l.live != nil {
+		keepHeapLow(l.live)
 	}
 	return nil
 }
 
 func (l *loader) document(doc declcfg.Document) error {
-	blob, errs, ok := declcfg.DecodeDocument(doc)
-	for _, e := range errs {
-		l.problems = append(l.problems, Problem{Pos: e.Pos, Rule: e.Rule, Message: e.Msg, Warning: e.Warning})
-	}
 	v, err := blobValue(doc.Node)
 	if err != nil {
 		l.problem(doc.Pos, declcfg.RuleSyntax, err.Error())
 		return nil
 	}
+	fields, _ := v.(map[string]any)
+	ref := blobRef{off: l.off, schema: stringField(fields, "schema"),
+		pkg: stringField(fields, "package"), name: stringField(fields, "name")}
+	var info *bundleInfo
+	if ref.schema == declcfg.SchemaBundle {
+		// Read what answers need from the full blob, then drop the
+		// manifests from the parsed document: the model never sees them,
+		// and they are read back from the spill when asked for.
+		info = l.bundle(doc, fields)
+		dropManifests(doc.Node)
+	}
+	blob, errs, ok := declcfg.DecodeDocument(doc)
+	for _, e := range errs {
+		l.problems = append(l.problems, Problem{Pos: e.Pos, Rule: e.Rule, Message: e.Msg, Warning: e.Warning})
+	}
 	if !ok {
 		return nil
 	}
 	l.buf.Reset()
-	if err := canonicalJSON(&l.buf, v); err != nil {
-		l.problem(doc.Pos, declcfg.RuleSyntax, err.Error())
-		return nil
-	}
-	fields, _ := v.(map[string]any)
-	ref := blobRef{off: l.off, n: l.buf.Len(), schema: stringField(fields, "schema"),
-		pkg: stringField(fields, "package"), name: stringField(fields, "name")}
+	canonicalJSON(&l.buf, v)
+	ref.n = l.buf.Len()
 	if _, err := l.w.Write(l.buf.Bytes()); err != nil {
 		return fmt.Errorf("writing the serve spill file: %w", err)
 	}
-	l.off += int64(l.buf.Len())
+	l.off += int64(ref.n)
 	idx := len(l.c.blobs)
 	l.c.blobs = append(l.c.blobs, ref)
 	if ref.schema != "" {
@@ -293,7 +346,11 @@ func (l *loader) document(doc declcfg.Document) error {
 	}
 	switch {
 	case blob.Bundle != nil:
-		l.bundle(blob.Bundle, fields, idx)
+		k := bundleKey{blob.Bundle.Package, blob.Bundle.Name}
+		if _, dup := l.c.bundles[k]; !dup && info != nil {
+			info.blob = idx
+			l.c.bundles[k] = info
+		}
 	case blob.Package != nil:
 		if _, seen := l.c.packages[blob.Package.Name]; !seen {
 			l.c.packages[blob.Package.Name] = &packageInfo{description: blob.Package.Description, icon: blob.Package.Icon}
@@ -311,52 +368,87 @@ func stringField(m map[string]any, key string) string {
 	return s
 }
 
-// bundle records what answers about a bundle need, checks what opm checks
-// when it loads one, and drops the manifests from the blob the model keeps:
-// they are read back from the spill when asked for.
-func (l *loader) bundle(b *declcfg.Bundle, fields map[string]any, idx int) {
-	info := &bundleInfo{blob: idx}
-	props, _ := fields["properties"].([]any)
-	pos := func(i int) declcfg.Pos {
-		if len(b.Properties) == len(props) && b.Properties[i].Pos.IsValid() {
-			return b.Properties[i].Pos
+// heavyProperty reports the property types that hold manifests.
+func heavyProperty(typ string) bool {
+	return typ == declcfg.PropertyBundleObject || typ == declcfg.PropertyCSVMetadata
+}
+
+// propertyNodes returns the items of a document's properties list.
+func propertyNodes(root *yaml.Node) []*yaml.Node {
+	for root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "properties" && root.Content[i+1].Kind == yaml.SequenceNode {
+			return root.Content[i+1].Content
 		}
-		return b.Pos
+	}
+	return nil
+}
+
+// dropManifests empties the values of a bundle document's manifest
+// properties.
+func dropManifests(root *yaml.Node) {
+	for _, item := range propertyNodes(root) {
+		if item.Kind != yaml.MappingNode {
+			continue
+		}
+		typ := ""
+		for i := 0; i+1 < len(item.Content); i += 2 {
+			if item.Content[i].Value == "type" {
+				typ = item.Content[i+1].Value
+			}
+		}
+		if !heavyProperty(typ) {
+			continue
+		}
+		for i := 0; i+1 < len(item.Content); i += 2 {
+			if item.Content[i].Value == "value" {
+				item.Content[i+1] = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: item.Content[i+1].Line, Column: item.Content[i+1].Column}
+			}
+		}
+	}
+}
+
+// bundle records what answers about a bundle need and checks what opm
+// checks when it loads one: manifests that decode, at most one
+// olm.csv.metadata, property values of the shape their type says.
+func (l *loader) bundle(doc declcfg.Document, fields map[string]any) *bundleInfo {
+	info := &bundleInfo{}
+	name := stringField(fields, "name")
+	props, _ := fields["properties"].([]any)
+	items := propertyNodes(doc.Node)
+	pos := func(i int) declcfg.Pos {
+		if i < len(items) {
+			return declcfg.Pos{File: doc.Pos.File, Line: items[i].Line, Col: items[i].Column}
+		}
+		return doc.Pos
 	}
 	csvMetadatas := 0
 	for i, raw := range props {
 		p, _ := raw.(map[string]any)
 		typ := stringField(p, "type")
-		value, err := canonicalValue(p["value"])
-		if err != nil {
-			l.problem(pos(i), ruleInvalidValue, fmt.Sprintf("bundle %q: property %d: %v", b.Name, i, err))
+		if typ == declcfg.PropertyBundleObject {
+			info.hasObjects = true
+			l.checkObject(pos(i), name, p["value"])
 			continue
 		}
+		value := canonicalValue(p["value"])
 		decode := func(into any) bool {
 			if err := json.Unmarshal([]byte(value), into); err != nil {
-				l.problem(pos(i), ruleInvalidValue, fmt.Sprintf("bundle %q: %s property: %v", b.Name, typ, err))
+				l.problem(pos(i), ruleInvalidValue, fmt.Sprintf("bundle %q: %s property: %v", name, typ, err))
 				return false
 			}
 			return true
 		}
 		switch typ {
-		case declcfg.PropertyBundleObject:
-			info.hasObjects = true
-			data, err := declcfg.DecodeBundleObject(json.RawMessage(value))
-			if err != nil {
-				l.problem(pos(i), ruleBundleObject, fmt.Sprintf("bundle %q: olm.bundle.object: %v", b.Name, err))
-				continue
-			}
-			if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' {
-				if _, err := sigsyaml.YAMLToJSON(data); err != nil {
-					l.problem(pos(i), ruleBundleObject, fmt.Sprintf("bundle %q: olm.bundle.object is neither JSON nor YAML: %v", b.Name, err))
-				}
-			}
-			continue
 		case declcfg.PropertyCSVMetadata:
 			csvMetadatas++
 			if csvMetadatas > 1 {
-				l.problem(pos(i), ruleInvalidValue, fmt.Sprintf("bundle %q has more than one olm.csv.metadata property; opm serves at most one", b.Name))
+				l.problem(pos(i), ruleInvalidValue, fmt.Sprintf("bundle %q has more than one olm.csv.metadata property; opm serves at most one", name))
 				continue
 			}
 			var m render.CSVMetadataValue
@@ -396,16 +488,36 @@ func (l *loader) bundle(b *declcfg.Bundle, fields map[string]any, idx int) {
 		}
 		info.properties = append(info.properties, &api.Property{Type: typ, Value: value})
 	}
-	// The model keeps the blob: without the manifests, it stays small.
-	for i := range b.Properties {
-		switch b.Properties[i].Type {
-		case declcfg.PropertyBundleObject, declcfg.PropertyCSVMetadata:
-			b.Properties[i].Value = nil
-		}
+	return info
+}
+
+// checkObject checks an olm.bundle.object value as opm does when it loads
+// it: base64 data, and YAML that converts to JSON unless it is JSON
+// already (opm takes JSON as it is).
+func (l *loader) checkObject(pos declcfg.Pos, bundle string, value any) {
+	v, _ := value.(map[string]any)
+	data, ok := v["data"].(string)
+	if !ok {
+		l.problem(pos, ruleBundleObject, fmt.Sprintf("bundle %q: olm.bundle.object has no base64 data", bundle))
+		return
 	}
-	k := bundleKey{b.Package, b.Name}
-	if _, dup := l.c.bundles[k]; !dup {
-		l.c.bundles[k] = info
+	need := base64.StdEncoding.DecodedLen(len(data))
+	if cap(l.scratch) < need {
+		l.scratch = make([]byte, need)
+	}
+	// Decode reads the string's bytes in place: copying every manifest
+	// once more would double what loading allocates.
+	n, err := base64.StdEncoding.Decode(l.scratch[:need], unsafe.Slice(unsafe.StringData(data), len(data)))
+	if err != nil {
+		l.problem(pos, ruleBundleObject, fmt.Sprintf("bundle %q: olm.bundle.object data is not base64: %v", bundle, err))
+		return
+	}
+	obj := l.scratch[:n]
+	if t := bytes.TrimLeft(obj, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		return
+	}
+	if _, err := sigsyaml.YAMLToJSON(obj); err != nil {
+		l.problem(pos, ruleBundleObject, fmt.Sprintf("bundle %q: olm.bundle.object is neither JSON nor YAML: %v", bundle, err))
 	}
 }
 
