@@ -1,7 +1,6 @@
 package compose
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/model"
 )
 
 // Selection chooses part of a catalog for Filter. The zero value selects
@@ -70,17 +70,20 @@ func (n Note) String() string {
 	return fmt.Sprintf("package %q: %s", n.Package, n.Message)
 }
 
-// filterPackage is one package of the catalog being filtered.
+// filterPackage is one package of the catalog being filtered: its model
+// (bundles, versions) and every channel blob it has.
 type filterPackage struct {
 	name     string
+	m        *model.Package
 	channels []*declcfg.Channel
-	bundles  map[string]*declcfg.Bundle
-	versions map[string]semver.Version
 }
 
+// version is the bundle's strict semver version, when it has one.
 func (p *filterPackage) version(name string) (semver.Version, bool) {
-	v, ok := p.versions[name]
-	return v, ok
+	if b := p.m.Bundle(name); b != nil && b.HasVersion() {
+		return b.SemVer, true
+	}
+	return semver.Version{}, false
 }
 
 type bundleKey struct{ pkg, name string }
@@ -89,11 +92,11 @@ type bundleKey struct{ pkg, name string }
 // as entry names per package and channel.
 type filter struct {
 	cfg    *declcfg.DeclarativeConfig
+	cat    *model.Catalog
 	sel    Selection
 	rng    semver.Range
 	pkgs   map[string]*filterPackage
 	names  []string
-	gvks   map[declcfg.GVK][]bundleKey
 	kept   map[string]map[string]map[string]bool
 	notes  []Note
 	warned map[string]bool
@@ -173,49 +176,24 @@ func Filter(cfg *declcfg.DeclarativeConfig, sel Selection) (*declcfg.Declarative
 	return f.result(), f.notes, nil
 }
 
+// index builds the catalog's model (versions, provided APIs, dependencies)
+// and groups the channel blobs by package.
 func (f *filter) index() {
-	f.pkgs = map[string]*filterPackage{}
-	get := func(name string) *filterPackage {
-		p := f.pkgs[name]
-		if p == nil {
-			p = &filterPackage{name: name, bundles: map[string]*declcfg.Bundle{}, versions: map[string]semver.Version{}}
-			f.pkgs[name] = p
-			f.names = append(f.names, name)
+	f.cat = model.New(f.cfg)
+	f.pkgs = make(map[string]*filterPackage, len(f.cat.Packages))
+	for _, mp := range f.cat.Packages {
+		if _, chans, bundles := mp.Duplicates(); mp.Blob == nil && len(mp.Channels)+len(chans)+len(mp.Bundles)+len(bundles) == 0 {
+			continue // only a deprecations blob names it
 		}
-		return p
-	}
-	for i := range f.cfg.Packages {
-		get(f.cfg.Packages[i].Name)
+		f.pkgs[mp.Name] = &filterPackage{name: mp.Name, m: mp}
+		f.names = append(f.names, mp.Name)
 	}
 	for i := range f.cfg.Channels {
 		ch := &f.cfg.Channels[i]
-		p := get(ch.Package)
-		p.channels = append(p.channels, ch)
-	}
-	f.gvks = map[declcfg.GVK][]bundleKey{}
-	for i := range f.cfg.Bundles {
-		b := &f.cfg.Bundles[i]
-		p := get(b.Package)
-		if _, dup := p.bundles[b.Name]; dup {
-			continue
-		}
-		p.bundles[b.Name] = b
-		if vs, err := b.Version(); err == nil {
-			if v, err := semver.Parse(vs); err == nil {
-				p.versions[b.Name] = v
-			}
-		}
-		for _, prop := range b.Properties {
-			if prop.Type != declcfg.PropertyGVK {
-				continue
-			}
-			var g declcfg.GVK
-			if prop.Decode(&g) == nil {
-				f.gvks[g] = append(f.gvks[g], bundleKey{b.Package, b.Name})
-			}
+		if p := f.pkgs[ch.Package]; p != nil {
+			p.channels = append(p.channels, ch)
 		}
 	}
-	slices.Sort(f.names)
 }
 
 func (f *filter) selectedPackages() ([]string, error) {
@@ -411,7 +389,7 @@ func (f *filter) addDependencies() {
 	for len(queue) > 0 {
 		bk := queue[0]
 		queue = queue[1:]
-		b := f.pkgs[bk.pkg].bundles[bk.name]
+		b := f.pkgs[bk.pkg].m.Bundle(bk.name)
 		if b == nil {
 			continue
 		}
@@ -446,27 +424,28 @@ func (f *filter) addDependencies() {
 }
 
 // requirements lists what a bundle depends on.
-func (f *filter) requirements(b *declcfg.Bundle) []requirement {
-	owner := bundleKey{b.Package, b.Name}
+func (f *filter) requirements(b *model.Bundle) []requirement {
+	pkg := b.Package.Name
+	owner := bundleKey{pkg, b.Name}
 	var out []requirement
-	addPkg := func(pr declcfg.PackageRequired) {
-		r, err := declcfg.ParseRange(pr.VersionRange)
+	addPkg := func(name, text string, r semver.Range, err error) {
 		if err != nil {
-			key := owner.pkg + "/" + owner.name + "/" + pr.VersionRange
+			key := owner.pkg + "/" + owner.name + "/" + text
 			if !f.warned[key] {
 				f.warned[key] = true
-				f.notes = append(f.notes, Note{Package: b.Package, Warning: true,
-					Message: fmt.Sprintf("bundle %q requires package %q with an invalid versionRange %q (%v); the requirement is not followed", b.Name, pr.PackageName, pr.VersionRange, err)})
+				f.notes = append(f.notes, Note{Package: pkg, Warning: true,
+					Message: fmt.Sprintf("bundle %q requires package %q with an invalid versionRange %q (%v); the requirement is not followed", b.Name, name, text, err)})
 			}
 			return
 		}
-		out = append(out, requirement{pkg: pr.PackageName, rng: r, rngS: pr.VersionRange, owner: owner})
+		out = append(out, requirement{pkg: name, rng: r, rngS: text, owner: owner})
 	}
 	var constraint func(c declcfg.Constraint)
 	constraint = func(c declcfg.Constraint) {
 		switch {
 		case c.Package != nil:
-			addPkg(*c.Package)
+			r, err := declcfg.ParseRange(c.Package.VersionRange)
+			addPkg(c.Package.PackageName, c.Package.VersionRange, r, err)
 		case c.GVK != nil:
 			g := *c.GVK
 			out = append(out, requirement{gvk: &g, owner: owner})
@@ -478,28 +457,20 @@ func (f *filter) requirements(b *declcfg.Bundle) []requirement {
 			key := owner.pkg + "/" + owner.name + "/constraint"
 			if !f.warned[key] {
 				f.warned[key] = true
-				f.notes = append(f.notes, Note{Package: b.Package,
+				f.notes = append(f.notes, Note{Package: pkg,
 					Message: fmt.Sprintf("bundle %q has an olm.constraint (any, not or cel) that dependencies are not followed through", b.Name)})
 			}
 		}
 	}
-	for _, prop := range b.Properties {
-		switch prop.Type {
-		case declcfg.PropertyPackageRequired:
-			var pr declcfg.PackageRequired
-			if prop.Decode(&pr) == nil {
-				addPkg(pr)
-			}
-		case declcfg.PropertyGVKRequired:
-			var g declcfg.GVK
-			if prop.Decode(&g) == nil {
-				out = append(out, requirement{gvk: &g, owner: owner})
-			}
-		case declcfg.PropertyConstraint:
-			var c declcfg.Constraint
-			if json.Unmarshal(prop.Value, &c) == nil {
-				constraint(c)
-			}
+	// Label requirements are not followed: labels name no package.
+	for _, r := range b.Requires {
+		switch {
+		case r.Package != nil:
+			addPkg(r.Package.Name, r.Package.VersionRange, r.Package.Range, r.Package.RangeErr)
+		case r.GVK != nil:
+			out = append(out, requirement{gvk: r.GVK, owner: owner})
+		case r.Constraint != nil:
+			constraint(*r.Constraint)
 		}
 	}
 	return out
@@ -507,8 +478,8 @@ func (f *filter) requirements(b *declcfg.Bundle) []requirement {
 
 func (f *filter) satisfied(req requirement) bool {
 	if req.gvk != nil {
-		for _, bk := range f.gvks[*req.gvk] {
-			if f.keptBundles(bk.pkg)[bk.name] {
+		for _, b := range f.cat.ProvidedBy(*req.gvk) {
+			if f.keptBundles(b.Package.Name)[b.Name] {
 				return true
 			}
 		}
@@ -536,8 +507,8 @@ func (f *filter) providers(req requirement) map[string]map[string]bool {
 		out[pkg][name] = true
 	}
 	if req.gvk != nil {
-		for _, bk := range f.gvks[*req.gvk] {
-			add(bk.pkg, bk.name)
+		for _, b := range f.cat.ProvidedBy(*req.gvk) {
+			add(b.Package.Name, b.Name)
 		}
 		return out
 	}
@@ -545,9 +516,9 @@ func (f *filter) providers(req requirement) map[string]map[string]bool {
 	if p == nil {
 		return out
 	}
-	for n, v := range p.versions {
-		if req.rng(v) {
-			add(req.pkg, n)
+	for _, b := range p.m.Bundles {
+		if b.HasVersion() && req.rng(b.SemVer) {
+			add(req.pkg, b.Name)
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"github.com/blang/semver/v4"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/model"
 )
 
 // This file re-draws a channel's upgrade graph over a subset of its entries.
@@ -34,96 +35,19 @@ import (
 // versionOf reports the semver version of a channel entry's bundle.
 type versionOf func(name string) (semver.Version, bool)
 
-// channelShape is the structure opm sees in a channel: its entries by name,
-// the head (when there is exactly one), the replaces chain from it and the
-// set of skipped names.
-type channelShape struct {
-	entries []declcfg.ChannelEntry
-	byName  map[string]int
-	heads   []string
-	chain   map[string]bool
-	skipped map[string]bool
-}
-
-func shapeOf(entries []declcfg.ChannelEntry) *channelShape {
-	s := &channelShape{entries: entries, byName: make(map[string]int, len(entries)), chain: map[string]bool{}, skipped: map[string]bool{}}
-	for i, e := range entries {
-		if _, dup := s.byName[e.Name]; !dup {
-			s.byName[e.Name] = i
-		}
-	}
-	incoming := map[string]bool{}
-	for _, e := range entries {
-		if _, ok := s.byName[e.Replaces]; ok {
-			incoming[e.Replaces] = true
-		}
-		for _, sk := range e.Skips {
-			s.skipped[sk] = true
-			if _, ok := s.byName[sk]; ok {
-				incoming[sk] = true
-			}
-		}
-	}
-	seen := map[string]bool{}
-	for _, e := range entries {
-		if !incoming[e.Name] && !seen[e.Name] {
-			seen[e.Name] = true
-			s.heads = append(s.heads, e.Name)
-		}
-	}
-	if len(s.heads) == 1 {
-		cur := s.heads[0]
-		s.chain[cur] = true
-		for {
-			next := s.entries[s.byName[cur]].Replaces
-			if s.skipped[next] || s.chain[next] {
-				break
-			}
-			if _, ok := s.byName[next]; !ok {
-				break
-			}
-			s.chain[next] = true
-			cur = next
-		}
-	}
-	return s
-}
-
-func (s *channelShape) entry(name string) (*declcfg.ChannelEntry, bool) {
-	i, ok := s.byName[name]
-	if !ok {
-		return nil, false
-	}
-	return &s.entries[i], true
-}
-
 // onChain reports whether name is on the replaces chain from the head. In a
 // channel without a single head every entry counts, so replaces edges are
 // still followed.
-func (s *channelShape) onChain(name string) bool {
-	return len(s.heads) != 1 || s.chain[name]
-}
-
-// stranded lists the entries opm would call stranded (neither on the
-// replaces chain from the single head nor skipped), in entry order.
-func (s *channelShape) stranded() []string {
-	if len(s.heads) != 1 {
-		return nil
-	}
-	var out []string
-	for _, e := range s.entries {
-		if !s.chain[e.Name] && !s.skipped[e.Name] {
-			out = append(out, e.Name)
-		}
-	}
-	return out
+func onChain(s *model.Shape, name string) bool {
+	_, single := s.Head()
+	return !single || s.OnChain(name)
 }
 
 // subsetEntries returns the entries of a channel that keep admits, with
 // edges re-drawn as described at the top of this file. Entries keep their
 // original order.
 func subsetEntries(entries []declcfg.ChannelEntry, keep func(string) bool, version versionOf) []declcfg.ChannelEntry {
-	orig := shapeOf(entries)
+	orig := model.ShapeOf(entries)
 	var out []declcfg.ChannelEntry
 	done := map[string]bool{}
 	for _, p := range entries {
@@ -152,41 +76,35 @@ func subsetEntries(entries []declcfg.ChannelEntry, keep func(string) bool, versi
 // breakCycle removes the replaces edge that leads opm's walk from the head
 // back into the chain it has walked, if there is one.
 func breakCycle(out []declcfg.ChannelEntry) bool {
-	s := shapeOf(out)
-	if len(s.heads) != 1 {
+	cycle := model.ShapeOf(out).Cycle()
+	if cycle == nil {
 		return false
 	}
-	seen := map[string]bool{}
-	for cur := s.heads[0]; ; {
-		seen[cur] = true
-		i := s.byName[cur]
-		next := out[i].Replaces
-		if _, in := s.byName[next]; !in || s.skipped[next] {
-			return false
-		}
-		if seen[next] {
+	// The loop closes at its last entry: its replaces leads back.
+	for i := range out {
+		if out[i].Name == cycle[len(cycle)-2] {
 			out[i].Replaces = ""
 			return true
 		}
-		cur = next
 	}
+	return false
 }
 
 // redrawEntry computes a kept entry's edges over the kept entries.
-func redrawEntry(orig *channelShape, p declcfg.ChannelEntry, keep func(string) bool) declcfg.ChannelEntry {
-	ne := declcfg.ChannelEntry{Name: p.Name, Replaces: p.Replaces, SkipRange: p.SkipRange, Pos: p.Pos}
+func redrawEntry(orig *model.Shape, p declcfg.ChannelEntry, keep func(string) bool) declcfg.ChannelEntry {
+	ne := declcfg.ChannelEntry{Name: p.Name, Replaces: p.Replaces, SkipRange: p.SkipRange, Pos: p.Pos, SkipRangePos: p.SkipRangePos}
 	ne.Skips = slices.Clone(p.Skips)
 	visited := map[string]bool{p.Name: true}
 	var dropped []string // dropped entries whose skips p inherits
 	for _, s := range p.Skips {
-		if _, in := orig.byName[s]; in && !keep(s) {
+		if orig.Has(s) && !keep(s) {
 			dropped = append(dropped, s)
 		}
 	}
-	if orig.onChain(p.Name) {
+	if onChain(orig, p.Name) {
 		for r := p.Replaces; ; {
-			e, in := orig.entry(r)
-			if !in || visited[r] {
+			e := orig.Entry(r)
+			if e == nil || visited[r] {
 				break
 			}
 			if keep(r) {
@@ -195,7 +113,7 @@ func redrawEntry(orig *channelShape, p declcfg.ChannelEntry, keep func(string) b
 			}
 			visited[r] = true
 			dropped = append(dropped, e.Skips...)
-			if !orig.onChain(r) {
+			if !onChain(orig, r) {
 				break
 			}
 			r = e.Replaces
@@ -204,8 +122,8 @@ func redrawEntry(orig *channelShape, p declcfg.ChannelEntry, keep func(string) b
 	for len(dropped) > 0 {
 		s := dropped[0]
 		dropped = dropped[1:]
-		e, in := orig.entry(s)
-		if !in || visited[s] {
+		e := orig.Entry(s)
+		if e == nil || visited[s] {
 			continue
 		}
 		visited[s] = true
@@ -229,8 +147,8 @@ func redrawEntry(orig *channelShape, p declcfg.ChannelEntry, keep func(string) b
 }
 
 // joinTops makes one head out of several tops, or out of none.
-func joinTops(orig *channelShape, out []declcfg.ChannelEntry, version versionOf) {
-	cur := shapeOf(out)
+func joinTops(orig *model.Shape, out []declcfg.ChannelEntry, version versionOf) {
+	cur := model.ShapeOf(out)
 	// The highest version wins; among equals (or unknown versions), the
 	// entry on the original replaces chain, then the earlier one.
 	rank := func(a, b string) int {
@@ -246,16 +164,18 @@ func joinTops(orig *channelShape, out []declcfg.ChannelEntry, version versionOf)
 		case okb:
 			return 1
 		}
-		ca, cb := orig.chain[a], orig.chain[b]
+		ca, cb := orig.OnChain(a), orig.OnChain(b)
 		if ca != cb {
 			if ca {
 				return -1
 			}
 			return 1
 		}
-		return cur.byName[a] - cur.byName[b]
+		ia, _ := cur.Index(a)
+		ib, _ := cur.Index(b)
+		return ia - ib
 	}
-	if len(cur.heads) == 0 {
+	if len(cur.Heads()) == 0 {
 		// Every kept entry is replaced or skipped by a kept one: what is
 		// left is a cycle (entries that skip each other, or themselves)
 		// that only the dropped head stood above, which opm accepts below a
@@ -272,21 +192,21 @@ func joinTops(orig *channelShape, out []declcfg.ChannelEntry, version versionOf)
 			}
 			out[i].Skips = slices.DeleteFunc(out[i].Skips, func(s string) bool { return s == head })
 		}
-		cur = shapeOf(out)
+		cur = model.ShapeOf(out)
 	}
-	if len(cur.heads) <= 1 {
+	tops := cur.Heads()
+	if len(tops) <= 1 {
 		return
 	}
-	tops := slices.Clone(cur.heads)
 	slices.SortStableFunc(tops, rank)
-	head := &out[cur.byName[tops[0]]]
+	head := cur.Entry(tops[0])
 	rest := tops[1:]
-	if _, kept := cur.byName[head.Replaces]; !kept {
+	if !cur.Has(head.Replaces) {
 		// Prefer the top of the original replaces chain, so the chain below
 		// it stays a chain.
 		pick := 0
 		for i, t := range rest {
-			if orig.chain[t] {
+			if orig.OnChain(t) {
 				pick = i
 				break
 			}
@@ -309,8 +229,7 @@ func joinTops(orig *channelShape, out []declcfg.ChannelEntry, version versionOf)
 // it ends within len(out) rounds.
 func unstrand(out []declcfg.ChannelEntry) {
 	for range len(out) {
-		cur := shapeOf(out)
-		stranded := cur.stranded()
+		stranded := model.ShapeOf(out).Stranded()
 		if len(stranded) == 0 {
 			return
 		}
@@ -327,9 +246,5 @@ func unstrand(out []declcfg.ChannelEntry) {
 
 // channelHead returns the single head of a channel's entries, if it has one.
 func channelHead(entries []declcfg.ChannelEntry) (string, bool) {
-	s := shapeOf(entries)
-	if len(s.heads) != 1 {
-		return "", false
-	}
-	return s.heads[0], true
+	return model.ShapeOf(entries).Head()
 }

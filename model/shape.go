@@ -137,6 +137,11 @@ func (s *Shape) Has(name string) bool {
 	return ok
 }
 
+// Index returns the entry's place among the shape's entries (the first of
+// each name, those with a name, in order): for a list without repeats or
+// nameless entries, its index in the list.
+func (s *Shape) Index(name string) (int, bool) { return s.find(name) }
+
 // Entry returns the entry of that name (the first, when the list has
 // several), nil if there is none.
 func (s *Shape) Entry(name string) *declcfg.ChannelEntry {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/blang/semver/v4"
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/model"
 )
 
 // genChannel is a channel the semver template generates.
@@ -263,11 +264,13 @@ func elsewhere(target, from *slot) string {
 	return " (in channel " + target.ch.ch.Name + ")"
 }
 
-// defaultHead is the highest bundle of the default channel.
+// defaultHead is the head of the default channel (the bundle a fresh
+// install gets), "" when it has none.
 func (g *generated) defaultHead() string {
 	for _, c := range g.channels {
-		if c.ch.Name == g.defaultChannel && len(c.ch.Entries) > 0 {
-			return c.ch.Entries[len(c.ch.Entries)-1].Name
+		if c.ch.Name == g.defaultChannel {
+			head, _ := model.ShapeOf(c.ch.Entries).Head()
+			return head
 		}
 	}
 	return ""
