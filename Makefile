@@ -6,8 +6,10 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: build test test-race test-deps lint bench bench-data fuzz clean docs
 
+# A static binary (no cgo), so that fbc build --server fbc can ship it in an
+# image without a C library.
 build:
-	$(GO) build -trimpath -buildvcs=auto -o $(BIN) .
+	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto -o $(BIN) .
 
 # test-deps installs what the end-to-end tests need on a fresh machine.
 test-deps:
@@ -35,10 +37,12 @@ docs:
 	$(GO) run ./cmd/docgen
 
 # bench runs every benchmark once per size; scaled inputs come from bench-data.
-# It ends with wall time and peak RSS of bin/fbc validate next to opm's.
+# It ends with wall time and peak RSS of bin/fbc validate next to opm's, and
+# fbc serve against opm serve: readiness, memory, a load test.
 bench: bench-data build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./...
 	@./scripts/bench-rss.sh
+	@./scripts/bench-serve.sh
 
 bench-data:
 	@./scripts/bench-data.sh

@@ -21,10 +21,12 @@ func init() { register(newBuildCmd) }
 
 func newBuildCmd() *cobra.Command {
 	var (
-		opts       image.BuildOptions
-		targets    image.BuildTargets
-		labels     []string
-		noValidate bool
+		opts        image.BuildOptions
+		targets     image.BuildTargets
+		labels      []string
+		noValidate  bool
+		server      = newEnum("opm", "opm", "fbc")
+		fbcBinaries []string
 	)
 	cmd := &cobra.Command{
 		Use:   "build DIR --tag REF (--push | --output oci:DIR | --output docker-archive:FILE)",
@@ -34,7 +36,10 @@ image (pulled like any image fbc reads) plus one reproducible layer holding DIR
 at /configs, the label operators.operatorframework.io.index.configs.v1=/configs,
 your -l labels, and on an opm base ENTRYPOINT ["/bin/opm"] with
 CMD ["serve", "/configs"]. --base-image scratch builds a binary-less image:
-no base layers, no entrypoint. --platform linux/amd64,linux/arm64 builds an
+no base layers, no entrypoint. --server fbc builds an image served by fbc
+itself: no base image (unless --base-image names one), this fbc (or
+--fbc-binary) at /bin/fbc, ENTRYPOINT ["/bin/fbc"] CMD ["serve", "/configs"]
+(see docs/serve.md). --platform linux/amd64,linux/arm64 builds an
 image index, each image on the base's image for its platform.
 
 The catalog is validated first; an invalid catalog is reported and nothing is
@@ -51,7 +56,8 @@ podman load). stdout gets the pushed reference by digest (REPO@sha256:...), or
 the digest when nothing was pushed.`,
 		Example: `  fbc build catalog --tag quay.io/me/catalog:v1 --push
   fbc build catalog --tag quay.io/me/catalog:v1 --output oci:out/catalog
-  fbc build catalog --tag localhost:5000/catalog:dev --base-image scratch --push --use-http`,
+  fbc build catalog --tag localhost:5000/catalog:dev --base-image scratch --push --use-http
+  fbc build catalog --tag quay.io/me/catalog:v1 --server fbc --push`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
@@ -73,6 +79,22 @@ the digest when nothing was pushed.`,
 			}
 			if opts.Pull.Platform != "" {
 				opts.Platforms = strings.Split(opts.Pull.Platform, ",")
+			}
+			switch {
+			case server.String() == "fbc":
+				if len(fbcBinaries) == 0 {
+					self, err := os.Executable()
+					if err != nil {
+						return fmt.Errorf("finding this fbc binary: %w", err)
+					}
+					fbcBinaries = []string{self}
+				}
+				opts.ServerBinaries = fbcBinaries
+				if !cmd.Flags().Changed("base-image") {
+					opts.BaseImage = image.Scratch
+				}
+			case len(fbcBinaries) > 0:
+				return usageErrorf("--fbc-binary is for --server fbc")
 			}
 			if opts.Created, err = sourceDateEpoch(); err != nil {
 				return usageErrorf("%v", err)
@@ -118,6 +140,8 @@ the digest when nothing was pushed.`,
 	addPullFlags(f, &opts.Pull)
 	f.Lookup("platform").Usage = "platform(s) to build, os/arch[/variant], comma-separated; several build an image index (default " + image.DefaultPlatform + ")"
 	f.BoolVar(&noValidate, "no-validate", false, "build without validating the catalog first")
+	server.register(cmd, "server", "", "what serves the catalog in the image: opm (from the base image) or fbc (fbc itself, no base image needed)")
+	f.StringArrayVar(&fbcBinaries, "fbc-binary", nil, "with --server fbc: a Linux fbc executable to ship, one per platform built (repeatable; default: this fbc)")
 	return cmd
 }
 

@@ -50,6 +50,13 @@ type BuildOptions struct {
 	// TempDir holds the layer file while the build lives; empty means the
 	// system default.
 	TempDir string
+	// ServerBinaries, when set, make the catalog served by fbc instead of
+	// opm: Linux fbc executables, one per platform built (read from their
+	// ELF headers); each image gets its platform's at /bin/fbc, in a layer
+	// of its own, with ENTRYPOINT ["/bin/fbc"] CMD ["serve", "/configs"].
+	// With BaseImage scratch that layer and the catalog are the whole
+	// image, so the executables must be statically linked.
+	ServerBinaries []string
 }
 
 // CatalogImage is a built catalog image, or an index of them (one per
@@ -63,7 +70,9 @@ type CatalogImage struct {
 // BuildCatalogImage builds a catalog image from the catalog directory dir:
 // the base image plus one reproducible layer holding dir at /configs, the
 // configs label and, unless the base is scratch, opm's entrypoint and serve
-// command. It does not validate the catalog; callers do that first.
+// command; with ServerBinaries, a layer with fbc below the catalog's and
+// fbc's entrypoint and serve command instead. It does not validate the
+// catalog; callers do that first.
 func BuildCatalogImage(ctx context.Context, dir string, opts BuildOptions) (_ *CatalogImage, err error) {
 	if opts.BaseImage == "" {
 		opts.BaseImage = DefaultBaseImage
@@ -76,6 +85,12 @@ func BuildCatalogImage(ctx context.Context, dir string, opts BuildOptions) (_ *C
 	platforms, err := buildPlatforms(opts)
 	if err != nil {
 		return nil, err
+	}
+	var servers map[string]*serverBinary
+	if len(opts.ServerBinaries) > 0 {
+		if servers, err = serverBinaries(opts.ServerBinaries); err != nil {
+			return nil, err
+		}
 	}
 	created := opts.Created
 	if created.IsZero() {
@@ -111,7 +126,26 @@ func BuildCatalogImage(ctx context.Context, dir string, opts BuildOptions) (_ *C
 		if err := checkBasePlatform(base, p, len(platforms) > 1, opts); err != nil {
 			return nil, err
 		}
-		img, err := catalogImage(base, layer, scratch, opts.Labels, created)
+		entrypoint, cmd := catalogEntrypoint, catalogCmd
+		switch {
+		case servers != nil:
+			sb, err := serverFor(servers, p, scratch)
+			if err != nil {
+				return nil, err
+			}
+			sl, err := serverLayer(sb, created)
+			if err != nil {
+				return nil, err
+			}
+			if base, err = mutate.Append(base, mutate.Addendum{Layer: sl, MediaType: types.OCILayer, History: v1.History{
+				Created: v1.Time{Time: created}, CreatedBy: "COPY fbc /bin/fbc # fbc build", Comment: "fbc build"}}); err != nil {
+				return nil, err
+			}
+			entrypoint, cmd = fbcEntrypoint, fbcCmd
+		case scratch:
+			entrypoint, cmd = nil, nil
+		}
+		img, err := catalogImage(base, layer, entrypoint, cmd, opts.Labels, created)
 		if err != nil {
 			return nil, fmt.Errorf("assembling the image for %s: %w", p, err)
 		}
@@ -202,9 +236,10 @@ func scratchImage(p v1.Platform) (v1.Image, error) {
 }
 
 // catalogImage appends the catalog layer to base and sets what the generated
-// Dockerfile sets: the configs label, extra labels, and (on an opm base) the
-// entrypoint and command. History records each step, with a fixed time.
-func catalogImage(base v1.Image, layer *catalogLayer, scratch bool, labels map[string]string, created time.Time) (v1.Image, error) {
+// Dockerfile sets: the configs label, extra labels, and the entrypoint and
+// command of the server (none when entrypoint is nil). History records each
+// step, with a fixed time.
+func catalogImage(base v1.Image, layer *catalogLayer, entrypoint, command []string, labels map[string]string, created time.Time) (v1.Image, error) {
 	at := v1.Time{Time: created}
 	img, err := mutate.Append(base, mutate.Addendum{
 		Layer:     layer,
@@ -227,11 +262,11 @@ func catalogImage(base v1.Image, layer *catalogLayer, scratch bool, labels map[s
 	step := func(createdBy string) {
 		cf.History = append(cf.History, v1.History{Created: at, CreatedBy: createdBy, Comment: "fbc build", EmptyLayer: true})
 	}
-	if !scratch {
-		cf.Config.Entrypoint = slices.Clone(catalogEntrypoint)
-		cf.Config.Cmd = slices.Clone(catalogCmd)
-		step(fmt.Sprintf("ENTRYPOINT %s", execForm(catalogEntrypoint)))
-		step(fmt.Sprintf("CMD %s", execForm(catalogCmd)))
+	if entrypoint != nil {
+		cf.Config.Entrypoint = slices.Clone(entrypoint)
+		cf.Config.Cmd = slices.Clone(command)
+		step(fmt.Sprintf("ENTRYPOINT %s", execForm(entrypoint)))
+		step(fmt.Sprintf("CMD %s", execForm(command)))
 	}
 	all := maps.Clone(cf.Config.Labels)
 	if all == nil {

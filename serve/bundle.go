@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/fbc-project/fbc/declcfg"
@@ -123,6 +124,10 @@ type manifestCache struct {
 	lru    *list.List // of *cacheItem, most recent at the front
 	// onLoad, when set, is called for every conversion (tests count them).
 	onLoad func()
+	// slots bounds the conversions running at once: they use the CPU and
+	// a few times a bundle's size in memory, so more at once would only
+	// add memory.
+	slots chan struct{}
 }
 
 type cacheItem struct {
@@ -137,7 +142,8 @@ func newManifestCache(budget int64) *manifestCache {
 	if budget <= 0 {
 		budget = 32 << 20
 	}
-	return &manifestCache{budget: budget, items: map[bundleKey]*cacheItem{}, lru: list.New()}
+	return &manifestCache{budget: budget, items: map[bundleKey]*cacheItem{}, lru: list.New(),
+		slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
 }
 
 func (mc *manifestCache) get(k bundleKey, load func() (*manifests, error)) (*manifests, error) {
@@ -157,7 +163,9 @@ func (mc *manifestCache) get(k bundleKey, load func() (*manifests, error)) (*man
 	if mc.onLoad != nil {
 		mc.onLoad()
 	}
+	mc.slots <- struct{}{}
 	it.val, it.err = load()
+	<-mc.slots
 	close(it.done)
 
 	mc.mu.Lock()
