@@ -7,6 +7,7 @@ import (
 
 	"github.com/fbc-project/fbc/graph"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/resolve"
 )
 
 func init() { register(newUpgradePathCmd) }
@@ -31,6 +32,11 @@ channel at most; candidates are ordered along the channel's replaces chain
 and the one closest to the head wins); --semantics v1 follows a
 ClusterExtension (any number of channels, an optional version range and
 upgrade constraint policy; the highest version among the successors wins).
+
+Under classic, a bundle's dependencies are resolved as OLM's resolver does
+(fbc resolve), from this catalog alone: a successor whose dependencies do not
+resolve is passed over, and a step where nothing works fails with OLM's
+message. v1 refuses bundles that declare dependencies.
 
 --from names the installed bundle; --from-version gives its version when the
 catalog does not have it. Without --from the simulation is a fresh install.
@@ -65,6 +71,13 @@ Exit status: 0 when the simulation ran (also when there is no update),
 			cat, err := loadGraph(cmd, args[0], "simulate")
 			if err != nil {
 				return err
+			}
+			if q.Semantics == graph.Classic && !all {
+				// A path resolves dependencies as OLM's resolver does, in
+				// a namespace that sees only this catalog. A survey stays
+				// with the upgrade graph: its heads and dead ends are the
+				// channels', whatever other catalogs a cluster has.
+				q.Dependencies = resolve.NewUpgradeChecker(cmd.Context(), cat.Catalog)
 			}
 			out := cmd.OutOrStdout()
 			if all {

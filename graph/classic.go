@@ -16,10 +16,11 @@ type classicPlan struct {
 	order   []*Entry
 	index   *model.EdgeIndex
 	err     error
+	deps    DependencyResolver
 }
 
-func newClassicPlan(p *Package, channel string) *classicPlan {
-	cp := &classicPlan{pkg: p, channel: channel}
+func newClassicPlan(p *Package, channel string, deps DependencyResolver) *classicPlan {
+	cp := &classicPlan{pkg: p, channel: channel, deps: deps}
 	var chans []*Channel
 	if channel != "" {
 		ch := p.Channel(channel)
@@ -75,7 +76,7 @@ func (cp *classicPlan) step(from *Installed) (*Step, error) {
 			} else if cp.channel == "" {
 				st.Reason = fmt.Sprintf("a fresh install without a channel takes the first installable head (default channel first, then by name): channel %q", e.Channel.Name)
 			}
-			return st, nil
+			return cp.dependencies(st, from)
 		}
 		return nil, fmt.Errorf("constraints not satisfiable: no installable bundle for package %s (every candidate is deprecated with olm.deprecated or has no olm.bundle)", cp.pkg.Name)
 	}
@@ -116,10 +117,58 @@ func (cp *classicPlan) step(from *Installed) (*Step, error) {
 	} else {
 		st.Reason = fmt.Sprintf("%s is the candidate closest to the channel head", winner.Name)
 	}
-	if dep := dependency(winner.Bundle); dep != "" {
-		// The SAT solver skips a candidate whose dependencies it cannot
-		// satisfy; the simulation does not see the cluster.
+	return cp.dependencies(st, from)
+}
+
+// dependencies settles a step whose chosen bundle declares dependencies:
+// OLM's SAT solver passes over a candidate whose dependencies it cannot
+// satisfy (to the next candidate, or it stays), and fails when nothing
+// works. With a DependencyResolver the step says which; without one it says
+// that part is not simulated.
+func (cp *classicPlan) dependencies(st *Step, from *Installed) (*Step, error) {
+	dep := dependency(st.Next)
+	if dep == "" {
+		return st, nil
+	}
+	if cp.deps == nil {
 		st.Reason += fmt.Sprintf(" (it declares dependencies with %s, which OLM must satisfy on the cluster; that part is not simulated)", dep)
+		return st, nil
+	}
+	fromName, fromVersion := "", ""
+	if from != nil {
+		fromName, fromVersion = from.Name, from.Version
+	}
+	next, err := cp.deps.Step(cp.pkg.Name, cp.channel, fromName, fromVersion)
+	if err != nil {
+		return st.fail(err)
+	}
+	preferred := st.Next
+	if next == preferred.Name {
+		st.Reason += fmt.Sprintf("; its dependencies (%s) resolve from this catalog", dep)
+		return st, nil
+	}
+	// OLM passed over the preferred bundle, and every candidate before
+	// the one it took.
+	for i := range st.Candidates {
+		c := &st.Candidates[i]
+		if c.Name == next {
+			break
+		}
+		if c.Excluded == "" && c.Bundle != nil && dependency(c.Bundle) != "" {
+			c.Excluded = "its dependencies do not resolve from this catalog: " + cp.deps.Why(cp.pkg.Name, cp.channel, c.Name)
+		}
+	}
+	switch {
+	case next == "":
+		st.Next = nil
+		st.Reason = fmt.Sprintf("no successor's dependencies resolve from this catalog: %s stays", fromName)
+	case from == nil:
+		st.Next = cp.pkg.Bundle(next)
+		st.Reason = fmt.Sprintf("the head %s cannot be installed (its dependencies do not resolve from this catalog: %s); OLM falls back down the channel to %s",
+			preferred.Name, cp.deps.Why(cp.pkg.Name, cp.channel, preferred.Name), next)
+	default:
+		st.Next = cp.pkg.Bundle(next)
+		st.Reason = fmt.Sprintf("%s is the candidate closest to the channel head whose dependencies resolve", next)
 	}
 	return st, nil
 }

@@ -31,6 +31,24 @@ type Options struct {
 	VersionRange string
 	// Policy is v1's upgradeConstraintPolicy (default CatalogProvided).
 	Policy Policy
+	// Dependencies, when set, decides classic steps whose winner declares
+	// dependencies the way OLM's resolver does (graph sees one package;
+	// the resolver sees the catalog). Without it such steps say that the
+	// dependencies are not simulated.
+	Dependencies DependencyResolver
+}
+
+// DependencyResolver resolves one classic Subscription with its
+// dependencies. The resolve package implements it.
+type DependencyResolver interface {
+	// Step says which bundle OLM moves a Subscription of pkg (to channel,
+	// "" for none) to from the installed bundle (from empty: a fresh
+	// install): "" when it stays, or OLM's error when the namespace does
+	// not resolve.
+	Step(pkg, channel, from, fromVersion string) (next string, err error)
+	// Why is OLM's reason why bundle cannot be installed by a fresh
+	// Subscription to it, "" when it can.
+	Why(pkg, channel, bundle string) string
 }
 
 // OptionError reports options that cannot describe a subscription or
@@ -118,7 +136,7 @@ func NewResolver(p *Package, opts Options) (*Resolver, error) {
 		if len(opts.Channels) == 1 {
 			ch = opts.Channels[0]
 		}
-		r.classic = newClassicPlan(p, ch)
+		r.classic = newClassicPlan(p, ch, opts.Dependencies)
 	case V1:
 		var rng *VersionRange
 		if opts.VersionRange != "" {

@@ -14,8 +14,12 @@ import (
 // the catalog unservable, as it does for opm serve; other problems that
 // opm refuses to serve are in Problems.
 func NewCatalog(key CatalogKey, priority int, cfg *declcfg.DeclarativeConfig) *Catalog {
+	return CatalogFromModel(key, priority, model.New(cfg))
+}
+
+// CatalogFromModel is NewCatalog over a catalog's model.
+func CatalogFromModel(key CatalogKey, priority int, m *model.Catalog) *Catalog {
 	c := &Catalog{Key: key, Priority: priority}
-	m := model.New(cfg)
 	for _, pkg := range m.Packages {
 		for _, ch := range pkg.Channels {
 			for _, ce := range ch.Entries {
