@@ -21,6 +21,7 @@ func newValidateCmd() *cobra.Command {
 	output := newEnum("text", vreport.Formats...)
 	var strict bool
 	var schemaDirs []string
+	var targetOCP string
 	cmd := &cobra.Command{
 		Use:   "validate PATH...",
 		Short: "Check catalogs against the FBC schemas and OLM's channel rules",
@@ -36,11 +37,18 @@ standard error. Exit status: 0 when there are no errors (warnings allowed),
 1 when there are errors, 2 when the check could not run (bad flags, a path
 that does not exist, a file in the catalog that could not be read: rule
 io-error, or no blobs at all to check). See docs/validate.md for the rules
-and output formats.`,
+and output formats.
+
+--target-ocp VERSION names the OpenShift release the catalog is published
+for and applies what its pipelines require: from 4.17 on, bundles carry
+olm.csv.metadata, and olm.bundle.object properties are errors
+(metadata-format) that fbc render --migrate-level
+bundle-object-to-csv-metadata fixes.`,
 		Example: `  fbc validate catalog/
   fbc validate -o json catalog/ > report.json
   fbc validate --strict -o github catalog/
-  cat catalog.yaml | fbc validate -`,
+  cat catalog.yaml | fbc validate -
+  fbc validate --target-ocp 4.18 catalogs/v4.18/`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if n := countStdin(args); n > 1 {
@@ -53,11 +61,15 @@ and output formats.`,
 					return usageErrorf("--schema %s: not a directory", dir)
 				}
 			}
-			res, err := validate.Validate(cmd.Context(), args, validate.Options{
-				Strict:     strict,
-				SchemaDirs: schemaDirs,
-				Stdin:      cmd.InOrStdin(),
-			})
+			vopts := validate.Options{Strict: strict, SchemaDirs: schemaDirs, Stdin: cmd.InOrStdin()}
+			if targetOCP != "" {
+				v, err := validate.ParseOCPVersion(targetOCP)
+				if err != nil {
+					return usageErrorf("--target-ocp: %v", err)
+				}
+				vopts.TargetOCP = &v
+			}
+			res, err := validate.Validate(cmd.Context(), args, vopts)
 			var pe *validate.PolicyError
 			if errors.As(err, &pe) {
 				return fmt.Errorf("--schema %s: %w", pe.Dir, pe.Err)
@@ -104,6 +116,7 @@ and output formats.`,
 	output.register(cmd, "output", "o", "output format")
 	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings about probable typos (unknown fields, property types, schemas) as errors")
 	cmd.Flags().StringArrayVar(&schemaDirs, "schema", nil, "also apply the CUE definitions in `DIR` (repeatable)")
+	cmd.Flags().StringVar(&targetOCP, "target-ocp", "", "OpenShift release the catalog is published for (`VERSION`, e.g. 4.17): apply its pipelines' rules, such as olm.csv.metadata from 4.17 on")
 	_ = cmd.MarkFlagDirname("schema")
 	return cmd
 }

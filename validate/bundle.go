@@ -73,6 +73,7 @@ func (c *fileCheck) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle
 	}
 
 	c.csvMismatch(d, root, b, version, hasRelease, csv)
+	c.metadataFormat(d, b, props, csv)
 	c.bundleRecord(b)
 }
 

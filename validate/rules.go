@@ -48,6 +48,7 @@ const (
 	RuleImageReference   = "image-reference"
 	RuleBundleImage      = "bundle-image"
 	RuleBundleObject     = "bundle-object"
+	RuleMetadataFormat   = "metadata-format"
 	RuleCSVMismatch      = "csv-mismatch"
 	RuleVersionRange     = "version-range"
 	RuleConstraint       = "constraint"
@@ -190,6 +191,9 @@ var catalogue = []Rule{
 	{RuleBundleObject, SeverityError,
 		"An olm.bundle.object property is not base64 of a Kubernetes object with apiVersion, kind and metadata.name.",
 		"Re-render the bundle; each object's data is the base64 of one manifest."},
+	{RuleMetadataFormat, SeverityError,
+		"With a target OpenShift release of 4.17 or later, a bundle carries olm.bundle.object properties, which the certified and community pipelines refuse there (they publish olm.csv.metadata).",
+		"Run fbc render CATALOG --migrate-level bundle-object-to-csv-metadata -o yaml and keep its output: it replaces a bundle's objects with olm.csv.metadata. The migration skips bundles without an image or a ClusterServiceVersion, and bundles that already have olm.csv.metadata: delete their objects by hand."},
 	{RuleCSVMismatch, SeverityWarning,
 		"A bundle's name or version differs from its ClusterServiceVersion's metadata.name or spec.version (from an inline olm.bundle.object), or, without one, from the version its own name ends with (olm.csv.metadata carries neither).",
 		"Re-render the bundle, or rename it after its CSV; tools that look bundles up by CSV name will not find it."},

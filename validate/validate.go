@@ -54,6 +54,9 @@ type Options struct {
 	SchemaDirs []string
 	// Stdin is read for the path "-".
 	Stdin io.Reader
+	// TargetOCP, when set, is the OpenShift release the catalog is
+	// published for: rules that depend on it (metadata-format) apply.
+	TargetOCP *OCPVersion
 	// Concurrency bounds how many files are parsed, and how many checked,
 	// at once (default: the number of CPUs).
 	Concurrency int
