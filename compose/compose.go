@@ -231,7 +231,7 @@ func readSources(ctx context.Context, origins []origin, opts Options) ([]*declcf
 	}
 	cfgs := make([]*declcfg.DeclarativeConfig, len(origins))
 	if len(locs) > 0 {
-		rendered, err := r.RenderEach(ctx, locs, render.Request{Allowed: render.KindCatalogs, Progress: opts.Progress})
+		rendered, err := r.RenderEach(ctx, locs, render.Request{Allowed: render.KindCatalogs, CatalogsAsLoaded: true, Progress: opts.Progress})
 		if err != nil {
 			return nil, err
 		}

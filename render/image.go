@@ -68,7 +68,7 @@ func (r *call) renderImage(ctx context.Context, s source) result {
 			var les declcfg.LoadErrors
 			return fail(err, errors.As(err, &les) && !les.HasIO())
 		}
-		return finish(s.ref, cfg, nil, r.migrations)
+		return r.finish(s.ref, cfg, nil)
 	}
 	manifests := labelDir(labels[image.LabelBundleManifests], "manifests")
 	metadata := labelDir(labels[image.LabelBundleMetadata], "metadata")
@@ -93,7 +93,7 @@ func (r *call) renderImage(ctx context.Context, s source) result {
 		return result{err: perr}
 	}
 	cfg := &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{pb.Bundle}}
-	return finish(s.ref, cfg, []*parsedBundle{pb}, r.migrations)
+	return r.finish(s.ref, cfg, []*parsedBundle{pb})
 }
 
 // labelDir turns a label's directory ("/configs", "manifests/") into a

@@ -103,6 +103,11 @@ type Request struct {
 	// WithChannels also derives olm.package and olm.channel blobs from the
 	// bundles' channel annotations and CSV upgrade edges (Render only).
 	WithChannels bool
+	// CatalogsAsLoaded keeps the blobs of catalog sources exactly as they
+	// were loaded. By default they are written as opm render writes them:
+	// olm.bundle.object properties last, related images sorted. Callers
+	// that pass catalogs through (merging, serving) set it.
+	CatalogsAsLoaded bool
 	// Progress, when set, is called after each source is done with the
 	// number done and the total (from several goroutines).
 	Progress func(done, total int)
@@ -393,7 +398,7 @@ func (r *call) render(ctx context.Context, s source) result {
 			return result{err: perr}
 		}
 		cfg := &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{pb.Bundle}}
-		return finish(s.ref, cfg, []*parsedBundle{pb}, r.migrations)
+		return r.finish(s.ref, cfg, []*parsedBundle{pb})
 	}
 	cfg, err := loadCatalog(ctx, s.ref, r.opts)
 	if err != nil {
@@ -411,7 +416,7 @@ func (r *call) render(ctx context.Context, s source) result {
 			r.opts.Warn(fmt.Sprintf("%s: no catalog blobs in this %s", s.ref, kind))
 		}
 	}
-	return finish(s.ref, cfg, nil, r.migrations)
+	return r.finish(s.ref, cfg, nil)
 }
 
 // kindImage marks a source to be opened as an image; its labels say which
@@ -460,13 +465,17 @@ func hasRegistryHost(ref string) bool {
 
 // finish applies the per-source steps opm applies after rendering: object
 // properties last, related images sorted, migrations.
-func finish(ref string, cfg *declcfg.DeclarativeConfig, bundles []*parsedBundle, migrations []migration) result {
-	for i := range cfg.Bundles {
-		b := &cfg.Bundles[i]
-		b.Properties = moveObjectsLast(b.Properties)
-		sortRelatedImages(b.RelatedImages)
+func (r *call) finish(ref string, cfg *declcfg.DeclarativeConfig, bundles []*parsedBundle) result {
+	// Bundles rendered here always get opm's order; a catalog's only when
+	// it is not to be kept as loaded.
+	if bundles != nil || !r.req.CatalogsAsLoaded {
+		for i := range cfg.Bundles {
+			b := &cfg.Bundles[i]
+			b.Properties = moveObjectsLast(b.Properties)
+			sortRelatedImages(b.RelatedImages)
+		}
 	}
-	for _, m := range migrations {
+	for _, m := range r.migrations {
 		if err := m.run(cfg); err != nil {
 			return result{err: &Error{Source: ref, Err: fmt.Errorf("migration %s: %w", m.name, err), Invalid: true}}
 		}

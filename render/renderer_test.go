@@ -84,3 +84,25 @@ func writeFile(t testing.TB, dir, name, content string) string {
 	}
 	return p
 }
+
+// Catalog blobs are written as opm render writes them, unless the caller
+// passes catalogs through and asks for them as loaded.
+func TestCatalogsAsLoaded(t *testing.T) {
+	cat := writeFile(t, t.TempDir(), "c.json", `{"schema":"olm.bundle","name":"a.v1","package":"a","image":"r/a:1",
+ "properties":[{"type":"olm.bundle.object","value":{"data":"e30="}},{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}}],
+ "relatedImages":[{"image":"r/z:1"},{"image":"r/a:1"}]}`)
+	r := mustNew(t, Options{})
+	for _, tc := range []struct {
+		asLoaded          bool
+		firstProp, firstI string
+	}{{false, "olm.package", "r/a:1"}, {true, "olm.bundle.object", "r/z:1"}} {
+		cfg, err := r.Render(context.Background(), []string{cat}, Request{CatalogsAsLoaded: tc.asLoaded})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := cfg.Bundles[0]
+		if b.Properties[0].Type != tc.firstProp || b.RelatedImages[0].Image != tc.firstI {
+			t.Errorf("CatalogsAsLoaded %v: properties start with %s, related images with %s", tc.asLoaded, b.Properties[0].Type, b.RelatedImages[0].Image)
+		}
+	}
+}
