@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"regexp"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +18,8 @@ func newDiffCmd() *cobra.Command {
 	var (
 		semantics = newEnum("both", "classic", "v1", "both")
 		output    = newEnum("text", "text", "json", "github")
+		fragment  bool
+		prune     string
 	)
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW",
@@ -36,6 +39,16 @@ to each channel:
   - a package or channel was removed, or a channel no longer resolves.
 Bundles that could not reach the head before either are warnings.
 
+--fragment compares a catalog fragment (NEW holds only the packages it
+changes, as Konflux builds them) with the released catalog (OLD): packages
+absent from NEW are out of scope, not removed. It also turns on the pruning
+rule of Konflux's check: dropping a released entry (one of OLD) from a channel
+is an error (entry-pruned), except in channels whose name matches
+--prune-channels (a regular expression, unanchored; default
+dev-preview|pre-ga|candidate), which may be pruned: what pruning them breaks
+is reported as warnings. --prune-channels without --fragment applies the
+pruning rule to whole catalogs.
+
 -o github prints GitHub Actions annotations on the new catalog's files and,
 when $GITHUB_STEP_SUMMARY is set, appends a markdown summary to it.
 
@@ -45,7 +58,8 @@ checkout, never a safe change).`,
 		Example: `  git worktree add /tmp/base origin/main
   fbc diff /tmp/base/catalog catalog
   fbc diff old/ new/ --semantics v1 -o json
-  fbc diff "$BASE/catalog" catalog -o github`,
+  fbc diff "$BASE/catalog" catalog -o github
+  fbc diff released-index/ fragment/ --fragment`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if args[0] == "-" && args[1] == "-" {
@@ -63,7 +77,15 @@ checkout, never a safe change).`,
 			if s := semantics.String(); s != "both" {
 				sems = []graph.Semantics{graph.Semantics(s)}
 			}
-			report, err := graph.Diff(oldCat, newCat, sems)
+			opts := graph.DiffOptions{Semantics: sems, Fragment: fragment}
+			if fragment || cmd.Flags().Changed("prune-channels") {
+				re, err := regexp.Compile(prune)
+				if err != nil {
+					return usageErrorf("--prune-channels %q is not a regular expression: %v", prune, err)
+				}
+				opts.Prune = re
+			}
+			report, err := graph.DiffWith(oldCat, newCat, opts)
 			if err != nil {
 				return err
 			}
@@ -88,6 +110,8 @@ checkout, never a safe change).`,
 	}
 	semantics.register(cmd, "semantics", "", "upgrade rules to judge the change by")
 	output.register(cmd, "output", "o", "output format")
+	cmd.Flags().BoolVar(&fragment, "fragment", false, "NEW is a fragment of OLD: packages absent from NEW are out of scope; released entries may not be pruned")
+	cmd.Flags().StringVar(&prune, "prune-channels", graph.DefaultPrunableChannels, "channels (`REGEX`, unanchored) that may drop released entries; applies with --fragment, or when given")
 	return cmd
 }
 

@@ -55,6 +55,13 @@ type DiffReport struct {
 	Semantics []Semantics
 	Changes   []Change
 	Findings  []Finding
+	// Fragment is set when NEW was compared as a fragment; OutOfScope then
+	// lists OLD's packages that NEW does not hold.
+	Fragment   bool
+	OutOfScope []string
+	// Prune is the pattern of channel names that may drop released
+	// entries, when the pruning rule applied.
+	Prune string
 }
 
 // Safe reports whether the change has no error findings.
@@ -68,28 +75,21 @@ func (d *DiffReport) Safe() bool {
 // either, no head may move to a lower version, and no bundle may disappear
 // without a new edge out of it.
 func Diff(oldCat, newCat *Catalog, semantics []Semantics) (*DiffReport, error) {
-	if len(semantics) == 0 {
-		return nil, optionErrorf("no semantics to judge the change by")
+	return DiffWith(oldCat, newCat, DiffOptions{Semantics: semantics})
+}
+
+// diffCatalogPackage compares one package of either catalog.
+func (d *DiffReport) diffCatalogPackage(name string, op, np *Package) {
+	switch {
+	case op == nil:
+		d.change("package-added", name, "", "", count(len(np.Channels), "channel", "channels")+", "+count(len(np.Bundles), "bundle", "bundles"))
+	case np == nil:
+		d.change("package-removed", name, "", "", "")
+		d.finding(Finding{Severity: SeverityError, Rule: "package-removed", Package: name,
+			Message: fmt.Sprintf("package %s (%s) was removed: clusters running it lose every upgrade and its subscriptions stop resolving", name, count(len(op.Bundles), "bundle", "bundles"))})
+	default:
+		d.diffPackage(op, np)
 	}
-	d := &DiffReport{Semantics: semantics}
-	names := append(oldCat.PackageNames(), newCat.PackageNames()...)
-	slices.Sort(names)
-	names = slices.Compact(names)
-	for _, name := range names {
-		op, np := oldCat.Package(name), newCat.Package(name)
-		switch {
-		case op == nil:
-			d.change("package-added", name, "", "", count(len(np.Channels), "channel", "channels")+", "+count(len(np.Bundles), "bundle", "bundles"))
-		case np == nil:
-			d.change("package-removed", name, "", "", "")
-			d.finding(Finding{Severity: SeverityError, Rule: "package-removed", Package: name,
-				Message: fmt.Sprintf("package %s (%s) was removed: clusters running it lose every upgrade and its subscriptions stop resolving", name, count(len(op.Bundles), "bundle", "bundles"))})
-		default:
-			d.diffPackage(op, np)
-		}
-	}
-	d.mergeFindings()
-	return d, nil
 }
 
 func (d *DiffReport) change(kind, pkg, ch, bundle, detail string) {

@@ -113,6 +113,9 @@ func (d *DiffReport) verdict() string {
 func (d *DiffReport) WriteText(w io.Writer) error {
 	t := &textWriter{w: w}
 	t.printf("%s -> %s (semantics: %s)\n", d.Old, d.New, semanticsList(d.Semantics))
+	if s := d.scope(); s != "" {
+		t.printf("%s\n", s)
+	}
 	if len(d.Changes) == 0 {
 		t.printf("\nno changes to packages, channels, bundles or edges\n")
 	} else {
@@ -131,18 +134,38 @@ func (d *DiffReport) WriteText(w io.Writer) error {
 	return t.err
 }
 
+// scope says, in one line, what a fragment comparison left out and which
+// channels may be pruned ("" when neither applies).
+func (d *DiffReport) scope() string {
+	var parts []string
+	if d.Fragment {
+		parts = append(parts, fmt.Sprintf("NEW is a fragment: %s of OLD not in it %s out of scope",
+			count(len(d.OutOfScope), "package", "packages"), plural(len(d.OutOfScope), "is", "are")))
+	}
+	if d.Prune != "" {
+		parts = append(parts, fmt.Sprintf("released entries may be pruned only from channels matching %q", d.Prune))
+	}
+	return strings.Join(parts, "; ")
+}
+
 type diffJSON struct {
 	Old       string      `json:"old"`
 	New       string      `json:"new"`
 	Semantics []Semantics `json:"semantics"`
-	Safe      bool        `json:"safe"`
-	Changes   []Change    `json:"changes"`
-	Findings  []Finding   `json:"findings"`
+	// Fragment, OutOfScope and PrunableChannels appear only when they
+	// applied.
+	Fragment         bool      `json:"fragment,omitempty"`
+	OutOfScope       []string  `json:"outOfScope,omitempty"`
+	PrunableChannels string    `json:"prunableChannels,omitempty"`
+	Safe             bool      `json:"safe"`
+	Changes          []Change  `json:"changes"`
+	Findings         []Finding `json:"findings"`
 }
 
 // WriteJSON writes the report as one JSON object.
 func (d *DiffReport) WriteJSON(w io.Writer) error {
-	out := diffJSON{Old: d.Old, New: d.New, Semantics: d.Semantics, Safe: d.Safe(), Changes: d.Changes, Findings: d.Findings}
+	out := diffJSON{Old: d.Old, New: d.New, Semantics: d.Semantics, Safe: d.Safe(), Changes: d.Changes, Findings: d.Findings,
+		Fragment: d.Fragment, OutOfScope: d.OutOfScope, PrunableChannels: d.Prune}
 	if out.Changes == nil {
 		out.Changes = []Change{}
 	}
@@ -204,6 +227,9 @@ func (d *DiffReport) writeSummary(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### Catalog upgrade check: %s\n\n", d.verdict())
 	fmt.Fprintf(&b, "`%s` → `%s`, judged under %s semantics.\n\n", mdCell(d.Old), mdCell(d.New), semanticsList(d.Semantics))
+	if s := d.scope(); s != "" {
+		fmt.Fprintf(&b, "%s.\n\n", mdCell(s))
+	}
 	if len(d.Findings) > 0 {
 		b.WriteString("| severity | rule | semantics | where | problem |\n|---|---|---|---|---|\n")
 		for _, f := range d.Findings {
