@@ -3,6 +3,8 @@ package resolve
 import (
 	"context"
 	"errors"
+	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 )
@@ -55,7 +57,7 @@ type SubscriptionResult struct {
 
 // maxOrders bounds how many Subscription orders are tried when looking for
 // OLM's random outcomes: every order of up to six interacting
-// Subscriptions.
+// Subscriptions, fewer when they have many candidates (orderBudget).
 const maxOrders = 720
 
 // Resolve resolves one namespace. Resolution failures are in Result.Err;
@@ -76,7 +78,7 @@ func Resolve(ctx context.Context, ns *Namespace) (*Result, error) {
 		return res, nil
 	}
 	res.Outcome = s.outcome(sol)
-	outcomes, complete, err := s.outcomes(ctx, res.Outcome)
+	outcomes, complete, err := s.outcomes(ctx, sol)
 	if err != nil {
 		return nil, err
 	}
@@ -212,58 +214,158 @@ func (s *scope) subscriptionFor(e *entry) string {
 // outcomes finds what OLM may do besides sol. OLM hands the solver its
 // variables in Go map order, so the order in which it visits Subscriptions
 // (and installed CSVs that must stay) is random; when their preferences
-// interact, the answer depends on it. Anchors that share no candidate and
-// no "only one" rule cannot interact, so only the orders of anchors that
-// do are tried.
-func (s *scope) outcomes(ctx context.Context, first Outcome) ([]Outcome, bool, error) {
-	all := []Outcome{first}
-	keys := map[string]bool{installKey(first.Install): true}
-
-	positions := s.interactingAnchors()
-	if len(positions) < 2 {
-		return all, true, nil
-	}
-	var orders [][]int
+// interact, the answer depends on it. Variables linked by no constraint
+// are independent problems, so the anchors of each group of linked
+// variables (a component) are tried in every order on that component
+// alone, and the variants of the components are combined.
+func (s *scope) outcomes(ctx context.Context, sol *solution) ([]Outcome, bool, error) {
+	first := s.outcome(sol)
+	comps := s.interactingComponents()
 	complete := true
-	if n := factorial(len(positions)); n <= maxOrders {
-		orders = permutations(len(positions))
-	} else {
-		// Too many to try: every rotation, forwards and backwards.
-		complete = false
-		for r := 0; r < len(positions); r++ {
-			fwd := make([]int, len(positions))
-			bwd := make([]int, len(positions))
-			for i := range fwd {
-				fwd[i] = (i + r) % len(positions)
-				bwd[i] = (len(positions) - 1 - i + r) % len(positions)
+	type variant struct {
+		chosen  map[*variable]bool
+		guessed []*variable
+	}
+	// variants[i] are the distinct answers of component i, the
+	// canonical one first.
+	var variants [][]variant
+	for _, comp := range comps {
+		canon := variant{chosen: map[*variable]bool{}}
+		for _, v := range comp.vars {
+			if sol.chosen[v] {
+				canon.chosen[v] = true
 			}
-			orders = append(orders, fwd, bwd)
+		}
+		in := map[*variable]bool{}
+		for _, v := range comp.vars {
+			in[v] = true
+		}
+		for _, v := range sol.guessed {
+			if in[v] {
+				canon.guessed = append(canon.guessed, v)
+			}
+		}
+		found := []variant{canon}
+		keys := map[string]bool{chosenKey(canon.chosen): true}
+		orders, all := anchorOrders(len(comp.anchors), orderBudget/len(comp.vars))
+		complete = complete && all
+		for _, order := range orders {
+			vars := slices.Clone(comp.vars)
+			for i, p := range comp.anchors {
+				vars[p] = comp.vars[comp.anchors[order[i]]]
+			}
+			alt, err := solve(ctx, vars)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, false, ctx.Err()
+				}
+				continue
+			}
+			if k := chosenKey(alt.chosen); !keys[k] {
+				keys[k] = true
+				found = append(found, variant{alt.chosen, alt.guessed})
+			}
+		}
+		if len(found) > 1 {
+			variants = append(variants, found)
 		}
 	}
-	for _, order := range orders {
-		vars := slices.Clone(s.order)
-		for i, p := range positions {
-			vars[p] = s.order[positions[order[i]]]
-		}
-		alt, err := solve(ctx, vars)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, false, ctx.Err()
+	// Every combination of the components' variants, up to a bound.
+	out := []Outcome{first}
+	combos := [][]int{make([]int, len(variants))}
+	for i, vs := range variants {
+		var next [][]int
+		for _, c := range combos {
+			for j := range vs {
+				if len(next) >= maxOutcomes {
+					complete = false
+					break
+				}
+				n := slices.Clone(c)
+				n[i] = j
+				next = append(next, n)
 			}
-			continue
 		}
-		got := s.outcome(alt)
-		if k := installKey(got.Install); !keys[k] {
-			keys[k] = true
-			all = append(all, got)
+		combos = next
+	}
+	seen := map[string]bool{installKey(first.Install): true}
+	for _, c := range combos[1:] {
+		alt := &solution{chosen: maps.Clone(sol.chosen)}
+		replaced := map[*variable]bool{}
+		for i, j := range c {
+			for v := range variants[i][0].chosen {
+				delete(alt.chosen, v)
+				replaced[v] = true
+			}
+			for v := range variants[i][j].chosen {
+				alt.chosen[v] = true
+			}
+			for _, v := range variants[i][0].guessed {
+				replaced[v] = true
+			}
+		}
+		for _, v := range sol.guessed {
+			if !replaced[v] {
+				alt.guessed = append(alt.guessed, v)
+			}
+		}
+		for i, j := range c {
+			alt.guessed = append(alt.guessed, variants[i][j].guessed...)
+		}
+		o := s.outcome(alt)
+		if k := installKey(o.Install); !seen[k] {
+			seen[k] = true
+			out = append(out, o)
 		}
 	}
-	return all, complete, nil
+	return out, complete, nil
 }
 
-// interactingAnchors are the positions (in s.order) of the anchors whose
-// dependencies share variables or rules with another anchor's.
-func (s *scope) interactingAnchors() []int {
+// maxOutcomes bounds the combinations of component variants listed.
+const maxOutcomes = 64
+
+// orderBudget bounds the work of trying orders: orders tried times the
+// variables of the component (each try solves the component anew): about
+// a quarter of a second of CPU.
+const orderBudget = 8_000
+
+// anchorOrders lists the orders to try for n anchors besides the first:
+// every one when there are at most max, else every rotation forwards and
+// backwards and then pseudo-random ones (the same in every run) up to max;
+// all is then false.
+func anchorOrders(n, max int) (orders [][]int, all bool) {
+	if f := factorial(n); f <= maxOrders && f <= max {
+		return permutations(n)[1:], true
+	}
+	for r := 0; r < n; r++ {
+		fwd := make([]int, n)
+		bwd := make([]int, n)
+		for i := range fwd {
+			fwd[i] = (i + r) % n
+			bwd[i] = (n - 1 - i + r) % n
+		}
+		if r > 0 {
+			orders = append(orders, fwd)
+		}
+		orders = append(orders, bwd)
+	}
+	rng := rand.New(rand.NewPCG(uint64(n), 1))
+	for len(orders) < max {
+		orders = append(orders, rng.Perm(n))
+	}
+	return orders, false
+}
+
+// component is a group of variables linked by constraints, with the
+// positions (in vars) of its anchors that have dependencies.
+type component struct {
+	vars    []*variable
+	anchors []int
+}
+
+// interactingComponents are the components with two anchors or more whose
+// dependencies could interact.
+func (s *scope) interactingComponents() []component {
 	parent := map[string]string{}
 	var find func(string) string
 	find = func(x string) string {
@@ -284,19 +386,25 @@ func (s *scope) interactingAnchors() []int {
 			}
 		}
 	}
-	var anchors []int
-	members := map[string]int{}
-	for i, v := range s.order {
-		if !v.anchor() || !hasDependencies(v) {
-			continue
+	byRoot := map[string]*component{}
+	var roots []string
+	for _, v := range s.order {
+		r := find(v.id)
+		c := byRoot[r]
+		if c == nil {
+			c = &component{}
+			byRoot[r] = c
+			roots = append(roots, r)
 		}
-		anchors = append(anchors, i)
-		members[find(v.id)]++
+		if v.anchor() && hasDependencies(v) {
+			c.anchors = append(c.anchors, len(c.vars))
+		}
+		c.vars = append(c.vars, v)
 	}
-	var out []int
-	for _, i := range anchors {
-		if members[find(s.order[i].id)] > 1 {
-			out = append(out, i)
+	var out []component
+	for _, r := range roots {
+		if c := byRoot[r]; len(c.anchors) > 1 {
+			out = append(out, *c)
 		}
 	}
 	return out
@@ -315,6 +423,15 @@ func installKey(ins []Install) string {
 	ids := make([]string, len(ins))
 	for i, in := range ins {
 		ids[i] = in.id
+	}
+	slices.Sort(ids)
+	return strings.Join(ids, "\n")
+}
+
+func chosenKey(chosen map[*variable]bool) string {
+	ids := make([]string, 0, len(chosen))
+	for v := range chosen {
+		ids = append(ids, v.id)
 	}
 	slices.Sort(ids)
 	return strings.Join(ids, "\n")
