@@ -89,14 +89,15 @@ func (img *Image) ReadFiles(ctx context.Context, prefixes []string, limits Limit
 	}
 	ov := &overlay{nodes: map[string]*node{}, hidden: map[string]bool{}, opaque: map[string]bool{}}
 	budget := &budget{limits: limits}
+	// Retry warnings name the image; the blob URL they quote names the layer.
+	ctx = withOperation(ctx, "reading "+img.ref.raw)
 	for i := len(img.layers) - 1; i >= 0; i-- {
 		l := img.layers[i]
-		lctx := withOperation(ctx, fmt.Sprintf("reading %s layer %s", img.ref.raw, l.digest))
 		b := *budget
-		st, err := img.readLayer(lctx, l, want, &b)
+		st, err := img.readLayer(ctx, l, want, &b)
 		if img.client.refetch(err) {
 			b = *budget
-			st, err = img.readLayer(lctx, l, want, &b)
+			st, err = img.readLayer(ctx, l, want, &b)
 		}
 		*budget = b
 		if err != nil {

@@ -90,7 +90,7 @@ func (s *registryStore) blob(ctx context.Context, desc v1.Descriptor) (io.ReadCl
 			}{io.TeeReader(rc, w), rc}
 		}
 	}
-	where := fmt.Sprintf("%s://%s/v2/%s/blobs/%s", s.repo.Scheme(), s.repo.RegistryStr(), s.repo.RepositoryStr(), desc.Digest)
+	where := s.repo.Scheme() + "://" + s.repo.RegistryStr() + "/v2/" + s.repo.RepositoryStr() + "/blobs/" + desc.Digest.String()
 	v, err := verified(rc, desc.Digest, desc.Size, where)
 	if err != nil {
 		if w != nil {

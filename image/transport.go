@@ -254,7 +254,7 @@ func (x *exchange) once(skip int64) (*http.Response, error) {
 		g.stalled.Store(true)
 		cancel()
 	})
-	resp, err := x.t.next.RoundTrip(x.req.Clone(ctx))
+	resp, err := x.t.next.RoundTrip(x.req.WithContext(ctx))
 	if err != nil {
 		g.timer.Stop()
 		cancel()
