@@ -358,6 +358,12 @@ func (r *reporter) deprecations() {
 		r.add(RuleDuplicateDeprecation, dup.Pos, "", "", fmt.Sprintf(
 			"package %q has a second olm.deprecations blob (the first is at %s); merge them: a package has at most one", p.Name, p.deprecations[0].Pos))
 	}
+	// The deprecated-default advice reads every blob as if they were
+	// merged (a second blob is already an error): fixing that error must
+	// not make a new warning appear.
+	pkgDeprecated := false
+	deprecatedChannel := map[string]declcfg.Pos{}
+	deprecatedBundle := map[string]declcfg.Pos{}
 	for _, dep := range p.deprecations {
 		seen := map[declcfg.PackageScopedReference]declcfg.Pos{}
 		for _, e := range dep.Entries {
@@ -373,31 +379,38 @@ func (r *reporter) deprecations() {
 				if ref.Name != "" {
 					r.add(RuleDeprecationReference, at, "", "", fmt.Sprintf("a package deprecation names no package (it applies to %q); remove name %q", p.Name, ref.Name))
 				}
+				pkgDeprecated = true
 			case declcfg.SchemaChannel:
 				if p.channels[ref.Name] == nil {
 					r.add(RuleDeprecationReference, at, ref.Name, "", fmt.Sprintf("cannot deprecate channel %q: package %q has no such channel%s", ref.Name, p.Name, didYouMean(ref.Name, p.ChannelNames())))
 				}
+				deprecatedChannel[ref.Name] = e.Pos
 			case declcfg.SchemaBundle:
 				if p.bundles[ref.Name] == nil {
 					r.add(RuleDeprecationReference, at, "", ref.Name, fmt.Sprintf("cannot deprecate bundle %q: package %q has no such bundle%s", ref.Name, p.Name, didYouMean(ref.Name, bundleNames(p))))
 				}
+				deprecatedBundle[ref.Name] = e.Pos
 			}
 		}
 	}
-	if p.Deprecation != nil || p.Blob == nil {
+	if pkgDeprecated || p.Blob == nil {
 		return
 	}
 	at := or(p.Blob.DefaultChannelPos, p.Pos)
 	ch := p.Default()
-	switch {
-	case ch == nil:
-	case ch.Deprecation != nil:
+	if ch == nil {
+		return
+	}
+	if pos, ok := deprecatedChannel[ch.Name]; ok {
 		r.add(RuleDeprecatedDefault, at, "", "", fmt.Sprintf(
-			"defaultChannel %q is deprecated (at %s) but package %q is not: new installs land on a deprecated channel; point defaultChannel at a supported one", ch.Name, ch.Deprecation.Pos, p.Name))
-	case ch.Head() != nil && ch.Head().Bundle != nil && ch.Head().Bundle.Deprecation != nil:
-		head := ch.Head()
-		r.add(RuleDeprecatedDefault, at, "", "", fmt.Sprintf(
-			"the head of defaultChannel %q, bundle %q, is deprecated (at %s): new installs get a deprecated bundle; publish a supported one or point defaultChannel elsewhere", ch.Name, head.Name, head.Bundle.Deprecation.Pos))
+			"defaultChannel %q is deprecated (at %s) but package %q is not: new installs land on a deprecated channel; point defaultChannel at a supported one", ch.Name, pos, p.Name))
+		return
+	}
+	if head := ch.Head(); head != nil {
+		if pos, ok := deprecatedBundle[head.Name]; ok {
+			r.add(RuleDeprecatedDefault, at, "", "", fmt.Sprintf(
+				"the head of defaultChannel %q, bundle %q, is deprecated (at %s): new installs get a deprecated bundle; publish a supported one or point defaultChannel elsewhere", ch.Name, head.Name, pos))
+		}
 	}
 }
 

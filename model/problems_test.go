@@ -100,6 +100,9 @@ func TestProblems(t *testing.T) {
 		{"deprecated default head", okPackage + "schema: olm.channel\npackage: p\nname: stable\nentries: [{name: p.a}]\n" + bundles("p.a") +
 			"---\nschema: olm.deprecations\npackage: p\nentries:\n- {reference: {schema: olm.bundle, name: p.a}, message: m}\n",
 			[]string{"deprecated-default 3:17"}, `the head of defaultChannel "stable", bundle "p.a", is deprecated (at c.yaml:20:3)`},
+		{"the advice reads a second deprecations blob too", okPackage + "schema: olm.channel\npackage: p\nname: stable\nentries: [{name: p.a}]\n" + bundles("p.a") +
+			"---\nschema: olm.deprecations\npackage: p\nentries:\n- {reference: {schema: olm.bundle, name: p.a}, message: m}\n---\nschema: olm.deprecations\npackage: p\nentries:\n- {reference: {schema: olm.package}, message: m}\n",
+			[]string{"duplicate-deprecation 22:1"}, "a second olm.deprecations blob"},
 		{"a deprecated package may have a deprecated default", okPackage + "schema: olm.channel\npackage: p\nname: stable\nentries: [{name: p.a}]\n" + bundles("p.a") +
 			"---\nschema: olm.deprecations\npackage: p\nentries:\n- {reference: {schema: olm.bundle, name: p.a}, message: m}\n- {reference: {schema: olm.package}, message: m}\n",
 			nil, ""},
