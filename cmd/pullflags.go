@@ -10,6 +10,7 @@ import (
 
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/render"
+	"github.com/fbc-project/fbc/validate"
 )
 
 // addPullFlags registers the flags that say how images are pulled, with
@@ -37,11 +38,13 @@ func checkPullFlags(o image.Options) error {
 
 // newRenderer makes the one Renderer of a command: images are pulled as the
 // pull flags say, "-" is the command's standard input, and warnings go to
-// its standard error.
+// its standard error. Local catalogs it reads are inspected for unknown
+// fields, which it warns about: the blobs it returns (and the catalogs
+// written from them) leave those fields out.
 func newRenderer(cmd *cobra.Command, pull image.Options, jobs int) (*render.Renderer, error) {
 	warn := warner(cmd.ErrOrStderr())
 	pull.Warn = warn
-	return render.New(render.Options{Image: pull, Stdin: cmd.InOrStdin(), Jobs: jobs, Warn: warn})
+	return render.New(render.Options{Image: pull, Stdin: cmd.InOrStdin(), Jobs: jobs, Warn: warn, Inspect: validate.UnknownFields})
 }
 
 // progressLine returns a callback drawing "LABEL: D/N" in place on w when w

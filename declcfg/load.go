@@ -54,6 +54,15 @@ type LoadOptions struct {
 	Walk WalkOptions
 	// Stdin is read for the path "-" (default os.Stdin).
 	Stdin io.Reader
+	// Inspect, when set, sees each document before it is decoded and
+	// returns warnings about it, which go to Warn. The blob types keep only
+	// the fields they know; a caller that writes blobs back out (render)
+	// inspects with validate.UnknownFields to say what it leaves out.
+	Inspect func(Document) []*LoadError
+	// Warn receives the loader's warnings (keys matched only without
+	// regard to case, and Inspect's), each with its position; nil drops
+	// them.
+	Warn fault.Warn
 }
 
 // Load reads catalogs named on the command line (directories, files, or "-")
@@ -65,7 +74,7 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*DeclarativeCo
 	var errs LoadErrors
 	for _, p := range paths {
 		err := WalkPath(ctx, p, opts.Stdin, opts.Walk, func(f *File) error {
-			errs = append(errs, addFile(cfg, f)...)
+			errs = append(errs, addFile(cfg, f, opts)...)
 			return nil
 		})
 		if err != nil {
@@ -84,7 +93,7 @@ func LoadFS(ctx context.Context, fsys fs.FS, prefix string, opts WalkOptions) (*
 	cfg := &DeclarativeConfig{}
 	var errs LoadErrors
 	err := WalkFS(ctx, fsys, prefix, opts, func(f *File) error {
-		errs = append(errs, addFile(cfg, f)...)
+		errs = append(errs, addFile(cfg, f, LoadOptions{})...)
 		return nil
 	})
 	if err != nil {
@@ -99,25 +108,34 @@ func LoadFS(ctx context.Context, fsys fs.FS, prefix string, opts WalkOptions) (*
 // LoadBytes loads one file's content; name is used in positions.
 func LoadBytes(name string, data []byte) (*DeclarativeConfig, error) {
 	cfg := &DeclarativeConfig{}
-	if errs := addFile(cfg, ParseFile(name, data)); len(errs) > 0 {
+	if errs := addFile(cfg, ParseFile(name, data), LoadOptions{}); len(errs) > 0 {
 		return cfg, LoadErrors(errs)
 	}
 	return cfg, nil
 }
 
-func addFile(cfg *DeclarativeConfig, f *File) []*LoadError {
+func addFile(cfg *DeclarativeConfig, f *File, opts LoadOptions) []*LoadError {
 	var errs []*LoadError
-	for _, e := range f.Errors {
+	keep := func(e *LoadError) {
 		if !e.Warning {
 			errs = append(errs, e)
+		} else if opts.Warn != nil {
+			opts.Warn(e.Error())
 		}
 	}
+	for _, e := range f.Errors {
+		keep(e)
+	}
 	for _, doc := range f.Docs {
+		if opts.Inspect != nil {
+			for _, e := range opts.Inspect(doc) {
+				e.Warning = true
+				keep(e)
+			}
+		}
 		blob, derrs, ok := DecodeDocument(doc)
 		for _, e := range derrs {
-			if !e.Warning {
-				errs = append(errs, e)
-			}
+			keep(e)
 		}
 		if ok {
 			blob.AddTo(cfg)

@@ -88,6 +88,12 @@ type Options struct {
 	// Warn receives warnings (ignored files and the like), possibly from
 	// several goroutines at once; nil drops them.
 	Warn fault.Warn
+	// Inspect, when set, looks at each document of a local catalog (a
+	// directory, a file, standard input) and returns the fields that the
+	// blob types leave out, which render then warns about: the command
+	// line passes validate.UnknownFields. Catalog images are not
+	// inspected: their content is not the user's to fix.
+	Inspect func(declcfg.Document) []*declcfg.LoadError
 }
 
 // Request says what one call of a Renderer makes of its sources.
@@ -518,7 +524,17 @@ func dirBundleFiles(dir string) bundleFiles {
 
 // loadCatalog loads an FBC directory, file or stream.
 func loadCatalog(ctx context.Context, ref string, opts Options) (*declcfg.DeclarativeConfig, error) {
-	cfg, err := declcfg.Load(ctx, []string{ref}, declcfg.LoadOptions{Stdin: opts.Stdin})
+	lo := declcfg.LoadOptions{Stdin: opts.Stdin, Warn: opts.Warn}
+	if opts.Inspect != nil {
+		lo.Inspect = func(doc declcfg.Document) []*declcfg.LoadError {
+			found := opts.Inspect(doc)
+			for _, e := range found {
+				e.Msg += " (ignored, as opm does)"
+			}
+			return found
+		}
+	}
+	cfg, err := declcfg.Load(ctx, []string{ref}, lo)
 	if err != nil {
 		var les declcfg.LoadErrors
 		if errors.As(err, &les) {

@@ -535,18 +535,7 @@ func (s *shape) walkStruct(n *yaml.Node, p *fieldPath, report shapeReport) {
 		if isNull(e.Value) {
 			continue // null is absent; required fields are checked below
 		}
-		switch {
-		case f != nil:
-			f.shape.walk(e.Value, p.field(f.name), report)
-		case s.pattern != nil:
-			s.pattern.walk(e.Value, p.field(e.Key), report)
-		case s.closed:
-			at := e.KeyNode
-			if at == nil {
-				at = n
-			}
-			report(RuleUnknownField, at, p.field(e.Key), s.unknownFieldMessage(e.Key, p))
-		}
+		s.entry(n, e, f, p, report, (*shape).walk)
 	}
 	for i, f := range s.fields {
 		if !f.required {
@@ -563,6 +552,24 @@ func (s *shape) walkStruct(n *yaml.Node, p *fieldPath, report shapeReport) {
 		if !present {
 			report(RuleMissingField, n, p.field(f.name), fmt.Sprintf("%s is missing required field %q", subject(p), f.name))
 		}
+	}
+}
+
+// entry hands a mapping entry to its field's shape (f, nil when the key
+// names no field), to the pattern shape, or reports it as an unknown field
+// of a closed struct; descend is the walk being made.
+func (s *shape) entry(n *yaml.Node, e declcfg.MapEntry, f *shapeField, p *fieldPath, report shapeReport, descend func(*shape, *yaml.Node, *fieldPath, shapeReport)) {
+	switch {
+	case f != nil:
+		descend(f.shape, e.Value, p.field(f.name), report)
+	case s.pattern != nil:
+		descend(s.pattern, e.Value, p.field(e.Key), report)
+	case s.closed:
+		at := e.KeyNode
+		if at == nil {
+			at = n
+		}
+		report(RuleUnknownField, at, p.field(e.Key), s.unknownFieldMessage(e.Key, p))
 	}
 }
 
