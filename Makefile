@@ -54,7 +54,7 @@ FUZZ_TARGETS := declcfg:FuzzParseFile declcfg:FuzzDecodeDocument declcfg:FuzzFas
 	image:FuzzReadFiles image:FuzzParseReference render:FuzzFirstDocument model:FuzzRangeBounds graph:FuzzResolve \
 	validate:FuzzValidate validate:FuzzScanManifest internal/imageref:FuzzMatchReference image:FuzzReferenceGrammar \
 	template:FuzzRender template:FuzzParseImageMap template:FuzzConvert compose:FuzzParseConfig model:FuzzBuild \
-	resolve:FuzzManifests resolve:FuzzConstraint resolve:FuzzFlags
+	resolve:FuzzManifests resolve:FuzzConstraint resolve:FuzzFlags serve:FuzzCanonical
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t#*:}; \

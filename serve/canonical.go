@@ -233,6 +233,11 @@ func scalarValue(n *yaml.Node) (any, error) {
 		return nil, nodeErr(n, "invalid boolean %q", n.Value)
 	case "!!int":
 		s := strings.ReplaceAll(n.Value, "_", "")
+		// Decimal as JSON reads it (-0 stays -0, huge values round);
+		// other bases as YAML does.
+		if f, err := strconv.ParseFloat(s, 64); err == nil && !strings.ContainsAny(s, "xXoObB") {
+			return f, nil
+		}
 		if i, err := strconv.ParseInt(s, 0, 64); err == nil {
 			return float64(i), nil
 		}

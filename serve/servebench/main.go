@@ -37,7 +37,7 @@ func main() {
 	flag.IntVar(&o.clients, "clients", 64, "concurrent clients in the load test")
 	flag.IntVar(&o.calls, "calls", 1000, "calls per client in the load test")
 	flag.DurationVar(&o.readyTimeout, "ready-timeout", 120*time.Second, "give up on a server not answering by then")
-	flag.DurationVar(&o.loadTimeout, "load-timeout", 10*time.Minute, "give up on a load test running longer")
+	flag.DurationVar(&o.loadTimeout, "load-timeout", 15*time.Minute, "stop a load test running longer (the calls not made are reported)")
 	flag.Parse()
 	if o.catalog == "" {
 		fmt.Fprintln(os.Stderr, "servebench: -catalog is required")
@@ -86,7 +86,16 @@ func run(o options) error {
 	}
 	for _, r := range results {
 		if r.load.errors > 0 {
-			return fmt.Errorf("%s: %d of %d calls failed (first: %v)", r.name, r.load.errors, r.load.total, r.load.firstErr)
+			fmt.Printf("%s: %d calls failed (first: %v)\n", r.name, r.load.errors, r.load.firstErr)
+		}
+		if r.load.notRun > 0 {
+			fmt.Printf("%s: %d calls not made within the load timeout\n", r.name, r.load.notRun)
+		}
+	}
+	// fbc must answer every call; opm's shortfalls are reported above.
+	if len(results) > 0 && results[0].name == "fbc" {
+		if f := results[0]; f.load.errors > 0 || f.load.notRun > 0 {
+			return fmt.Errorf("fbc: %d errors, %d calls not made", f.load.errors, f.load.notRun)
 		}
 	}
 	return nil
@@ -162,6 +171,7 @@ func measure(o options, s server, calls []call) (result, []call, error) {
 	}
 	res.ready = time.Since(start)
 	res.rssReady = peakRSS(cmd.Process.Pid)
+	fmt.Printf("%-4s    ready %7.3f s, peak RSS at ready %6.1f MB\n", s.name, res.ready.Seconds(), float64(res.rssReady)/1024)
 	if calls == nil {
 		if calls, err = deriveCalls(client); err != nil {
 			return res, nil, err
@@ -239,9 +249,9 @@ func tail(path string) string {
 }
 
 func printResult(r result) {
-	fmt.Printf("%-4s    ready %7.3f s  peak RSS at ready %6.1f MB, after load %6.1f MB | load: %d calls, %d errors, p50 %s p99 %s, %.0f calls/s\n",
-		r.name, r.ready.Seconds(), float64(r.rssReady)/1024, float64(r.rssPeak)/1024,
-		r.load.total, r.load.errors, r.load.percentile(0.5).Round(time.Microsecond), r.load.percentile(0.99).Round(time.Microsecond), r.load.perSecond())
+	fmt.Printf("%-4s    load: %d calls, %d errors, %d not made, p50 %s p99 %s, %.0f calls/s; peak RSS after load %.1f MB\n",
+		r.name, r.load.total, r.load.errors, r.load.notRun, r.load.percentile(0.5).Round(time.Microsecond),
+		r.load.percentile(0.99).Round(time.Microsecond), r.load.perSecond(), float64(r.rssPeak)/1024)
 }
 
 // call is one registry call of the load mix.
@@ -361,10 +371,11 @@ func sortedGVKs(m map[gvk]bool) []gvk {
 
 // loadResult is a load test's outcome.
 type loadResult struct {
-	total, errors int
-	firstErr      error
-	latencies     []time.Duration // sorted
-	elapsed       time.Duration
+	// total counts the calls made; notRun those the timeout left undone.
+	total, errors, notRun int
+	firstErr              error
+	latencies             []time.Duration // sorted
+	elapsed               time.Duration
 }
 
 func (l loadResult) percentile(p float64) time.Duration {
@@ -417,7 +428,12 @@ func loadTest(addr string, calls []call, clients, perClient int, timeout time.Du
 			}
 			defer conn.Close()
 			c := api.NewRegistryClient(conn)
-			for range perClient {
+			notRun := 0
+			for n := range perClient {
+				if ctx.Err() != nil {
+					notRun = perClient - n
+					break
+				}
 				cl := calls[rng.IntN(len(calls))]
 				if rng.IntN(200) == 0 {
 					cl = listBundles
@@ -426,6 +442,11 @@ func loadTest(addr string, calls []call, clients, perClient int, timeout time.Du
 				cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
 				err := cl.do(cctx, c)
 				ccancel()
+				if ctx.Err() != nil {
+					// Cut off by the load timeout, not failed.
+					notRun = perClient - n
+					break
+				}
 				lat = append(lat, time.Since(t))
 				if err != nil {
 					errs++
@@ -437,6 +458,7 @@ func loadTest(addr string, calls []call, clients, perClient int, timeout time.Du
 			mu.Lock()
 			out.total += len(lat)
 			out.errors += errs
+			out.notRun += notRun
 			out.latencies = append(out.latencies, lat...)
 			if out.firstErr == nil {
 				out.firstErr = first
