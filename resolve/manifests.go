@@ -117,6 +117,12 @@ func (es ManifestErrors) Error() string {
 	return strings.Join(msgs, "\n")
 }
 
+// Skipped's names for documents that are no Kubernetes objects.
+const (
+	notObjects = "not an object"
+	noKind     = "no kind"
+)
+
 const (
 	propertiesAnnotation = "operatorframework.io/properties"
 	excludeGlobalAnno    = "olm.operatorframework.io/exclude-global-namespace-resolution"
@@ -218,8 +224,10 @@ func (m *Manifests) parse(name string, data []byte) []*ManifestError {
 		case declcfg.RuleEmptyDocument:
 			// kubectl skips documents that hold only comments.
 		case declcfg.RuleNotObject:
-			what, _, _ := strings.Cut(le.Msg, ";")
-			errs = append(errs, &ManifestError{Pos: le.Pos, Msg: what + "; a Kubernetes manifest is an object with apiVersion and kind"})
+			// Not a Kubernetes object (a values file, a list of
+			// settings): a repository holds such files beside its
+			// manifests.
+			m.Skipped[notObjects]++
 		case declcfg.RuleBinaryFile:
 			errs = append(errs, &ManifestError{Pos: le.Pos, Msg: "not a text file; manifests are YAML or JSON"})
 		default:
@@ -254,7 +262,8 @@ func (m *Manifests) object(pos declcfg.Pos, raw []byte, depth int) []*ManifestEr
 		return []*ManifestError{{Pos: pos, Msg: jsonProblem("object", err)}}
 	}
 	if head.Kind == "" {
-		return []*ManifestError{{Pos: pos, Msg: "object has no kind; a Kubernetes manifest has apiVersion and kind"}}
+		m.Skipped[noKind]++
+		return nil
 	}
 	group, _, _ := strings.Cut(head.APIVersion, "/")
 	if !strings.Contains(head.APIVersion, "/") {

@@ -290,7 +290,7 @@ func (p *preparation) collect(m *Manifests) error {
 			n += c
 		}
 		slices.Sort(kinds)
-		p.warn(fmt.Sprintf("skipped %d %s of other kinds (%s): resolve reads Subscription, CatalogSource, ClusterServiceVersion and OperatorGroup", n, plural(n, "object", "objects"), strings.Join(kinds, ", ")))
+		p.warn(fmt.Sprintf("skipped %d %s resolve does not read (%s): it reads Subscription, CatalogSource, ClusterServiceVersion and OperatorGroup", n, plural(n, "document", "documents"), strings.Join(kinds, ", ")))
 	}
 	var errs ManifestErrors
 	seenSub := map[string]declcfg.Pos{}
