@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -142,6 +143,9 @@ func rangeArgs(lo, hi int) cobra.PositionalArgs {
 // Main runs fbc with the process's arguments and streams and returns the exit
 // code.
 func Main() int {
+	if filepath.Base(os.Args[0]) == HealthProbeName {
+		return HealthProbe(os.Args[1:], os.Stdout, os.Stderr)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

@@ -56,6 +56,9 @@ func init() {
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"fbc": func() { os.Exit(Main()) },
+		// fbc answers to this name as grpc_health_probe (images served by
+		// fbc link it to /bin/fbc).
+		HealthProbeName: func() { os.Exit(Main()) },
 	})
 }
 

@@ -262,6 +262,10 @@ func catalogImage(base v1.Image, layer *catalogLayer, entrypoint, command []stri
 	step := func(createdBy string) {
 		cf.History = append(cf.History, v1.History{Created: at, CreatedBy: createdBy, Comment: "fbc build", EmptyLayer: true})
 	}
+	if slices.Equal(entrypoint, fbcEntrypoint) && !slices.ContainsFunc(cf.Config.Env, func(e string) bool { return strings.HasPrefix(e, "PATH=") }) {
+		cf.Config.Env = append(cf.Config.Env, defaultPath)
+		step("ENV " + defaultPath)
+	}
 	if entrypoint != nil {
 		cf.Config.Entrypoint = slices.Clone(entrypoint)
 		cf.Config.Cmd = slices.Clone(command)

@@ -18,11 +18,17 @@ import (
 
 // A catalog image served by fbc instead of opm: the fbc executable for the
 // image's platform at /bin/fbc, in a layer of its own below the catalog,
-// with an empty /tmp (fbc serve keeps a temporary file there), and
-// ENTRYPOINT ["/bin/fbc"] CMD ["serve", "/configs"].
+// with /bin/grpc_health_probe linking to it (OLM's catalog pods probe their
+// server by running grpc_health_probe; fbc answers to that name as the
+// probe), an empty /tmp (fbc serve keeps a temporary file there), PATH set
+// when the base sets none, and ENTRYPOINT ["/bin/fbc"] CMD ["serve",
+// "/configs"].
 var (
 	fbcEntrypoint = []string{"/bin/fbc"}
 	fbcCmd        = []string{"serve", ConfigsDir}
+	// defaultPath is the PATH container runtimes use for images without
+	// one.
+	defaultPath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 )
 
 // serverBinary is an fbc executable and the platform it runs on.
@@ -116,6 +122,7 @@ func serverLayer(b *serverBinary, mtime time.Time) (v1.Layer, error) {
 	entries := []*tar.Header{
 		{Typeflag: tar.TypeDir, Name: "bin/", Mode: 0o755},
 		{Typeflag: tar.TypeReg, Name: "bin/fbc", Mode: 0o755, Size: int64(len(data))},
+		{Typeflag: tar.TypeSymlink, Name: "bin/grpc_health_probe", Linkname: "fbc", Mode: 0o777},
 		{Typeflag: tar.TypeDir, Name: "tmp/", Mode: 0o1777},
 	}
 	for _, h := range entries {
