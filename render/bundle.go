@@ -32,12 +32,24 @@ type parsedBundle struct {
 	Channels       []string
 	DefaultChannel string
 	Source         string
+	// Manifests are the objects of manifests/, in name order; csvIndex is
+	// the CSV's.
+	Manifests []manifest
+	csvIndex  int
+	// Files holds every file read, when bundleOptions.KeepFiles asks.
+	Files []BundleFile
+	// display names a file of the bundle for messages; image says the
+	// bundle came from an image.
+	display func(string) string
+	image   bool
 }
 
 // bundleParser turns bundle files into an olm.bundle the way opm does.
 type bundleParser struct {
 	files bundleFiles
 	warn  func(string)
+	// keep, when set, receives every file read.
+	keep func(name string, data []byte)
 }
 
 func (p *bundleParser) invalid(file string, line int, err error) *Error {
@@ -61,6 +73,9 @@ func (p *bundleParser) readDocument(name string) (document, *Error) {
 	data, err := fs.ReadFile(p.files.FS, name)
 	if err != nil {
 		return document{}, p.ioError(name, unwrapPathError(err))
+	}
+	if p.keep != nil {
+		p.keep(name, data)
 	}
 	doc, err := firstDocument(data)
 	if err != nil {
@@ -255,11 +270,19 @@ type bundleOptions struct {
 	// ImageTemplate, when set and Image is empty, computes Image.
 	ImageTemplate *template.Template
 	Warn          fault.Warn
+	// KeepFiles keeps the bytes of every file read in parsedBundle.Files.
+	KeepFiles bool
 }
 
 // parseBundle renders one bundle's files into an olm.bundle.
 func parseBundle(files bundleFiles, opts bundleOptions) (*parsedBundle, *Error) {
 	p := &bundleParser{files: files, warn: opts.Warn}
+	var kept []BundleFile
+	if opts.KeepFiles {
+		p.keep = func(name string, data []byte) {
+			kept = append(kept, BundleFile{Name: files.Display(name), Data: data})
+		}
+	}
 	manifests, perr := p.readManifests()
 	if perr != nil {
 		return nil, perr
@@ -339,6 +362,10 @@ func parseBundle(files bundleFiles, opts bundleOptions) (*parsedBundle, *Error) 
 		Channels:       splitChannels(string(md.annotations.Annotations.Channels)),
 		DefaultChannel: strings.TrimSpace(string(md.annotations.Annotations.DefaultChannel)),
 		Source:         source,
+		Manifests:      manifests,
+		csvIndex:       indexOf(manifests, csvM),
+		Files:          kept,
+		display:        files.Display,
 	}, nil
 }
 
@@ -416,4 +443,13 @@ func relatedImages(csv *csvInfo, bundleImage string) []declcfg.RelatedImage {
 		}
 	}
 	return out
+}
+
+func indexOf(ms []manifest, m *manifest) int {
+	for i := range ms {
+		if &ms[i] == m {
+			return i
+		}
+	}
+	return -1
 }

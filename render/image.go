@@ -88,10 +88,11 @@ func (r *call) renderImage(ctx context.Context, s source) result {
 		// opm records the reference as it was given, tag and all.
 		ref = s.ref
 	}
-	pb, perr := parseBundle(files, bundleOptions{Image: ref, Warn: r.opts.Warn})
+	pb, perr := parseBundle(files, bundleOptions{Image: ref, Warn: r.warnFor(s), KeepFiles: s.contents})
 	if perr != nil {
 		return result{err: perr}
 	}
+	pb.image = true
 	cfg := &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{pb.Bundle}}
 	return r.finish(s.ref, cfg, []*parsedBundle{pb})
 }

@@ -156,6 +156,18 @@ type source struct {
 	image string
 	// bundle restricts the source to bundles (RenderBundles).
 	bundle bool
+	// contents keeps the bundle's files (ReadBundles).
+	contents bool
+	// warn, when set, receives this source's warnings instead of
+	// Options.Warn.
+	warn fault.Warn
+}
+
+func (r *call) warnFor(s source) fault.Warn {
+	if s.warn != nil {
+		return s.warn
+	}
+	return r.opts.Warn
 }
 
 // Renderer reads sources (bundle directories and images, catalog
@@ -399,7 +411,7 @@ func (r *call) render(ctx context.Context, s source) result {
 		return fail(notAllowed(kind, s.ref), false)
 	}
 	if kind == KindBundleDir {
-		pb, perr := parseBundle(dirBundleFiles(s.ref), bundleOptions{Image: s.image, ImageTemplate: r.tmpl, Warn: r.opts.Warn})
+		pb, perr := parseBundle(dirBundleFiles(s.ref), bundleOptions{Image: s.image, ImageTemplate: r.tmpl, Warn: r.warnFor(s), KeepFiles: s.contents})
 		if perr != nil {
 			return result{err: perr}
 		}
