@@ -93,9 +93,29 @@ func TestImportRules(t *testing.T) {
 		"github.com/Masterminds/semver":          "graph",
 		"github.com/go-air/gini":                 "resolve",
 		"google.golang.org/grpc":                 "serve",
+		"github.com/operator-framework/api":      "validate",
+		"sigs.k8s.io/crdify":                     "validate",
+		"k8s.io/":                                "validate",
+	}
+	// heavy lists libraries that take long to build and load; only these
+	// of our packages may depend on them, directly or not, so that the
+	// rest (validate itself included) stays quick to build and test.
+	heavy := []string{"github.com/operator-framework/api", "sigs.k8s.io/crdify", "k8s.io/"}
+	mayBeHeavy := func(pkg string) bool {
+		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, mod), "/")
+		return rel == "" || rel == "cmd" || strings.HasPrefix(rel, "cmd/") || rel == "validate/profile" || strings.HasPrefix(rel, "validate/profile/")
 	}
 	for _, p := range listPackages(t) {
 		self := top(p.ImportPath)
+		if !mayBeHeavy(p.ImportPath) {
+			for _, d := range p.Deps {
+				for _, h := range heavy {
+					if strings.HasPrefix(d, h) {
+						t.Errorf("%s depends on %s: only validate/profile (and cmd) may pull in the Kubernetes libraries", p.ImportPath, d)
+					}
+				}
+			}
+		}
 		for _, d := range p.Deps {
 			if !strings.HasPrefix(d, mod+"/") {
 				continue

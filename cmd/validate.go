@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/validate"
+	"github.com/fbc-project/fbc/validate/profile"
 	vreport "github.com/fbc-project/fbc/validate/report"
 )
 
@@ -20,8 +22,9 @@ func init() { register(newValidateCmd) }
 func newValidateCmd() *cobra.Command {
 	output := newEnum("text", vreport.Formats...)
 	var strict bool
-	var schemaDirs []string
+	var schemaDirs, profiles []string
 	var targetOCP string
+	var pull image.Options
 	cmd := &cobra.Command{
 		Use:   "validate PATH...",
 		Short: "Check catalogs against the FBC schemas and OLM's channel rules",
@@ -30,7 +33,14 @@ with a stable rule id, its file and line, and what to do about it.
 
 PATH is a catalog directory (walked recursively, honouring .indexignore files),
 a single JSON or YAML file, or - for standard input. Several paths are checked
-as one catalog.
+as one catalog. A PATH that is a bundle directory (manifests/ and metadata/) or
+a bundle image is checked as a bundle, on its own: the olm.bundle it renders
+to, and its contents against the profiles (operatorframework by default).
+
+--profile checks what bundles hold, in bundle directories, images and every
+bundle of the catalogs: operatorframework (operator-sdk's default validators),
+operatorhub (OperatorHub metadata), good-practices, olmv1 (what OLM v1
+refuses) and k8s-version=X.Y (Kubernetes APIs removed by that version).
 
 Diagnostics go to standard output; in text form a one-line summary goes to
 standard error. Exit status: 0 when there are no errors (warnings allowed),
@@ -48,7 +58,9 @@ bundle-object-to-csv-metadata fixes.`,
   fbc validate -o json catalog/ > report.json
   fbc validate --strict -o github catalog/
   cat catalog.yaml | fbc validate -
-  fbc validate --target-ocp 4.18 catalogs/v4.18/`,
+  fbc validate --target-ocp 4.18 catalogs/v4.18/
+  fbc validate bundle/ quay.io/acme/op-bundle:v1.2.0
+  fbc validate --profile operatorhub,olmv1,k8s-version=1.33 catalog/`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if n := countStdin(args); n > 1 {
@@ -61,15 +73,43 @@ bundle-object-to-csv-metadata fixes.`,
 					return usageErrorf("--schema %s: not a directory", dir)
 				}
 			}
-			vopts := validate.Options{Strict: strict, SchemaDirs: schemaDirs, Stdin: cmd.InOrStdin()}
+			set, err := profile.Parse(profiles)
+			if err != nil {
+				return usageErrorf("--profile: %v", err)
+			}
+			if err := checkPullFlags(pull); err != nil {
+				return err
+			}
+			if set.Has(profile.K8sVersion) && profile.RemovalsKnownUntil.Less(set.Kube) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "fbc: warning: k8s-version=%s: fbc knows the API removals of Kubernetes releases up to %s only\n", set.Kube, profile.RemovalsKnownUntil)
+			}
+			catalogs, bundles := splitValidateArgs(args)
+			r, err := newRenderer(cmd, pull, 0)
+			if err != nil {
+				return err
+			}
+			reader := bundleReader{r: r}
+			opts := validate.Options{
+				Strict:     strict,
+				SchemaDirs: schemaDirs,
+				Stdin:      cmd.InOrStdin(),
+				Bundles:    bundles,
+				ReadBundle: reader.read,
+			}
 			if targetOCP != "" {
 				v, err := validate.ParseOCPVersion(targetOCP)
 				if err != nil {
 					return usageErrorf("--target-ocp: %v", err)
 				}
-				vopts.TargetOCP = &v
+				opts.TargetOCP = &v
 			}
-			res, err := validate.Validate(cmd.Context(), args, vopts)
+			switch {
+			case !set.Empty():
+				opts.Profiles = profile.New(set)
+			case len(bundles) > 0:
+				opts.Profiles = profile.ForBundleSources()
+			}
+			res, err := validate.Validate(cmd.Context(), catalogs, opts)
 			var pe *validate.PolicyError
 			if errors.As(err, &pe) {
 				return fmt.Errorf("--schema %s: %w", pe.Dir, pe.Err)
@@ -89,14 +129,14 @@ bundle-object-to-csv-metadata fixes.`,
 			if err != nil {
 				return fmt.Errorf("finding the working directory: %w", err)
 			}
-			opts := vreport.Options{
+			ropts := vreport.Options{
 				Color:   output.String() == "text" && useColor(stdout),
 				Tool:    vreport.Tool{Name: "fbc", Version: buildVersion().Version, InformationURI: informationURI},
 				Rules:   validate.Rules(),
 				WorkDir: wd,
 				Anchor:  firstFile(args),
 			}
-			if err := vreport.Write(stdout, output.String(), res, opts); err != nil {
+			if err := vreport.Write(stdout, output.String(), res, ropts); err != nil {
 				return fmt.Errorf("writing report: %w", err)
 			}
 			switch output.String() {
@@ -105,7 +145,7 @@ bundle-object-to-csv-metadata fixes.`,
 			case "github":
 				fmt.Fprintln(cmd.ErrOrStderr(), vreport.Summary(res))
 				if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
-					if err := appendStepSummary(path, res, opts); err != nil {
+					if err := appendStepSummary(path, res, ropts); err != nil {
 						return err
 					}
 				}
@@ -118,6 +158,8 @@ bundle-object-to-csv-metadata fixes.`,
 	cmd.Flags().StringArrayVar(&schemaDirs, "schema", nil, "also apply the CUE definitions in `DIR` (repeatable)")
 	cmd.Flags().StringVar(&targetOCP, "target-ocp", "", "OpenShift release the catalog is published for (`VERSION`, e.g. 4.17): apply its pipelines' rules, such as olm.csv.metadata from 4.17 on")
 	_ = cmd.MarkFlagDirname("schema")
+	cmd.Flags().StringArrayVar(&profiles, "profile", nil, "check bundle contents against profiles `NAME[,NAME...]`: operatorframework, operatorhub, good-practices, olmv1, k8s-version=X.Y (repeatable)")
+	addPullFlags(cmd.Flags(), &pull)
 	return cmd
 }
 

@@ -27,14 +27,28 @@ func (c *fileCheck) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle
 	var pkgProps []propertyNode
 	objects := 0
 	var csv *csvIdentity
+	var contents *BundleContents
+	if c.opts.Profiles != nil && d.standalone == nil {
+		contents = &BundleContents{Bundle: b, Pos: d.pos(root), FromCatalog: true}
+	}
 	for _, p := range props {
 		switch p.typ {
 		case declcfg.PropertyPackage:
 			pkgProps = append(pkgProps, p)
+		case declcfg.PropertyCSVMetadata:
+			if contents != nil {
+				contents.CSVMetadataPos = d.pos(p.item)
+			}
 		case declcfg.PropertyBundleObject:
 			objects++
-			if id := c.bundleObject(d, p, where(p)); id != nil && csv == nil && id.kind == "ClusterServiceVersion" {
+			id, data := c.bundleObjectAt(d, p, where(p), objects-1)
+			if id != nil && csv == nil && id.kind == "ClusterServiceVersion" {
 				csv = id
+			}
+			if contents != nil && id != nil {
+				// data is the scratch buffer, reused for the next object.
+				contents.Objects = append(contents.Objects, BundleObject{Pos: d.pos(field(p.value, "data")), JSON: objectJSON(data),
+					APIVersion: id.apiVersion, Kind: id.kind, Name: id.name})
 			}
 		}
 	}
@@ -73,8 +87,17 @@ func (c *fileCheck) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle
 	}
 
 	c.csvMismatch(d, root, b, version, hasRelease, csv)
-	c.metadataFormat(d, b, props, csv)
-	c.bundleRecord(b)
+	if d.standalone != nil {
+		// A lone bundle is not part of a catalog: the model does not see
+		// it, and the catalog's format rules do not apply.
+		contents = d.standalone
+	} else {
+		c.metadataFormat(d, b, props, csv)
+		c.bundleRecord(b)
+	}
+	if contents != nil {
+		c.checkBundleProfiles(contents, blobRef{pkg: b.Package, bundle: b.Name})
+	}
 }
 
 // bundleLabel names a bundle in messages, also when its name is missing.
@@ -170,16 +193,17 @@ func checkRelease(r string) error {
 
 // csvIdentity is what the mismatch check needs from a bundle object.
 type csvIdentity struct {
-	kind, name, version string
+	apiVersion, kind, name, version string
 }
 
 // bundleObject checks that an olm.bundle.object holds base64 of a Kubernetes
-// object and returns its identity.
-func (c *fileCheck) bundleObject(d *docContext, p propertyNode, where string) *csvIdentity {
+// object and returns its identity and the decoded object (in a buffer the
+// next call reuses).
+func (c *fileCheck) bundleObject(d *docContext, p propertyNode, where string) (*csvIdentity, []byte) {
 	dn := field(p.value, "data")
 	data := strValue(dn)
 	if data == "" {
-		return nil // the shape walk reports it
+		return nil, nil // the shape walk reports it
 	}
 	n := base64.StdEncoding.DecodedLen(len(data))
 	if cap(c.scratch) < n {
@@ -191,7 +215,7 @@ func (c *fileCheck) bundleObject(d *docContext, p propertyNode, where string) *c
 	n, err := base64.StdEncoding.Decode(buf, unsafe.Slice(unsafe.StringData(data), len(data)))
 	if err != nil {
 		d.reportf(RuleBundleObject, dn, "%s: olm.bundle.object data is not base64: %v", where, err)
-		return nil
+		return nil, nil
 	}
 	buf = buf[:n]
 	var m manifest
@@ -204,7 +228,7 @@ func (c *fileCheck) bundleObject(d *docContext, p propertyNode, where string) *c
 	}
 	if err != nil {
 		d.reportf(RuleBundleObject, dn, "%s: olm.bundle.object data decodes to %s, which is not a JSON or YAML object", where, preview(buf))
-		return nil
+		return nil, nil
 	}
 	var missing []string
 	for _, f := range []struct{ name, value string }{{"apiVersion", m.apiVersion}, {"kind", m.kind}, {"metadata.name", m.name}} {
@@ -214,9 +238,9 @@ func (c *fileCheck) bundleObject(d *docContext, p propertyNode, where string) *c
 	}
 	if len(missing) > 0 {
 		d.reportf(RuleBundleObject, dn, "%s: olm.bundle.object data is not a Kubernetes object: it has no %s", where, strings.Join(missing, ", "))
-		return nil
+		return nil, nil
 	}
-	return &csvIdentity{kind: m.kind, name: m.name, version: m.version}
+	return &csvIdentity{apiVersion: m.apiVersion, kind: m.kind, name: m.name, version: m.version}, buf
 }
 
 // yamlManifest reads the identity of a YAML manifest.

@@ -59,7 +59,8 @@ func (c *fileCheck) deprecationBlob(dep *declcfg.Deprecation) {
 // value the loader could not read (a defaultChannel that is a number) is
 // left out: the loader already said so there.
 func (c *checker) finish() {
-	for _, p := range c.builder.Build().Problems() {
+	c.catalog = c.builder.Build()
+	for _, p := range c.catalog.Problems() {
 		if c.unreadable[p.Pos] {
 			continue
 		}

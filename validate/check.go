@@ -28,6 +28,12 @@ type checker struct {
 	unreadable map[declcfg.Pos]bool
 	diags      []Diagnostic
 	stats      Stats
+	// catalog is the model finish builds.
+	catalog *model.Catalog
+
+	// profiles runs the bundle-content checks of catalog bundles beside
+	// the file checks (bundles.go).
+	profiles profileRunner
 }
 
 // fileCheck checks the documents of one file. Files are checked
@@ -146,6 +152,8 @@ type docContext struct {
 	// a problem of a rule the shape walk reports too, so that each problem
 	// appears once.
 	loaderSeen map[loaderKey]bool
+	// standalone is the bundle directory or image a bundle blob came from.
+	standalone *BundleContents
 }
 
 type loaderKey struct {
@@ -186,14 +194,16 @@ func (c *fileCheck) file(f *declcfg.File) {
 		c.addLoadError(le, blobRef{})
 	}
 	for _, doc := range f.Docs {
-		c.document(doc, nil)
+		c.document(doc, nil, nil)
 	}
 }
 
 // document checks one document. blob, when given, is used instead of
 // decoding the document (ValidateConfig passes the caller's typed blob).
-func (c *fileCheck) document(doc declcfg.Document, given *declcfg.Blob) {
-	d := &docContext{c: c, file: doc.Pos.File}
+// standalone, when given, is the bundle directory or image the blob was
+// rendered from: it is checked on its own, outside any catalog.
+func (c *fileCheck) document(doc declcfg.Document, given *declcfg.Blob, standalone *BundleContents) {
+	d := &docContext{c: c, file: doc.Pos.File, standalone: standalone}
 	var blob declcfg.Blob
 	if given != nil {
 		blob = *given

@@ -60,6 +60,15 @@ type Options struct {
 	// Concurrency bounds how many files are parsed, and how many checked,
 	// at once (default: the number of CPUs).
 	Concurrency int
+	// Bundles are bundle directories and images to check, each on its own,
+	// besides the catalogs of the paths. ReadBundle reads one (render
+	// does); bundles are read as they are checked, so that only a few are
+	// in memory at once. An error from ReadBundle stops the run.
+	Bundles    []string
+	ReadBundle func(ctx context.Context, ref string) (*BundleSource, error)
+	// Profiles, when set, checks the contents of every bundle (of the
+	// catalogs and of Bundles) against the profiles it was made for.
+	Profiles ProfileChecker
 }
 
 // Stats counts what a run looked at.
@@ -153,6 +162,9 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 	if walkErr != nil {
 		return nil, walkErr
 	}
+	if err := c.checkBundleSources(ctx, opts.Bundles); err != nil {
+		return nil, err
+	}
 	return c.result(), nil
 }
 
@@ -193,7 +205,7 @@ func ValidateConfig(ctx context.Context, cfg *declcfg.DeclarativeConfig, opts Op
 		if err != nil {
 			return nil, err
 		}
-		fc.document(doc, &b)
+		fc.document(doc, &b, nil)
 	}
 	c.merge(fc)
 	return c.result(), nil
@@ -227,6 +239,7 @@ func blobDocument(b declcfg.Blob) (declcfg.Document, error) {
 
 func (c *checker) result() *Result {
 	c.finish()
+	c.checkCatalogProfiles()
 	SortDiagnostics(c.diags)
 	return &Result{Diagnostics: c.diags, Stats: c.stats}
 }

@@ -290,7 +290,7 @@ func TestValidateConfig(t *testing.T) {
 }
 
 func TestRuleCatalogue(t *testing.T) {
-	kebab := regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)
+	kebab := regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 	seen := map[string]bool{}
 	for _, r := range validate.Rules() {
 		if !kebab.MatchString(r.ID) || seen[r.ID] {

@@ -1,0 +1,287 @@
+package validate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/model"
+)
+
+// BundleSource is a bundle directory or bundle image given to Validate
+// directly. The caller reads it (render.ReadBundles does); validate checks
+// the olm.bundle it renders to with the blob rules, and its contents with
+// the profiles.
+type BundleSource struct {
+	// Source names the bundle as the user did; diagnostics that concern
+	// the bundle as a whole point there.
+	Source string
+	// Contents is what the bundle holds; nil when it could not be read.
+	Contents *BundleContents
+	// Problem says why the bundle could not be read, at Pos when known:
+	// its content is not a bundle (rule bundle-read), or, when Unreadable,
+	// reading it failed (rule io-error: the verdict is unknown).
+	Problem    string
+	Pos        declcfg.Pos
+	Unreadable bool
+	// Ignored lists files OLM ignores (rule bundle-ignored-file).
+	Ignored []string
+}
+
+// BundleContents is what the profiles check about one bundle.
+type BundleContents struct {
+	// Bundle is the olm.bundle blob (from a catalog, or rendered from a
+	// bundle directory or image).
+	Bundle *declcfg.Bundle
+	// Pos locates the bundle: its blob, or the file of its
+	// ClusterServiceVersion for a bundle directory or image.
+	Pos declcfg.Pos
+	// Objects are the bundle's manifests: the olm.bundle.object properties
+	// of a catalog blob, or the files of manifests/.
+	Objects []BundleObject
+	// Files are the files of a bundle directory or image (manifests/ and
+	// metadata/); nil for a catalog blob.
+	Files []BundleFile
+	// CSVMetadataPos is where a catalog bundle's olm.csv.metadata
+	// property is, for bundles that carry no ClusterServiceVersion object.
+	CSVMetadataPos declcfg.Pos
+	// Channels and DefaultChannel come from a bundle's annotations; a
+	// catalog's channels are the olm.channel blobs (CatalogFacts).
+	Channels       []string
+	DefaultChannel string
+	// FromCatalog is set for bundles of a catalog; Source names a bundle
+	// directory or image as the user did.
+	FromCatalog bool
+	Source      string
+}
+
+// BundleObject is one manifest of a bundle.
+type BundleObject struct {
+	// Pos is the manifest's file and line, or the position of the
+	// olm.bundle.object property's data in the catalog.
+	Pos declcfg.Pos
+	// JSON is the manifest.
+	JSON []byte
+	// APIVersion, Kind and Name (metadata.name) identify the object.
+	APIVersion, Kind, Name string
+}
+
+// BundleFile is one file of a bundle directory or image.
+type BundleFile struct {
+	Name string
+	Data []byte
+}
+
+// ProfileChecker runs the bundle-content profiles. validate/profile
+// implements it; validate itself does not depend on the Kubernetes
+// libraries those checks need, so catalogs validate without them.
+type ProfileChecker interface {
+	// CheckBundle checks one bundle. It is called from several goroutines
+	// at once, for every bundle of the catalogs and every bundle source.
+	CheckBundle(b *BundleContents) []Diagnostic
+	// CheckCatalog runs the checks that span a catalog's bundles (the
+	// upgrade edges of its channels), once, after every CheckBundle call.
+	CheckCatalog(cat *model.Catalog) []Diagnostic
+}
+
+// checkBundleSources reads and checks the bundle directories and images of
+// a run, several at once; their diagnostics are merged in source order.
+func (c *checker) checkBundleSources(ctx context.Context, refs []string) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	if c.opts.ReadBundle == nil {
+		return errors.New("validate: Options.Bundles needs Options.ReadBundle")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := c.opts.Concurrency
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	checks := make([]*fileCheck, len(refs))
+	slots := make(chan struct{}, workers)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	for i, ref := range refs {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			src, err := c.opts.ReadBundle(ctx, ref)
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+				cancel()
+				return
+			}
+			fc := c.newFileCheck()
+			fc.bundleSource(src)
+			checks[i] = fc
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, fc := range checks {
+		c.merge(fc)
+	}
+	return nil
+}
+
+// bundleSource checks one bundle directory or image: the blob it renders
+// to (without the catalog rules: a lone bundle has no package or channel),
+// then its contents.
+func (c *fileCheck) bundleSource(src *BundleSource) {
+	ref := blobRef{}
+	for _, msg := range src.Ignored {
+		// Render words them "FILE: ignored: why".
+		pos := declcfg.Pos{File: src.Source}
+		if file, why, ok := strings.Cut(msg, ": ignored: "); ok {
+			pos.File, msg = file, "ignored: "+why
+		}
+		c.add(RuleBundleIgnoredFile, pos, ref, msg)
+	}
+	if src.Contents == nil {
+		pos := src.Pos
+		if pos.File == "" {
+			pos.File = src.Source
+		}
+		rule := RuleBundleRead
+		if src.Unreadable {
+			rule = declcfg.RuleIO
+		}
+		c.add(rule, pos, ref, src.Problem)
+		return
+	}
+	b := src.Contents
+	c.stats.Files += max(len(b.Files), 1)
+	blob := declcfg.Blob{Schema: declcfg.SchemaBundle, Bundle: b.Bundle}
+	saved := b.Bundle.Pos
+	b.Bundle.Pos = b.Pos
+	doc, err := blobDocument(blob)
+	if err != nil {
+		c.add(RuleBundleRead, b.Pos, ref, err.Error())
+		return
+	}
+	c.document(doc, &blob, b)
+	b.Bundle.Pos = saved
+}
+
+// bundleObjectAt checks the n-th olm.bundle.object of a blob. For a
+// bundle directory or image, each is a file of manifests/, in order: its
+// problems point at the file, not at a property the user never wrote.
+func (c *fileCheck) bundleObjectAt(d *docContext, p propertyNode, where string, n int) (*csvIdentity, []byte) {
+	if d.standalone == nil || n >= len(d.standalone.Objects) {
+		return c.bundleObject(d, p, where)
+	}
+	saved := d.fixed
+	pos := d.standalone.Objects[n].Pos
+	d.fixed = &pos
+	defer func() { d.fixed = saved }()
+	return c.bundleObject(d, p, "the manifest")
+}
+
+// objectJSON copies a decoded olm.bundle.object as JSON: opm reads YAML
+// objects too, and converts them.
+func objectJSON(data []byte) []byte {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		return bytes.Clone(data)
+	}
+	j, err := sigsyaml.YAMLToJSON(data)
+	if err != nil {
+		return bytes.Clone(data) // bundleObject reported it already
+	}
+	return j
+}
+
+// checkBundleProfiles runs the profiles on one bundle; diagnostics that do
+// not say which bundle they concern are about this one. A catalog's
+// bundles are checked on their own goroutines, so that a file with many
+// bundles keeps every core busy; diagnostics are sorted in the end, so
+// the outcome does not depend on the order they finish in.
+func (c *fileCheck) checkBundleProfiles(b *BundleContents, ref blobRef) {
+	check := func() []Diagnostic {
+		ds := c.opts.Profiles.CheckBundle(b)
+		for i := range ds {
+			if ds[i].Package == "" && ds[i].Bundle == "" {
+				ds[i].Package, ds[i].Bundle = ref.pkg, ref.bundle
+			}
+		}
+		return ds
+	}
+	if b.FromCatalog {
+		c.checker.profiles.start(c.opts.Concurrency, check)
+		return
+	}
+	c.diags = append(c.diags, check()...)
+}
+
+// profileRunner runs bundle checks a few at a time.
+type profileRunner struct {
+	once  sync.Once
+	slots chan struct{}
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	diags []Diagnostic
+}
+
+// start runs check when a slot is free; it waits for one, which keeps the
+// file checks from racing ahead of the bundle checks (and memory bounded).
+func (r *profileRunner) start(workers int, check func() []Diagnostic) {
+	r.once.Do(func() {
+		if workers <= 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		r.slots = make(chan struct{}, workers)
+	})
+	r.slots <- struct{}{}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer func() { <-r.slots }()
+		ds := check()
+		r.mu.Lock()
+		r.diags = append(r.diags, ds...)
+		r.mu.Unlock()
+	}()
+}
+
+// wait returns every diagnostic once all checks are done.
+func (r *profileRunner) wait() []Diagnostic {
+	r.wg.Wait()
+	return r.diags
+}
+
+// checkCatalogProfiles runs the profiles' catalog-wide checks.
+func (c *checker) checkCatalogProfiles() {
+	if c.opts.Profiles == nil {
+		return
+	}
+	c.diags = append(c.diags, c.profiles.wait()...)
+	c.diags = append(c.diags, c.opts.Profiles.CheckCatalog(c.catalog)...)
+}

@@ -1,0 +1,135 @@
+package profile
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/operator-framework/api/pkg/validation/errors"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/model"
+	"github.com/fbc-project/fbc/validate"
+)
+
+// Checker runs a set of profiles; it implements validate.ProfileChecker.
+// One Checker serves one validation run.
+type Checker struct {
+	set Set
+	// sourcesOnly skips the bundles of catalogs: the default profile of
+	// bundle directories and images does not apply to catalogs.
+	sourcesOnly bool
+
+	// crds caches parsed CRDs, and crdResults the CRD validator's
+	// verdicts, by CRD text: the bundles of a package ship the same CRDs
+	// again and again.
+	crds       crdCache
+	mu         sync.Mutex
+	crdResults map[contentKey][]errors.ManifestResult
+}
+
+// New makes a checker for the profiles of s.
+func New(s Set) *Checker {
+	return &Checker{set: s, crdResults: map[contentKey][]errors.ManifestResult{}}
+}
+
+// ForBundleSources makes the checker fbc validate uses when no profile is
+// named: operatorframework, as operator-sdk bundle validate runs by
+// default, for bundle directories and images only; catalogs keep their
+// usual checks.
+func ForBundleSources() *Checker {
+	c := New(Of(OperatorFramework))
+	c.sourcesOnly = true
+	return c
+}
+
+// finding is one problem before it becomes a diagnostic.
+type finding struct {
+	rule string
+	sev  validate.Severity
+	at   declcfg.Pos
+	msg  string
+}
+
+// CheckBundle runs the profiles on one bundle.
+func (c *Checker) CheckBundle(in *validate.BundleContents) []validate.Diagnostic {
+	if c.sourcesOnly && in.FromCatalog {
+		return nil
+	}
+	b := parseBundle(in, &c.crds)
+	fs := slices.Clone(b.problems)
+	if b.csv == nil {
+		if len(in.Objects) > 0 || !in.FromCatalog {
+			fs = append(fs, finding{rule: validate.RuleCSVFields, sev: validate.SeverityError, at: b.in.Pos,
+				msg: "the bundle has no ClusterServiceVersion; the profiles check a bundle through its CSV"})
+		}
+		// A catalog bundle with neither manifests nor olm.csv.metadata
+		// (only an image) holds nothing to check here.
+		return c.diagnostics(b, fs)
+	}
+	if c.set.Has(OperatorFramework) || c.set.Has(OperatorHub) || c.set.Has(GoodPractices) {
+		fs = append(fs, c.library(b)...)
+	}
+	if c.set.Has(OperatorHub) && !b.partial {
+		fs = append(fs, iconFindings(b)...)
+	}
+	if c.set.Has(K8sVersion) || c.set.Has(OperatorHub) {
+		fs = append(fs, c.removedAPIs(b)...)
+	}
+	if c.set.Has(OLMv1) {
+		fs = append(fs, olmv1Findings(b)...)
+	}
+	return c.diagnostics(b, fs)
+}
+
+// CheckCatalog runs the checks that need the whole catalog.
+func (c *Checker) CheckCatalog(cat *model.Catalog) []validate.Diagnostic {
+	var out []validate.Diagnostic
+	if cat == nil || c.sourcesOnly {
+		return nil
+	}
+	for _, p := range cat.Packages {
+		for _, ch := range p.Channels {
+			if c.set.Has(GoodPractices) && !conventionalChannel(ch.Name) {
+				out = append(out, validate.Diagnostic{Rule: validate.RuleGPChannelNaming, Severity: validate.SeverityWarning, Pos: ch.Pos,
+					Package: p.Name, Channel: ch.Name,
+					Message: fmt.Sprintf("channel %q does not follow the recommended naming: candidate, fast or stable, optionally followed by a version (https://olm.operatorframework.io/docs/best-practices/channel-naming)", ch.Name)})
+			}
+		}
+	}
+	return out
+}
+
+// conventionalChannel applies operator-framework/api's good-practices rule
+// to one channel name.
+func conventionalChannel(name string) bool {
+	for _, p := range []string{"candidate", "stable", "fast"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return name == ""
+}
+
+// diagnostics turns findings into diagnostics, each problem once.
+func (c *Checker) diagnostics(b *bundle, fs []finding) []validate.Diagnostic {
+	type key struct {
+		pos declcfg.Pos
+		msg string
+	}
+	seen := map[key]bool{}
+	out := make([]validate.Diagnostic, 0, len(fs))
+	for _, f := range fs {
+		k := key{f.at, f.msg}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if f.at == (declcfg.Pos{}) {
+			f.at = b.in.Pos
+		}
+		out = append(out, validate.Diagnostic{Rule: f.rule, Severity: f.sev, Pos: f.at, Package: b.pkg, Bundle: b.name, Message: f.msg})
+	}
+	return out
+}

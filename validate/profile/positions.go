@@ -1,0 +1,125 @@
+package profile
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/fbc-project/fbc/declcfg"
+)
+
+// fieldPos is the position of a field of a manifest: in a bundle
+// directory or image, the line of the deepest part of path the manifest's
+// file holds; in a catalog, the olm.bundle.object property (whose base64
+// hides the lines).
+func (b *bundle) fieldPos(o *object, path ...string) declcfg.Pos {
+	if o == nil {
+		return b.csvPos()
+	}
+	root := b.fileRoot(o.Pos.File)
+	if root == nil || len(path) == 0 {
+		return o.Pos
+	}
+	n := root
+	at := o.Pos
+	for _, seg := range path {
+		next, key := child(n, seg)
+		if next == nil {
+			break
+		}
+		if key != nil {
+			at = declcfg.Pos{File: o.Pos.File, Line: key.Line, Col: key.Column}
+		} else {
+			at = declcfg.Pos{File: o.Pos.File, Line: next.Line, Col: next.Column}
+		}
+		n = next
+	}
+	return at
+}
+
+// fileRoot parses a bundle file once, for positions; nil when the bundle
+// has no such file or the file does not parse.
+func (b *bundle) fileRoot(name string) *yaml.Node {
+	if b.roots == nil {
+		b.roots = map[string]*yaml.Node{}
+	}
+	if n, ok := b.roots[name]; ok {
+		return n
+	}
+	var root *yaml.Node
+	if f := b.files[name]; f != nil {
+		var doc yaml.Node
+		if yaml.Unmarshal(f.Data, &doc) == nil && doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
+			root = doc.Content[0]
+		}
+	}
+	b.roots[name] = root
+	return root
+}
+
+// child steps into a mapping key or a sequence index; it returns the
+// value and, for a mapping, the key node.
+func child(n *yaml.Node, seg string) (value, key *yaml.Node) {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n == nil {
+		return nil, nil
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == seg {
+				return n.Content[i+1], n.Content[i]
+			}
+		}
+	case yaml.SequenceNode:
+		if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(n.Content) {
+			return n.Content[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// metadataKeyPos finds a top-level annotation of metadata/annotations.yaml
+// (or whichever metadata file holds it).
+func (b *bundle) metadataKeyPos(key string) (declcfg.Pos, bool) {
+	for _, f := range b.in.Files {
+		if !strings.Contains(filepath.ToSlash(f.Name), "metadata/") {
+			continue
+		}
+		root := b.fileRoot(f.Name)
+		ann, _ := child(root, "annotations")
+		if _, k := child(ann, key); k != nil {
+			return declcfg.Pos{File: f.Name, Line: k.Line, Col: k.Column}, true
+		}
+	}
+	return declcfg.Pos{}, false
+}
+
+// fieldPath splits a Kubernetes field path (spec.versions[0].name) into
+// steps.
+func fieldPath(p string) []string {
+	var out []string
+	for _, part := range strings.Split(p, ".") {
+		for part != "" {
+			i := strings.IndexByte(part, '[')
+			if i < 0 {
+				out = append(out, part)
+				break
+			}
+			if i > 0 {
+				out = append(out, part[:i])
+			}
+			j := strings.IndexByte(part[i:], ']')
+			if j < 0 {
+				break
+			}
+			out = append(out, part[i+1:i+j])
+			part = part[i+j+1:]
+		}
+	}
+	return out
+}

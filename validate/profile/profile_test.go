@@ -1,0 +1,92 @@
+package profile
+
+import (
+	"bytes"
+	"encoding/base64"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string
+		err  string
+	}{
+		{in: nil, want: ""},
+		{in: []string{"olmv1"}, want: "olmv1"},
+		{in: []string{"operatorhub,operatorframework", "k8s-version=1.25"}, want: "operatorframework,operatorhub,k8s-version=1.25"},
+		{in: []string{" good-practices , "}, want: "good-practices"},
+		{in: []string{"operatorhub,operatorhub"}, err: "given twice"},
+		{in: []string{"operator-framework"}, err: `unknown profile "operator-framework"`},
+		{in: []string{"k8s-version"}, err: "needs the target version"},
+		{in: []string{"k8s-version=latest"}, err: "not a Kubernetes version"},
+		{in: []string{"olmv1=yes"}, err: "takes no value"},
+	} {
+		s, err := Parse(c.in)
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("Parse(%q) = %v, want error %q", c.in, err, c.err)
+		case c.err == "" && err != nil:
+			t.Errorf("Parse(%q): %v", c.in, err)
+		case c.err == "" && s.String() != c.want:
+			t.Errorf("Parse(%q) = %q, want %q", c.in, s.String(), c.want)
+		}
+	}
+}
+
+func TestSniffImage(t *testing.T) {
+	for want, data := range map[string]string{
+		"image/png":     "\x89PNG\r\n\x1a\n....",
+		"image/jpeg":    "\xff\xd8\xff\xe0..",
+		"image/gif":     "GIF89a...",
+		"image/svg+xml": "\xef\xbb\xbf<?xml version=\"1.0\"?>\n<!-- made by hand -->\n<!DOCTYPE svg>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>",
+		"":              "<svgx/>",
+	} {
+		if got := sniffImage([]byte(data)); got != want {
+			t.Errorf("sniffImage(%q) = %q, want %q", data, got, want)
+		}
+	}
+	for _, data := range []string{"<html><svg/></html>", "<?xml version=\"1.0\"", "\x00\x00\x01\x00icon"} {
+		if got := sniffImage([]byte(data)); got != "" {
+			t.Errorf("sniffImage(%q) = %q, want nothing", data, got)
+		}
+	}
+	if got := otherFormat([]byte("\x00\x00\x01\x00icon")); !strings.Contains(got, ".ico") {
+		t.Errorf("otherFormat(ico) = %q", got)
+	}
+}
+
+func TestDecodeIcon(t *testing.T) {
+	raw := []byte("\x89PNG\r\n\x1a\nabcdefgh")
+	enc := base64.StdEncoding.EncodeToString(raw)
+	for _, in := range []string{enc, strings.TrimRight(enc, "="), enc[:8] + "\n  " + enc[8:]} {
+		got, err := decodeIcon(in)
+		if err != nil || !bytes.Equal(got, raw) {
+			t.Errorf("decodeIcon(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := decodeIcon("not*base64"); err == nil {
+		t.Error("decodeIcon accepted *")
+	}
+}
+
+// TestCompressedBound checks that the bound the size check relies on is
+// never below what gzip and base64 make, for the worst input
+// (incompressible bytes) and for ordinary text.
+func TestCompressedBound(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 100, 65535, 65536, 200000, 1 << 20} {
+		random := make([]byte, n)
+		for i := range random {
+			random[i] = byte(rnd.Uint32())
+		}
+		text := bytes.Repeat([]byte("spec: {replicas: 1}\n"), n/20+1)[:n]
+		for _, data := range [][]byte{random, text} {
+			if got, bound := gzipBase64Len(data), compressedBound(len(data)); got > bound {
+				t.Errorf("%d bytes: base64(gzip) is %d, above the bound %d", n, got, bound)
+			}
+		}
+	}
+}
