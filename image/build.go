@@ -262,9 +262,17 @@ func catalogImage(base v1.Image, layer *catalogLayer, entrypoint, command []stri
 	step := func(createdBy string) {
 		cf.History = append(cf.History, v1.History{Created: at, CreatedBy: createdBy, Comment: "fbc build", EmptyLayer: true})
 	}
-	if slices.Equal(entrypoint, fbcEntrypoint) && !slices.ContainsFunc(cf.Config.Env, func(e string) bool { return strings.HasPrefix(e, "PATH=") }) {
-		cf.Config.Env = append(cf.Config.Env, defaultPath)
-		step("ENV " + defaultPath)
+	if slices.Equal(entrypoint, fbcEntrypoint) {
+		if !slices.ContainsFunc(cf.Config.Env, func(e string) bool { return strings.HasPrefix(e, "PATH=") }) {
+			cf.Config.Env = append(cf.Config.Env, defaultPath)
+			step("ENV " + defaultPath)
+		}
+		// Not root, as opm's images: clusters that require non-root pods
+		// run it as is. Everything it reads is world-readable; /tmp is 1777.
+		if cf.Config.User == "" {
+			cf.Config.User = fbcUser
+			step("USER " + fbcUser)
+		}
 	}
 	if entrypoint != nil {
 		cf.Config.Entrypoint = slices.Clone(entrypoint)

@@ -26,6 +26,8 @@ import (
 var (
 	fbcEntrypoint = []string{"/bin/fbc"}
 	fbcCmd        = []string{"serve", ConfigsDir}
+	// fbcUser is the user an fbc-served image runs as, opm's images' own.
+	fbcUser = "1001"
 	// defaultPath is the PATH container runtimes use for images without
 	// one.
 	defaultPath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
