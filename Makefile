@@ -4,14 +4,25 @@ BIN       := bin/fbc
 # Pinned tool versions (run with `go run`, so nothing is installed globally).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build test test-race test-deps lint bench bench-data fuzz clean docs
+.PHONY: build install test test-race test-deps lint bench bench-data fuzz clean docs
 
 # A static binary (no cgo), so that fbc build --server fbc can ship it in an
 # image without a C library.
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto -o $(BIN) .
 
-# test-deps installs what the end-to-end tests need on a fresh machine.
+# install puts fbc where `go install` puts programs ($GOBIN, default
+# $GOPATH/bin) and says so when that folder is not on PATH.
+install:
+	CGO_ENABLED=0 $(GO) install -trimpath -buildvcs=auto .
+	@bin=$$($(GO) env GOBIN); [ -n "$$bin" ] || bin=$$($(GO) env GOPATH)/bin; \
+	case ":$$PATH:" in \
+	*":$$bin:"*) echo "installed $$bin/fbc" ;; \
+	*) echo "installed $$bin/fbc; $$bin is not on your PATH: add it to run fbc (export PATH=\"$$bin:\$$PATH\")" ;; \
+	esac
+
+# test-deps fetches what the end-to-end tests need on a fresh machine (the
+# docker-registry binary, into a cache folder: nothing is installed).
 test-deps:
 	@./scripts/test-deps.sh
 

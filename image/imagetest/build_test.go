@@ -64,8 +64,30 @@ opaque configs/d
 
 func TestStartDistributionMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
+	t.Setenv("FBC_TOOLS", t.TempDir())
 	_, err := StartDistribution(t.TempDir(), "127.0.0.1", "")
 	if err != ErrNoDistribution || !strings.Contains(err.Error(), "make test-deps") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestDistributionBinaryInToolsCache: the binary test-deps unpacks into the
+// tools cache is found there first, without being on $PATH.
+func TestDistributionBinaryInToolsCache(t *testing.T) {
+	tools := t.TempDir()
+	t.Setenv("FBC_TOOLS", tools)
+	t.Setenv("PATH", t.TempDir())
+	if got := DistributionBinary(); got != "" {
+		t.Fatalf("found %q in an empty cache", got)
+	}
+	bin := filepath.Join(tools, "docker-registry", "docker-registry")
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := DistributionBinary(); got != bin {
+		t.Errorf("DistributionBinary() = %q, want %q", got, bin)
 	}
 }

@@ -12,7 +12,30 @@ import (
 )
 
 // ErrNoDistribution says the docker-registry binary is missing.
-var ErrNoDistribution = errors.New("the docker-registry binary (CNCF Distribution, Debian package docker-registry) is not installed: run `make test-deps` (scripts/test-deps.sh installs it)")
+var ErrNoDistribution = errors.New("the docker-registry binary (CNCF Distribution, from the Debian package docker-registry) is missing: run `make test-deps`, which unpacks it into the tools cache (nothing is installed system-wide)")
+
+// DistributionBinary finds docker-registry where scripts/test-deps.sh puts
+// it, $FBC_TOOLS/docker-registry/docker-registry ($FBC_TOOLS defaults to
+// fbc-tools in the user's cache directory, ~/.cache/fbc-tools), and then
+// on $PATH. The empty string means it is in neither place.
+func DistributionBinary() string {
+	tools := os.Getenv("FBC_TOOLS")
+	if tools == "" {
+		if cache, err := os.UserCacheDir(); err == nil {
+			tools = filepath.Join(cache, "fbc-tools")
+		}
+	}
+	if tools != "" {
+		bin := filepath.Join(tools, "docker-registry", "docker-registry")
+		if st, err := os.Stat(bin); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return bin
+		}
+	}
+	if bin, err := exec.LookPath("docker-registry"); err == nil {
+		return bin
+	}
+	return ""
+}
 
 // Distribution is a CNCF Distribution registry (the docker-registry binary)
 // serving plain HTTP on a loopback address, with its config, storage and log
@@ -29,8 +52,8 @@ type Distribution struct {
 // free port, storing under dir, and waits (up to 20s) until /v2/ answers.
 // A non-empty htpasswd file turns on basic auth.
 func StartDistribution(dir, ip, htpasswd string) (*Distribution, error) {
-	bin, err := exec.LookPath("docker-registry")
-	if err != nil {
+	bin := DistributionBinary()
+	if bin == "" {
 		return nil, ErrNoDistribution
 	}
 	if parsed := net.ParseIP(ip); parsed == nil || !parsed.IsLoopback() {
