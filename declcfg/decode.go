@@ -154,6 +154,9 @@ func (o *object) list(name string) ([]*yaml.Node, *yaml.Node) {
 	return out, v
 }
 
+// isList reports whether a value is a list (list's second result).
+func isList(n *yaml.Node) bool { return n != nil && n.Kind == yaml.SequenceNode }
+
 // DecodeDocument turns a document into a typed blob. Problems (wrong field
 // types, a missing schema, bad base64) are returned; the blob is still as
 // complete as the document allows. ok is false when no blob could be made.
@@ -240,8 +243,12 @@ func (d *decoder) pkg(o *object, pos Pos, name string) *Package {
 
 func (d *decoder) channel(o *object, pos Pos, pkg, name string) *Channel {
 	c := &Channel{Schema: SchemaChannel, Name: name, Package: pkg, Pos: pos}
-	entries, _ := o.list("entries")
-	c.Entries = make([]ChannelEntry, 0, len(entries))
+	entries, en := o.list("entries")
+	if isList(en) {
+		// [] and a missing list are written back as opm writes them: []
+		// and null.
+		c.Entries = make([]ChannelEntry, 0, len(entries))
+	}
 	for _, en := range entries {
 		eo, ok := d.object(en, "a channel entry")
 		if !ok {
@@ -293,7 +300,10 @@ func (d *decoder) bundle(o *object, pos Pos, pkg, name string) *Bundle {
 
 func (d *decoder) deprecation(o *object, pos Pos, pkg string) *Deprecation {
 	dep := &Deprecation{Schema: SchemaDeprecations, Package: pkg, Pos: pos}
-	entries, _ := o.list("entries")
+	entries, en := o.list("entries")
+	if isList(en) {
+		dep.Entries = make([]DeprecationEntry, 0, len(entries))
+	}
 	for _, en := range entries {
 		eo, ok := d.object(en, "a deprecation entry")
 		if !ok {

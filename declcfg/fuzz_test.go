@@ -85,7 +85,8 @@ func FuzzParseFile(f *testing.F) {
 }
 
 // FuzzDecodeDocument round-trips whatever decodes: writing the loaded
-// catalog and loading it again must give the same output.
+// catalog and loading it again must give the same output. A Spool fed the
+// catalog in two parts writes the same bytes as Write.
 func FuzzDecodeDocument(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -111,5 +112,42 @@ func FuzzDecodeDocument(f *testing.F) {
 		if !bytes.Equal(first.Bytes(), second.Bytes()) {
 			t.Fatalf("write(load(write(x))) != write(x):\n%s\n---\n%s", first.String(), second.String())
 		}
+		s, err := NewSpool(FormatJSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		a, b := halves(cfg)
+		if err := s.Add(0, a); err != nil {
+			t.Fatalf("spool: %v", err)
+		}
+		if err := s.Add(0, b); err != nil {
+			t.Fatalf("spool: %v", err)
+		}
+		var spooled bytes.Buffer
+		if _, err := s.WriteTo(&spooled); err != nil {
+			t.Fatalf("spool: %v", err)
+		}
+		if !bytes.Equal(first.Bytes(), spooled.Bytes()) {
+			t.Fatalf("spool != write:\n%s\n---\n%s", spooled.String(), first.String())
+		}
 	})
+}
+
+// halves splits cfg in two, each kind of blob at its middle, as a stream
+// reader would hand over two files.
+func halves(cfg *DeclarativeConfig) (*DeclarativeConfig, *DeclarativeConfig) {
+	return &DeclarativeConfig{
+			Packages:     cfg.Packages[:len(cfg.Packages)/2],
+			Channels:     cfg.Channels[:len(cfg.Channels)/2],
+			Bundles:      cfg.Bundles[:len(cfg.Bundles)/2],
+			Deprecations: cfg.Deprecations[:len(cfg.Deprecations)/2],
+			Others:       cfg.Others[:len(cfg.Others)/2],
+		}, &DeclarativeConfig{
+			Packages:     cfg.Packages[len(cfg.Packages)/2:],
+			Channels:     cfg.Channels[len(cfg.Channels)/2:],
+			Bundles:      cfg.Bundles[len(cfg.Bundles)/2:],
+			Deprecations: cfg.Deprecations[len(cfg.Deprecations)/2:],
+			Others:       cfg.Others[len(cfg.Others)/2:],
+		}
 }

@@ -2,6 +2,7 @@ package declcfg
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -70,39 +71,97 @@ type LoadOptions struct {
 // lexical file order. All problems are collected; if there are any, the
 // returned error is a LoadErrors and the config holds what could be decoded.
 func Load(ctx context.Context, paths []string, opts LoadOptions) (*DeclarativeConfig, error) {
+	return gather(func(fn func(*DeclarativeConfig) error) error { return LoadEach(ctx, paths, opts, fn) })
+}
+
+// gather merges what a streaming load hands over. With problems in the
+// content, the config holds what could be decoded; with any other error, it
+// is nil.
+func gather(load func(fn func(*DeclarativeConfig) error) error) (*DeclarativeConfig, error) {
 	cfg := &DeclarativeConfig{}
+	err := load(func(part *DeclarativeConfig) error {
+		cfg.Merge(part)
+		return nil
+	})
+	var les LoadErrors
+	switch {
+	case errors.As(err, &les):
+		return cfg, err
+	case err != nil:
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// LoadEach reads what Load reads without gathering it: fn gets the blobs of
+// each file as soon as the file is decoded, in the order Load would merge
+// them, so that a caller that streams (render, compose) holds a few files at
+// a time, not the catalog. Problems are collected as Load collects them and
+// returned at the end as a LoadErrors, after fn has seen every file; an
+// error from fn stops the walk and is returned as it is.
+func LoadEach(ctx context.Context, paths []string, opts LoadOptions, fn func(*DeclarativeConfig) error) error {
 	var errs LoadErrors
 	for _, p := range paths {
 		err := WalkPath(ctx, p, opts.Stdin, opts.Walk, func(f *File) error {
-			errs = append(errs, addFile(cfg, f, opts)...)
-			return nil
+			return loadFile(f, opts, &errs, fn)
 		})
 		if err != nil {
-			return nil, fmt.Errorf("loading %s: %w", p, err)
+			var fe fnError
+			if errors.As(err, &fe) {
+				return fe.err
+			}
+			return fmt.Errorf("loading %s: %w", p, err)
 		}
 	}
 	if len(errs) > 0 {
-		return cfg, errs
+		return errs
 	}
-	return cfg, nil
+	return nil
 }
 
 // LoadFS loads every catalog file of fsys; prefix names the tree in
 // positions.
 func LoadFS(ctx context.Context, fsys fs.FS, prefix string, opts WalkOptions) (*DeclarativeConfig, error) {
-	cfg := &DeclarativeConfig{}
+	return gather(func(fn func(*DeclarativeConfig) error) error { return LoadFSEach(ctx, fsys, prefix, opts, fn) })
+}
+
+// LoadFSEach is LoadFS without gathering, as LoadEach is Load's.
+func LoadFSEach(ctx context.Context, fsys fs.FS, prefix string, opts WalkOptions, fn func(*DeclarativeConfig) error) error {
 	var errs LoadErrors
 	err := WalkFS(ctx, fsys, prefix, opts, func(f *File) error {
-		errs = append(errs, addFile(cfg, f, LoadOptions{})...)
-		return nil
+		return loadFile(f, LoadOptions{}, &errs, fn)
 	})
 	if err != nil {
-		return nil, err
+		var fe fnError
+		if errors.As(err, &fe) {
+			return fe.err
+		}
+		return err
 	}
 	if len(errs) > 0 {
-		return cfg, errs
+		return errs
 	}
-	return cfg, nil
+	return nil
+}
+
+// fnError carries a callback's error through the walk, so that it comes
+// back unwrapped.
+type fnError struct{ err error }
+
+func (e fnError) Error() string { return e.err.Error() }
+
+// loadFile decodes one file, adds its problems to errs and hands its blobs
+// to fn.
+func loadFile(f *File, opts LoadOptions, errs *LoadErrors, fn func(*DeclarativeConfig) error) error {
+	part := &DeclarativeConfig{}
+	*errs = append(*errs, addFile(part, f, opts)...)
+	if part.IsEmpty() {
+		return nil
+	}
+	if err := fn(part); err != nil {
+		return fnError{err}
+	}
+	return nil
 }
 
 // LoadBytes loads one file's content; name is used in positions.

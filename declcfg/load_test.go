@@ -269,3 +269,25 @@ func (zeros) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
 }
+
+// A list that is missing (or null) and an empty list are written back as
+// opm writes them: null and []. The expected text is opm v1.73.0's output
+// for the same catalog (opm render DIR -o json).
+func TestWriteMissingAndEmptyLists(t *testing.T) {
+	in := `{"schema":"olm.channel","package":"p","name":"a"}
+{"schema":"olm.channel","package":"p","name":"b","entries":null}
+{"schema":"olm.channel","package":"p","name":"c","entries":[]}
+{"schema":"olm.deprecations","package":"p"}
+{"schema":"olm.deprecations","package":"p","entries":[]}
+`
+	cfg, err := LoadBytes("in.json", []byte(in))
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, WriteJSON(cfg, &buf))
+	compact := strings.Join(strings.Fields(buf.String()), " ")
+	assert.Equal(t, `{ "schema": "olm.channel", "name": "a", "package": "p", "entries": null }`+
+		` { "schema": "olm.channel", "name": "b", "package": "p", "entries": null }`+
+		` { "schema": "olm.channel", "name": "c", "package": "p", "entries": [] }`+
+		` { "schema": "olm.deprecations", "package": "p", "entries": null }`+
+		` { "schema": "olm.deprecations", "package": "p", "entries": [] }`, compact)
+}

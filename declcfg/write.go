@@ -43,132 +43,151 @@ func Write(cfg *DeclarativeConfig, f Format, w io.Writer) error {
 // WriteJSON writes cfg as a stream of 4-space-indented JSON objects, in
 // opm render's order.
 func WriteJSON(cfg *DeclarativeConfig, w io.Writer) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := json.NewEncoder(bw)
-	enc.SetIndent("", "    ")
-	enc.SetEscapeHTML(false)
-	if err := eachInOrder(cfg, enc.Encode); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return writeInOrder(cfg, FormatJSON, w)
 }
 
 // WriteYAML writes cfg as "---"-separated YAML documents with sorted keys, in
 // opm render's order.
 func WriteYAML(cfg *DeclarativeConfig, w io.Writer) error {
+	return writeInOrder(cfg, FormatYAML, w)
+}
+
+func writeInOrder(cfg *DeclarativeConfig, f Format, w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	err := eachInOrder(cfg, func(v any) error {
-		buf.Reset()
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
-		y, err := yaml.JSONToYAML(buf.Bytes())
+	enc := newBlobEncoder(f)
+	blobs := placed(cfg, 0, 0)
+	slices.SortFunc(blobs, func(a, b placedBlob) int { return a.place.compare(b.place) })
+	for _, b := range blobs {
+		data, err := enc.encode(b.value)
 		if err != nil {
 			return err
 		}
-		if _, err := bw.WriteString("---\n"); err != nil {
+		if _, err := bw.Write(data); err != nil {
 			return err
 		}
-		_, err = bw.Write(y)
-		return err
-	})
-	if err != nil {
-		return err
 	}
 	return bw.Flush()
 }
 
-// eachInOrder visits blobs grouped by package (packages sorted by name):
-// olm.package blobs in load order, channels by name, bundles by name, other
-// schemas stably by schema, deprecations in load order; then the blobs of no
-// package, in load order.
-func eachInOrder(cfg *DeclarativeConfig, fn func(any) error) error {
-	type group struct {
-		pkgs  []*Package
-		chs   []*Channel
-		bs    []*Bundle
-		deps  []*Deprecation
-		other []*Meta
+// blobEncoder encodes one blob at a time as opm's writers do: JSON indented
+// by four spaces, or a YAML document after a "---" line (keys sorted, as
+// converting from JSON sorts them).
+type blobEncoder struct {
+	format Format
+	buf    bytes.Buffer
+	enc    *json.Encoder
+}
+
+func newBlobEncoder(f Format) *blobEncoder {
+	e := &blobEncoder{format: f}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	if f == FormatJSON {
+		e.enc.SetIndent("", "    ")
 	}
-	groups := map[string]*group{}
-	get := func(name string) *group {
-		g := groups[name]
-		if g == nil {
-			g = &group{}
-			groups[name] = g
+	return e
+}
+
+// encode returns the blob's bytes; they are valid until the next call.
+func (e *blobEncoder) encode(v any) ([]byte, error) {
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
+		return nil, err
+	}
+	if e.format != FormatYAML {
+		return e.buf.Bytes(), nil
+	}
+	y, err := yaml.JSONToYAML(e.buf.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	e.buf.Reset()
+	e.buf.WriteString("---\n")
+	e.buf.Write(y)
+	return e.buf.Bytes(), nil
+}
+
+// place is where a blob goes in opm render's order: grouped by package
+// (packages sorted by name); per package the olm.package blobs in load
+// order, channels by name, bundles by name, other schemas by schema,
+// deprecations in load order (ties in load order); then the blobs of other
+// schemas that name no package, in load order.
+type place struct {
+	loose bool // a blob of another schema without a package: after every package
+	pkg   string
+	rank  uint8 // rankPackage ... rankDeprecation
+	key   string
+	// src and seq are the load order: the source (Spool.Add's src) and
+	// the blob's rank in it.
+	src, seq int
+}
+
+const (
+	rankPackage uint8 = iota
+	rankChannel
+	rankBundle
+	rankOther
+	rankDeprecation
+)
+
+func (a place) compare(b place) int {
+	if a.loose != b.loose {
+		if a.loose {
+			return 1
 		}
-		return g
+		return -1
+	}
+	if c := strings.Compare(a.pkg, b.pkg); c != 0 {
+		return c
+	}
+	if a.rank != b.rank {
+		return int(a.rank) - int(b.rank)
+	}
+	if c := strings.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	if a.src != b.src {
+		return a.src - b.src
+	}
+	return a.seq - b.seq
+}
+
+type placedBlob struct {
+	place place
+	value any
+}
+
+// placed lists cfg's blobs with their places, numbering them from seq in
+// load order within each kind (the order between kinds never matters: their
+// ranks differ).
+func placed(cfg *DeclarativeConfig, src, seq int) []placedBlob {
+	out := make([]placedBlob, 0, len(cfg.Packages)+len(cfg.Channels)+len(cfg.Bundles)+len(cfg.Deprecations)+len(cfg.Others))
+	add := func(p place, v any) {
+		p.src, p.seq = src, seq
+		seq++
+		out = append(out, placedBlob{p, v})
 	}
 	for i := range cfg.Packages {
-		g := get(cfg.Packages[i].Name)
-		g.pkgs = append(g.pkgs, &cfg.Packages[i])
+		add(place{pkg: cfg.Packages[i].Name, rank: rankPackage}, &cfg.Packages[i])
 	}
 	for i := range cfg.Channels {
-		g := get(cfg.Channels[i].Package)
-		g.chs = append(g.chs, &cfg.Channels[i])
+		add(place{pkg: cfg.Channels[i].Package, rank: rankChannel, key: cfg.Channels[i].Name}, &cfg.Channels[i])
 	}
 	for i := range cfg.Bundles {
-		g := get(cfg.Bundles[i].Package)
-		g.bs = append(g.bs, &cfg.Bundles[i])
+		add(place{pkg: cfg.Bundles[i].Package, rank: rankBundle, key: cfg.Bundles[i].Name}, &cfg.Bundles[i])
 	}
-	for i := range cfg.Deprecations {
-		g := get(cfg.Deprecations[i].Package)
-		g.deps = append(g.deps, &cfg.Deprecations[i])
-	}
-	var loose []*Meta
 	for i := range cfg.Others {
-		if cfg.Others[i].Package == "" {
-			loose = append(loose, &cfg.Others[i])
+		o := &cfg.Others[i]
+		if o.Package == "" {
+			add(place{loose: true}, o) // in load order, whatever the schema
 			continue
 		}
-		g := get(cfg.Others[i].Package)
-		g.other = append(g.other, &cfg.Others[i])
+		add(place{pkg: o.Package, rank: rankOther, key: o.Schema}, o)
 	}
-	names := make([]string, 0, len(groups))
-	for n := range groups {
-		names = append(names, n)
+	for i := range cfg.Deprecations {
+		add(place{pkg: cfg.Deprecations[i].Package, rank: rankDeprecation}, &cfg.Deprecations[i])
 	}
-	slices.Sort(names)
-	for _, n := range names {
-		g := groups[n]
-		slices.SortStableFunc(g.chs, func(a, b *Channel) int { return strings.Compare(a.Name, b.Name) })
-		slices.SortStableFunc(g.bs, func(a, b *Bundle) int { return strings.Compare(a.Name, b.Name) })
-		slices.SortStableFunc(g.other, func(a, b *Meta) int { return strings.Compare(a.Schema, b.Schema) })
-		for _, v := range g.pkgs {
-			if err := fn(v); err != nil {
-				return err
-			}
-		}
-		for _, v := range g.chs {
-			if err := fn(v); err != nil {
-				return err
-			}
-		}
-		for _, v := range g.bs {
-			if err := fn(v); err != nil {
-				return err
-			}
-		}
-		for _, v := range g.other {
-			if err := fn(v); err != nil {
-				return err
-			}
-		}
-		for _, v := range g.deps {
-			if err := fn(v); err != nil {
-				return err
-			}
-		}
-	}
-	for _, v := range loose {
-		if err := fn(v); err != nil {
-			return err
-		}
-	}
-	return nil
+	return out
 }
 
 // PackageNames returns the sorted names of every package cfg mentions.
