@@ -463,7 +463,7 @@ func (f *filter) requirements(b *model.Bundle) []requirement {
 		}
 	}
 	// Label requirements are not followed: labels name no package.
-	for _, r := range b.Requires {
+	for _, r := range b.Requires() {
 		switch {
 		case r.Package != nil:
 			addPkg(r.Package.Name, r.Package.VersionRange, r.Package.Range, r.Package.RangeErr)

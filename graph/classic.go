@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 
+	blang "github.com/blang/semver/v4"
+
 	"github.com/fbc-project/fbc/model"
 )
 
@@ -83,13 +85,17 @@ func (cp *classicPlan) step(from *Installed) (*Step, error) {
 	v, err := parseClassicVersion(from.Version)
 	seen := map[string]bool{}
 	var winner *Candidate
-	for _, c := range cover(cp.index, from.Name, v, err == nil) {
-		e := cp.index.Entries()[c.pos]
+	var installed *blang.Version
+	if err == nil {
+		installed = &v
+	}
+	for _, c := range cp.index.Cover(from.Name, installed) {
+		e := c.Entry
 		if seen[e.Name] {
 			continue // the same bundle further down another channel
 		}
 		seen[e.Name] = true
-		cand := Candidate{Name: e.Name, Bundle: e.Bundle, Channel: e.Channel.Name, Edges: c.edges, Excluded: classicIneligible(e)}
+		cand := Candidate{Name: e.Name, Bundle: e.Bundle, Channel: e.Channel.Name, Edges: appendEdges(nil, c), Excluded: classicIneligible(e)}
 		if e.Name == from.Name {
 			if winner == nil && cand.Excluded == "" {
 				st.Reason = fmt.Sprintf("%s covers itself and is the candidate closest to the head: no change", e.Name)

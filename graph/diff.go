@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	blang "github.com/blang/semver/v4"
+
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/model"
 )
@@ -123,7 +125,11 @@ func (d *DiffReport) diffPackage(op, np *Package) {
 		}
 		d.change("bundle-removed", op.Name, "", b.Name, b.Version)
 		v, err := parseClassicVersion(b.Version)
-		if len(cover(newEdges, b.Name, v, err == nil)) == 0 {
+		var vp *blang.Version
+		if err == nil {
+			vp = &v
+		}
+		if len(newEdges.Cover(b.Name, vp)) == 0 {
 			removed[b.Name] = true
 			d.finding(Finding{Severity: SeverityError, Rule: "removed-without-edge", Package: op.Name, Bundle: b.Name, Pos: np.Pos,
 				Message: fmt.Sprintf("bundle %s (%s) was removed and no entry replaces it, skips it or has a skipRange containing %s: clusters running it can never upgrade", b.Name, b.Version, b.Version)})

@@ -82,10 +82,12 @@ func deprecated(d *model.Deprecation) string {
 // dependency names the first property by which a bundle declares a
 // dependency OLM v1 refuses (olm.package.required, olm.gvk.required,
 // olm.constraint), "" when it has none.
+// Only the property types matter: their values are not decoded.
 func dependency(b *Bundle) string {
-	for _, r := range b.Requires {
-		if r.Type != declcfg.PropertyLabelRequired {
-			return r.Type
+	for _, p := range b.Blob.Properties {
+		switch p.Type {
+		case declcfg.PropertyPackageRequired, declcfg.PropertyGVKRequired, declcfg.PropertyConstraint:
+			return p.Type
 		}
 	}
 	return ""

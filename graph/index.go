@@ -1,10 +1,6 @@
 package graph
 
-import (
-	blang "github.com/blang/semver/v4"
-
-	"github.com/fbc-project/fbc/model"
-)
+import "github.com/fbc-project/fbc/model"
 
 // EdgeKind names how a channel entry declares that it upgrades a bundle.
 type EdgeKind = model.EdgeKind
@@ -24,41 +20,15 @@ type Edge struct {
 	SkipRange string
 }
 
-// coverage is an entry position and the edges by which it covers the
-// installed bundle.
-type coverage struct {
-	pos   int
-	edges []Edge
-}
-
-// cover lists the entries of ix that replace or skip name, or whose
-// skipRange contains v (when hasVersion), in position order: the model's
-// edge index, with each edge named for the picture and the explanations.
-func cover(ix *model.EdgeIndex, name string, v blang.Version, hasVersion bool) []coverage {
-	var vp *blang.Version
-	if hasVersion {
-		vp = &v
-	}
-	cs := ix.Cover(name, vp)
-	if len(cs) == 0 {
-		return nil
-	}
-	n := 0
-	for _, c := range cs {
-		n += len(c.Kinds)
-	}
-	all := make([]Edge, 0, n)
-	out := make([]coverage, len(cs))
-	for i, c := range cs {
-		start := len(all)
-		for _, kind := range c.Kinds {
-			e := Edge{Kind: kind, Channel: c.Entry.Channel.Name}
-			if kind == EdgeSkipRange {
-				e.SkipRange = c.Entry.SkipRange
-			}
-			all = append(all, e)
+// appendEdges appends the edges by which a covering entry upgrades the
+// installed bundle, named for the explanations.
+func appendEdges(dst []Edge, c model.Coverage) []Edge {
+	for _, kind := range c.Kinds {
+		e := Edge{Kind: kind, Channel: c.Entry.Channel.Name}
+		if kind == EdgeSkipRange {
+			e.SkipRange = c.Entry.SkipRange
 		}
-		out[i] = coverage{pos: c.Index, edges: all[start:len(all):len(all)]}
+		dst = append(dst, e)
 	}
-	return out
+	return dst
 }

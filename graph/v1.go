@@ -34,14 +34,14 @@ type v1Plan struct {
 	policy     Policy
 	// byVersion finds the bundles an installed version+release "stays" on.
 	byVersion map[string][]*Bundle
-	// vrs holds each bundle's version and release, the way v1 orders
-	// them, by the bundle's Index.
-	vrs []versionRelease
+	// built caches the version and release of bundles whose version has
+	// build metadata (the others need no work).
+	built map[*Bundle]versionRelease
 }
 
 func newV1Plan(p *Package, channels []string, rng *VersionRange, policy Policy) *v1Plan {
 	vp := &v1Plan{pkg: p, channels: channels, rng: rng, policy: policy, byVersion: make(map[string][]*Bundle, len(p.Bundles)),
-		vrs: make([]versionRelease, len(p.Bundles))}
+		built: map[*Bundle]versionRelease{}}
 	var entries []*Entry
 	if len(channels) > 0 {
 		vp.selected = map[string]bool{}
@@ -62,18 +62,27 @@ func newV1Plan(p *Package, channels []string, rng *VersionRange, policy Policy) 
 		}
 	}
 	vp.index = model.NewEdgeIndex(entries)
-	for i, b := range p.Bundles {
+	for _, b := range p.Bundles {
 		if b.HasVersion() {
-			vp.vrs[i] = vrOf(b)
-			k := stayKey(vp.vrs[i])
+			k := stayKey(vp.vrOf(b))
 			vp.byVersion[k] = append(vp.byVersion[k], b)
 		}
 	}
 	return vp
 }
 
-// vrOf is a bundle's version and release, computed once per plan.
-func (vp *v1Plan) vrOf(b *Bundle) versionRelease { return vp.vrs[b.Index] }
+// vrOf is a bundle's version and release the way v1 orders them.
+func (vp *v1Plan) vrOf(b *Bundle) versionRelease {
+	if len(b.SemVer.Build) == 0 {
+		return versionRelease{version: b.SemVer}
+	}
+	vr, ok := vp.built[b]
+	if !ok {
+		vr = vrOf(b)
+		vp.built[b] = vr
+	}
+	return vr
+}
 
 // stayKey identifies a version+release the way v1 compares them: build
 // metadata that is not a release does not count.
@@ -102,15 +111,15 @@ func (vp *v1Plan) step(from *Installed) (*Step, error) {
 		instVR = legacyVersionRelease(v)
 		succEdges = map[string][]Edge{}
 		var succ []*Bundle
-		for _, c := range cover(vp.index, from.Name, v, true) {
-			e := vp.index.Entries()[c.pos]
+		for _, c := range vp.index.Cover(from.Name, &v) {
+			e := c.Entry
 			if e.Bundle == nil {
 				continue // v1 walks bundles; an entry without one is nothing
 			}
 			if _, seen := succEdges[e.Name]; !seen {
 				succ = append(succ, e.Bundle)
 			}
-			succEdges[e.Name] = append(succEdges[e.Name], c.edges...)
+			succEdges[e.Name] = appendEdges(succEdges[e.Name], c)
 		}
 		for _, b := range succ {
 			if b.Name == from.Name {

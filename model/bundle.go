@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/blang/semver/v4"
 	sigsyaml "sigs.k8s.io/yaml"
@@ -34,14 +35,6 @@ type Bundle struct {
 	Release    string
 	ReleaseErr error
 
-	// Provides lists the olm.gvk properties: the APIs the bundle owns.
-	Provides []declcfg.GVK
-	// Labels lists the olm.label properties.
-	Labels []string
-	// Requires lists the dependencies the bundle declares, in property
-	// order: one per olm.gvk.required, olm.package.required,
-	// olm.label.required and olm.constraint property.
-	Requires []Requirement
 	// LegacyDeprecated marks the legacy olm.deprecated property, which OLM
 	// classic reads as "never install".
 	LegacyDeprecated bool
@@ -53,6 +46,13 @@ type Bundle struct {
 	Entries []*Entry
 	// Index is the bundle's place in Package.Bundles.
 	Index int
+
+	// The typed property values are decoded on first use (Provides,
+	// Labels, Requires): simulating upgrades needs none of them.
+	propsOnce sync.Once
+	provides  []declcfg.GVK
+	labels    []string
+	requires  []Requirement
 }
 
 // Requirement is one dependency a bundle declares. Exactly one of GVK,
@@ -101,24 +101,53 @@ func newBundle(p *Package, b *declcfg.Bundle) *Bundle {
 		}
 	}
 	for _, prop := range b.Properties {
-		switch prop.Type {
-		case declcfg.PropertyGVK:
-			var g declcfg.GVK
-			if prop.Decode(&g) == nil {
-				nb.Provides = append(nb.Provides, g)
-			}
-		case declcfg.PropertyLabel:
-			var l declcfg.Label
-			if prop.Decode(&l) == nil {
-				nb.Labels = append(nb.Labels, l.Label)
-			}
-		case declcfg.PropertyDeprecated:
+		if prop.Type == declcfg.PropertyDeprecated {
 			nb.LegacyDeprecated = true
-		case declcfg.PropertyGVKRequired, declcfg.PropertyPackageRequired, declcfg.PropertyLabelRequired, declcfg.PropertyConstraint:
-			nb.Requires = append(nb.Requires, newRequirement(prop))
 		}
 	}
 	return nb
+}
+
+// decodeProperties decodes the typed property values, once.
+func (b *Bundle) decodeProperties() {
+	b.propsOnce.Do(func() {
+		for _, prop := range b.Blob.Properties {
+			switch prop.Type {
+			case declcfg.PropertyGVK:
+				var g declcfg.GVK
+				if prop.Decode(&g) == nil {
+					b.provides = append(b.provides, g)
+				}
+			case declcfg.PropertyLabel:
+				var l declcfg.Label
+				if prop.Decode(&l) == nil {
+					b.labels = append(b.labels, l.Label)
+				}
+			case declcfg.PropertyGVKRequired, declcfg.PropertyPackageRequired, declcfg.PropertyLabelRequired, declcfg.PropertyConstraint:
+				b.requires = append(b.requires, newRequirement(prop))
+			}
+		}
+	})
+}
+
+// Provides lists the olm.gvk properties: the APIs the bundle owns.
+func (b *Bundle) Provides() []declcfg.GVK {
+	b.decodeProperties()
+	return b.provides
+}
+
+// Labels lists the olm.label properties.
+func (b *Bundle) Labels() []string {
+	b.decodeProperties()
+	return b.labels
+}
+
+// Requires lists the dependencies the bundle declares, in property order:
+// one per olm.gvk.required, olm.package.required, olm.label.required and
+// olm.constraint property.
+func (b *Bundle) Requires() []Requirement {
+	b.decodeProperties()
+	return b.requires
 }
 
 func newRequirement(prop declcfg.Property) Requirement {

@@ -18,6 +18,8 @@ const (
 	EdgeSkipRange EdgeKind = "skipRange"
 )
 
+var edgeKinds = [...]EdgeKind{EdgeReplaces, EdgeSkips, EdgeSkipRange}
+
 // Edge is one upgrade edge of a channel: a cluster running the bundle
 // named From may upgrade to the entry To.
 type Edge struct {
@@ -112,26 +114,31 @@ type Coverage struct {
 // Cover lists the entries that replace or skip name, or whose skipRange
 // contains version (when it is not nil), in index order.
 func (ix *EdgeIndex) Cover(name string, version *semver.Version) []Coverage {
+	// kind indexes edgeKinds: a hit is 8 bytes.
 	type hit struct {
 		pos  int32
-		kind EdgeKind
+		kind uint8
 	}
-	var hits []hit
-	for _, p := range ix.replaces[name] {
-		hits = append(hits, hit{p, EdgeReplaces})
-	}
-	for _, p := range ix.skips[name] {
-		hits = append(hits, hit{p, EdgeSkips})
-	}
+	byReplaces, bySkips := ix.replaces[name], ix.skips[name]
+	var stabbed []int32
 	if version != nil {
-		var stabbed []int32
 		ix.ranges.stab(*version, &stabbed)
-		// Several OR-groups of one range can hold the version.
-		slices.Sort(stabbed)
-		for _, p := range slices.Compact(stabbed) {
-			if ix.entries[p].Range(*version) {
-				hits = append(hits, hit{p, EdgeSkipRange})
-			}
+	}
+	if len(byReplaces)+len(bySkips)+len(stabbed) == 0 {
+		return nil
+	}
+	hits := make([]hit, 0, len(byReplaces)+len(bySkips)+len(stabbed))
+	for _, p := range byReplaces {
+		hits = append(hits, hit{p, 0})
+	}
+	for _, p := range bySkips {
+		hits = append(hits, hit{p, 1})
+	}
+	// Several OR-groups of one range can hold the version.
+	slices.Sort(stabbed)
+	for _, p := range slices.Compact(stabbed) {
+		if ix.entries[p].Range(*version) {
+			hits = append(hits, hit{p, 2})
 		}
 	}
 	if len(hits) == 0 {
@@ -143,7 +150,7 @@ func (ix *EdgeIndex) Cover(name string, version *semver.Version) []Coverage {
 	out := make([]Coverage, 0, len(hits))
 	start := 0
 	for i, h := range hits {
-		kinds[i] = h.kind
+		kinds[i] = edgeKinds[h.kind]
 		if n := len(out); n > 0 && out[n-1].Index == int(h.pos) {
 			out[n-1].Kinds = kinds[start : i+1 : i+1]
 			continue

@@ -11,12 +11,12 @@ func (c *Catalog) index() {
 		c.replacing = map[string][]*Entry{}
 		for _, p := range c.Packages {
 			for _, b := range p.Bundles {
-				for _, g := range b.Provides {
+				for _, g := range b.Provides() {
 					if l := c.provided[g]; len(l) == 0 || l[len(l)-1] != b {
 						c.provided[g] = append(l, b)
 					}
 				}
-				for _, r := range b.Requires {
+				for _, r := range b.Requires() {
 					if r.GVK == nil {
 						continue
 					}

@@ -13,6 +13,7 @@ package model
 import (
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/blang/semver/v4"
@@ -264,14 +265,6 @@ func sortedPackages(m map[string]*Package) []*Package {
 	for _, p := range m {
 		out = append(out, p)
 	}
-	slices.SortFunc(out, func(a, b *Package) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b *Package) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }

@@ -64,11 +64,11 @@ properties:
 	if c.HasVersion() || !strings.Contains(c.VersionErr.Error(), `must have exactly 1 "olm.package" property, found 2`) {
 		t.Errorf("p.c version: %v", c.VersionErr)
 	}
-	if !slices.Equal(a.Provides, []declcfg.GVK{{Group: "g", Version: "v1", Kind: "K"}}) || !slices.Equal(a.Labels, []string{"l"}) || !a.LegacyDeprecated {
-		t.Errorf("p.a provides %v, labels %v, legacy deprecated %v", a.Provides, a.Labels, a.LegacyDeprecated)
+	if !slices.Equal(a.Provides(), []declcfg.GVK{{Group: "g", Version: "v1", Kind: "K"}}) || !slices.Equal(a.Labels(), []string{"l"}) || !a.LegacyDeprecated {
+		t.Errorf("p.a provides %v, labels %v, legacy deprecated %v", a.Provides(), a.Labels(), a.LegacyDeprecated)
 	}
 	var kinds []string
-	for _, r := range a.Requires {
+	for _, r := range a.Requires() {
 		switch {
 		case r.Err != nil:
 			kinds = append(kinds, r.Type+":error")
