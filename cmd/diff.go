@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fbc-project/fbc/graph"
+	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/fault"
 )
 
@@ -20,11 +21,13 @@ func newDiffCmd() *cobra.Command {
 		output    = newEnum("text", "text", "json", "github")
 		fragment  bool
 		prune     string
+		pull      image.Options
 	)
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW",
 		Short: "Show what a catalog change does to upgrades, and fail if it strands users",
-		Long: `diff compares two catalogs (directories, files, or - for stdin) the way a
+		Long: `diff compares two catalogs (directories, files, - for stdin, or catalog
+images: registry, oci:, oci-archive:, docker-archive:) the way a
 GitOps pull-request check should: what changed (packages, channels, bundles,
 entries, edges, channel heads) and whether the change is safe for clusters
 running the old catalog.
@@ -65,11 +68,14 @@ checkout, never a safe change).`,
 			if args[0] == "-" && args[1] == "-" {
 				return usageErrorf("only one of OLD and NEW can be read from standard input")
 			}
-			oldCat, err := loadGraph(cmd, args[0], "compare")
+			if err := checkPullFlags(pull); err != nil {
+				return err
+			}
+			oldCat, err := loadGraph(cmd, pull, args[0], "compare")
 			if err != nil {
 				return err
 			}
-			newCat, err := loadGraph(cmd, args[1], "compare")
+			newCat, err := loadGraph(cmd, pull, args[1], "compare")
 			if err != nil {
 				return err
 			}
@@ -110,6 +116,7 @@ checkout, never a safe change).`,
 	}
 	semantics.register(cmd, "semantics", "", "upgrade rules to judge the change by")
 	output.register(cmd, "output", "o", "output format")
+	addPullFlags(cmd.Flags(), &pull)
 	cmd.Flags().BoolVar(&fragment, "fragment", false, "NEW is a fragment of OLD: packages absent from NEW are out of scope; released entries may not be pruned")
 	cmd.Flags().StringVar(&prune, "prune-channels", graph.DefaultPrunableChannels, "channels (`REGEX`, unanchored) that may drop released entries; applies with --fragment, or when given")
 	return cmd

@@ -8,17 +8,32 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/graph"
+	"github.com/fbc-project/fbc/image"
 )
 
-// loadGraph loads a catalog for the upgrade-graph commands. Unreadable
-// files are trouble (exit 2); malformed content is a finding (exit 1), as
-// a graph of half a catalog would mislead. A catalog without packages is
-// trouble too: an empty directory or pipe is a wrong path or a failed
-// checkout, not a catalog to judge (doing says what the command does).
-// Catalogs that load but break OLM's graph rules are fine: the graph
-// commands exist to examine them.
-func loadGraph(cmd *cobra.Command, path, doing string) (*graph.Catalog, error) {
-	cfg, err := declcfg.Load(cmd.Context(), []string{path}, declcfg.LoadOptions{Stdin: cmd.InOrStdin()})
+// loadGraph loads a catalog for the upgrade-graph commands; see
+// loadCatalogFor.
+func loadGraph(cmd *cobra.Command, pull image.Options, path, doing string) (*graph.Catalog, error) {
+	cfg, err := loadCatalogFor(cmd, pull, path, doing)
+	if err != nil {
+		return nil, err
+	}
+	cat := graph.New(cfg)
+	for _, w := range cat.Warnings {
+		warner(cmd.ErrOrStderr())(w)
+	}
+	return cat, nil
+}
+
+// loadCatalogFor loads a catalog (a path, or a catalog image pulled as
+// pull says) for a command that examines it. Unreadable files are trouble
+// (exit 2); malformed content is a finding (exit 1), as half a catalog
+// would mislead. A catalog without packages is trouble too: an empty
+// directory or pipe is a wrong path or a failed checkout, not a catalog to
+// examine (doing says what the command does). Catalogs that load but break
+// OLM's rules are fine: these commands exist to examine them.
+func loadCatalogFor(cmd *cobra.Command, pull image.Options, path, doing string) (*declcfg.DeclarativeConfig, error) {
+	cfg, err := catalogLoader(cmd, pull)(cmd.Context(), path)
 	var le declcfg.LoadErrors
 	if errors.As(err, &le) {
 		// One line each, under the catalog they belong to.
@@ -26,18 +41,14 @@ func loadGraph(cmd *cobra.Command, path, doing string) (*graph.Catalog, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	cat := graph.New(cfg)
-	if len(cat.PackageNames()) == 0 {
+	if len(cfg.Packages)+len(cfg.Channels)+len(cfg.Bundles)+len(cfg.Deprecations) == 0 {
 		what := "no catalog blobs"
 		if !cfg.IsEmpty() {
 			what = "no packages, only blobs of other schemas"
 		}
 		return nil, nothingThere(fmt.Errorf("nothing to %s: %s holds %s; %s", doing, shownPaths([]string{path})[0], what, checkEmpty([]string{path})))
 	}
-	for _, w := range cat.Warnings {
-		warner(cmd.ErrOrStderr())(w)
-	}
-	return cat, nil
+	return cfg, nil
 }
 
 func init() { register(newGraphCmd) }
@@ -46,6 +57,7 @@ func newGraphCmd() *cobra.Command {
 	var (
 		opts   graph.PictureOptions
 		output = newEnum("mermaid", "mermaid", "dot", "json")
+		pull   image.Options
 	)
 	cmd := &cobra.Command{
 		Use:   "graph CATALOG",
@@ -61,13 +73,19 @@ by default) entries that OLM classic never offers because a newer entry skips
 them are outlined, and the edges classic ignores are drawn dashed.
 
 --minimum-edge NAME draws only NAME's package and only the edges from NAME's
-version or newer, as opm does; it is the way to shrink a long history.`,
+version or newer, as opm does; it is the way to shrink a long history.
+
+CATALOG is a directory, a file, - for standard input, or a catalog image
+(registry, oci:, oci-archive:, docker-archive:), pulled as fbc render pulls it.`,
 		Example: `  fbc graph catalog/ --package etcd > etcd.mmd
   fbc graph catalog/ --package etcd -o dot | dot -Tsvg > etcd.svg
   fbc graph catalog/ --minimum-edge etcdoperator.v0.9.0 -o json`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cat, err := loadGraph(cmd, args[0], "draw")
+			if err := checkPullFlags(pull); err != nil {
+				return err
+			}
+			cat, err := loadGraph(cmd, pull, args[0], "draw")
 			if err != nil {
 				return err
 			}
@@ -94,5 +112,6 @@ version or newer, as opm does; it is the way to shrink a long history.`,
 	f.StringVar(&opts.MinimumEdge, "minimum-edge", "", "draw only edges from this bundle's version or newer (and only its package)")
 	f.BoolVar(&opts.V0Semantics, "draw-v0-semantics", true, "mark entries and edges OLM classic ignores because a newer entry skips them")
 	output.register(cmd, "output", "o", "output format")
+	addPullFlags(f, &pull)
 	return cmd
 }

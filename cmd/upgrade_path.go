@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fbc-project/fbc/graph"
+	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/resolve"
 )
@@ -20,6 +21,7 @@ func newUpgradePathCmd() *cobra.Command {
 		semantics = newEnum("classic", "classic", "v1")
 		policy    = newEnum(string(graph.CatalogProvided), string(graph.CatalogProvided), string(graph.SelfCertified))
 		output    = newEnum("text", "text", "json")
+		pull      image.Options
 	)
 	cmd := &cobra.Command{
 		Use:   "upgrade-path CATALOG --package P [--from NAME [--from-version V]]",
@@ -43,6 +45,9 @@ catalog does not have it. Without --from the simulation is a fresh install.
 --all simulates every bundle of each channel as the installed one and flags
 the bundles that can never reach the channel's head ("dead ends"); without
 --package it does so for every package of the catalog.
+
+CATALOG is a directory, a file, - for standard input, or a catalog image
+(registry, oci:, oci-archive:, docker-archive:), pulled as fbc render pulls it.
 
 Exit status: 0 when the simulation ran (also when there is no update),
 1 when resolution fails or --all finds dead ends, 2 for usage mistakes.`,
@@ -68,7 +73,10 @@ Exit status: 0 when the simulation ran (also when there is no update),
 					warner(cmd.ErrOrStderr()).Printf("the ClusterExtension CRD rejects version %q (%s): a cluster would not accept this ClusterExtension", q.VersionRange, why)
 				}
 			}
-			cat, err := loadGraph(cmd, args[0], "simulate")
+			if err := checkPullFlags(pull); err != nil {
+				return err
+			}
+			cat, err := loadGraph(cmd, pull, args[0], "simulate")
 			if err != nil {
 				return err
 			}
@@ -126,6 +134,7 @@ Exit status: 0 when the simulation ran (also when there is no update),
 	semantics.register(cmd, "semantics", "", "upgrade rules to follow")
 	policy.register(cmd, "policy", "", "v1 upgrade constraint policy")
 	output.register(cmd, "output", "o", "output format")
+	addPullFlags(f, &pull)
 	return cmd
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/render"
 	"github.com/fbc-project/fbc/validate"
 	"github.com/fbc-project/fbc/validate/profile"
 	vreport "github.com/fbc-project/fbc/validate/report"
@@ -32,8 +33,10 @@ func newValidateCmd() *cobra.Command {
 with a stable rule id, its file and line, and what to do about it.
 
 PATH is a catalog directory (walked recursively, honouring .indexignore files),
-a single JSON or YAML file, or - for standard input. Several paths are checked
-as one catalog. A PATH that is a bundle directory (manifests/ and metadata/) or
+a single JSON or YAML file, - for standard input, or a catalog image (registry,
+oci:, oci-archive:, docker-archive:, pulled as fbc render pulls it; its files
+are shown as IMAGE@DIGEST:configs/...). Several paths are checked as one
+catalog. A PATH that is a bundle directory (manifests/ and metadata/) or
 a bundle image is checked as a bundle, on its own: the olm.bundle it renders
 to, and its contents against the profiles (operatorframework by default).
 
@@ -83,11 +86,11 @@ bundle-object-to-csv-metadata fixes.`,
 			if set.Has(profile.K8sVersion) && profile.RemovalsKnownUntil.Less(set.Kube) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "fbc: warning: k8s-version=%s: fbc knows the API removals of Kubernetes releases up to %s only\n", set.Kube, profile.RemovalsKnownUntil)
 			}
-			catalogs, bundles := splitValidateArgs(args)
 			r, err := newRenderer(cmd, pull, 0)
 			if err != nil {
 				return err
 			}
+			catalogs, bundles := splitValidateArgs(cmd.Context(), r, args)
 			reader := bundleReader{r: r}
 			opts := validate.Options{
 				Strict:     strict,
@@ -95,6 +98,7 @@ bundle-object-to-csv-metadata fixes.`,
 				Stdin:      cmd.InOrStdin(),
 				Bundles:    bundles,
 				ReadBundle: reader.read,
+				Walk:       catalogWalker(cmd, func() (*render.Renderer, error) { return r, nil }, 0),
 			}
 			if targetOCP != "" {
 				v, err := validate.ParseOCPVersion(targetOCP)

@@ -35,7 +35,7 @@ type BundleContents struct {
 // BundleManifest is one object of a bundle's manifests/ directory.
 type BundleManifest struct {
 	// File names the file as messages do: the path under a directory, or
-	// "<image>: /manifests/<name>" in an image.
+	// "<image>@<digest>:manifests/<name>" in an image.
 	File string
 	// Line is where the object starts in the file.
 	Line int

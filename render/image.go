@@ -63,7 +63,7 @@ func (r *call) renderImage(ctx context.Context, s source) result {
 		if err != nil {
 			return fail(err, false)
 		}
-		cfg, err := declcfg.LoadFS(ctx, sub, s.ref+":/"+dir, declcfg.WalkOptions{})
+		cfg, err := declcfg.LoadFS(ctx, sub, InImage(s.ref, img.Digest(), dir), declcfg.WalkOptions{})
 		if err != nil {
 			var les declcfg.LoadErrors
 			return fail(err, errors.As(err, &les) && !les.HasIO())
@@ -81,7 +81,7 @@ func (r *call) renderImage(ctx context.Context, s source) result {
 		FS:        fsys,
 		Manifests: manifests,
 		Metadata:  metadata,
-		Display:   func(p string) string { return s.ref + ": /" + p },
+		Display:   func(p string) string { return InImage(s.ref, img.Digest(), p) },
 	}
 	ref := s.image
 	if ref == "" {

@@ -153,7 +153,7 @@ func TestRenderImageKinds(t *testing.T) {
 	if len(cfg.Packages) != 1 || len(cfg.Bundles) != 1 || cfg.Bundles[0].Image != bundle {
 		t.Errorf("got %d packages, %d bundles: %+v", len(cfg.Packages), len(cfg.Bundles), cfg)
 	}
-	if got := cfg.Packages[0].Pos.File; got != catalog+":/configs/foo/catalog.json" {
+	if got := cfg.Packages[0].Pos.File; !strings.HasPrefix(got, catalog+"@sha256:") || !strings.HasSuffix(got, ":configs/foo/catalog.json") {
 		t.Errorf("catalog blobs are positioned at %q", got)
 	}
 

@@ -6,10 +6,43 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
 )
+
+// InImage names a file of an image the way diagnostics show it:
+// REF@DIGEST:path (REF as given, tag and all, pinned to the digest that was
+// read; a REF that has a digest already is not pinned twice).
+func InImage(ref, digest, p string) string {
+	if digest != "" && !strings.Contains(ref, "@") {
+		ref += "@" + digest
+	}
+	return ref + ":" + strings.TrimPrefix(p, "/")
+}
+
+// IsImage reports whether ref names an image rather than a path: an
+// oci:, oci-archive: or docker-archive: reference, or a reference with a
+// registry host that is not an existing path (opm's rule).
+func IsImage(ref string) bool {
+	_, image, err := SourceKind(ref)
+	return err == nil && image
+}
+
+// IsCatalogImage opens an image and reports whether its labels make it a
+// catalog image (the configs label), as render decides.
+func (r *Renderer) IsCatalogImage(ctx context.Context, ref string) (bool, error) {
+	c, err := r.images()
+	if err != nil {
+		return false, &Error{Source: ref, Err: err}
+	}
+	img, err := c.Open(ctx, ref)
+	if err != nil {
+		return false, &Error{Source: ref, Err: err, Invalid: imageContentProblem(err)}
+	}
+	return img.Labels()[image.LabelCatalogConfigs] != "", nil
+}
 
 // WalkCatalog calls fn with each file of the catalog ref names, parsed, in
 // catalog order, without gathering the catalog in memory: a catalog
@@ -45,7 +78,7 @@ func (r *Renderer) WalkCatalog(ctx context.Context, ref string, fn func(*declcfg
 			if err != nil {
 				return &Error{Source: ref, Err: err}
 			}
-			return declcfg.WalkFS(ctx, sub, ref+":/"+dir, declcfg.WalkOptions{}, fn)
+			return declcfg.WalkFS(ctx, sub, InImage(ref, img.Digest(), dir), declcfg.WalkOptions{}, fn)
 		}
 	}
 	// A bundle: render it as render would and hand the blob over as JSON.

@@ -57,6 +57,10 @@ type Options struct {
 	// TargetOCP, when set, is the OpenShift release the catalog is
 	// published for: rules that depend on it (metadata-format) apply.
 	TargetOCP *OCPVersion
+	// Walk, when set, reads each path instead of declcfg.WalkPath: it may
+	// open paths that are not files, such as catalog images, and must
+	// deliver the files of one path in order.
+	Walk func(ctx context.Context, path string, fn func(*declcfg.File) error) error
 	// Concurrency bounds how many files are parsed, and how many checked,
 	// at once (default: the number of CPUs).
 	Concurrency int
@@ -141,7 +145,13 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 	slots := make(chan struct{}, workers)
 	var walkErr error
 	for _, p := range paths {
-		walkErr = declcfg.WalkPath(ctx, p, opts.Stdin, declcfg.WalkOptions{Concurrency: opts.Concurrency}, func(f *declcfg.File) error {
+		walk := func(ctx context.Context, p string, fn func(*declcfg.File) error) error {
+			return declcfg.WalkPath(ctx, p, opts.Stdin, declcfg.WalkOptions{Concurrency: opts.Concurrency}, fn)
+		}
+		if opts.Walk != nil {
+			walk = opts.Walk
+		}
+		walkErr = walk(ctx, p, func(f *declcfg.File) error {
 			res := make(chan *fileCheck, 1)
 			slots <- struct{}{}
 			pending <- res
