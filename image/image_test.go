@@ -777,14 +777,14 @@ func TestStalledDownload(t *testing.T) {
 	layer := must(must(img.Layers())[0].Digest()).String()
 	reg.Corrupt(layer, imagetest.Stall)
 	opts := testOptions(t)
-	opts.Timeout = 100 * time.Millisecond
+	opts.Timeout = time.Second // short, but long enough for the other requests on a loaded machine
 	opts.Retries = 1
 	got, err := image.Open(context.Background(), ref, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = got.ReadFiles(context.Background(), []string{"manifests"}, image.Limits{})
-	if err == nil || !strings.Contains(err.Error(), "no data for 100ms") || !strings.Contains(err.Error(), "after 2 attempts") || !strings.Contains(err.Error(), layer) {
+	if err == nil || !strings.Contains(err.Error(), "no data for 1s") || !strings.Contains(err.Error(), "after 2 attempts") || !strings.Contains(err.Error(), layer) {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -886,7 +886,12 @@ func TestInterruptedDownloadResumes(t *testing.T) {
 		var log warnings
 		opts := testOptions(t)
 		opts.Warn = log.add
-		opts.Timeout = 200 * time.Millisecond
+		// A stall must outlast the timeout; every other request must not,
+		// even on a loaded machine, or it would count as a second retry.
+		opts.Timeout = 10 * time.Second
+		if how == imagetest.Stall {
+			opts.Timeout = time.Second
+		}
 		_, fsys := readAll(t, ref, opts, "manifests", "metadata")
 		want := must(os.ReadFile(filepath.Join(bundleDir, "metadata/annotations.yaml")))
 		if got := must(fs.ReadFile(fsys, "metadata/annotations.yaml")); string(got) != string(want) {

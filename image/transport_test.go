@@ -25,6 +25,7 @@ func TestRegistryTransport(t *testing.T) {
 		want     string                             // body read
 		err      string
 		requests int
+		timeout  time.Duration // the transport's stall timeout (10s unless set)
 	}{
 		{
 			name: "a 5xx is retried, then the answer passes",
@@ -90,8 +91,9 @@ func TestRegistryTransport(t *testing.T) {
 			err: "the content changed while it was being downloaded", requests: 2,
 		},
 		{
-			name: "no answer within the timeout is retried",
-			path: "/v2/r/manifests/t",
+			name:    "no answer within the timeout is retried",
+			timeout: 100 * time.Millisecond,
+			path:    "/v2/r/manifests/t",
 			serve: func(w http.ResponseWriter, n int) {
 				if n == 1 {
 					time.Sleep(300 * time.Millisecond)
@@ -126,8 +128,15 @@ func TestRegistryTransport(t *testing.T) {
 			}))
 			defer srv.Close()
 			var log strings.Builder
+			// Only the case about a stall needs a short timeout; the others
+			// get a generous one so that a loaded machine does not turn a
+			// slow write into a stall.
+			timeout := tt.timeout
+			if timeout == 0 {
+				timeout = 10 * time.Second
+			}
 			policy := &retryPolicy{retries: 3, delay: time.Millisecond, warnf: func(string, ...any) { log.WriteString("retry\n") }}
-			client := &http.Client{Transport: &registryTransport{next: http.DefaultTransport, policy: policy, timeout: 100 * time.Millisecond}}
+			client := &http.Client{Transport: &registryTransport{next: http.DefaultTransport, policy: policy, timeout: timeout}}
 			method := tt.method
 			if method == "" {
 				method = http.MethodGet
