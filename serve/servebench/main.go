@@ -290,6 +290,7 @@ func deriveCalls(c api.RegistryClient) ([]call, error) {
 			heads[chKey{pkg.Name, ch.Name}] = ch.CsvName
 			chName := ch.Name
 			calls = append(calls, call{"GetBundleForChannel", func(ctx context.Context, c api.RegistryClient) error {
+				//lint:ignore SA1019 deprecated in the API, still served and called by OLM
 				_, err := c.GetBundleForChannel(ctx, &api.GetBundleInChannelRequest{PkgName: name, ChannelName: chName})
 				return err
 			}})
