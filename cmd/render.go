@@ -35,6 +35,11 @@ standard output:
   a catalog directory, a catalog file, or -      -> its blobs, loaded as they are
   a catalog image                                -> the blobs of its configs directory
 
+Files of operator repositories that are neither catalogs nor bundles (ci.yaml,
+release-config.yaml, READMEs, catalog templates), which a glob such as
+operators/NAME/* sweeps in, are skipped with a note; an operator repository
+or one of its folders is refused with one line saying what to run instead.
+
 A SOURCE that is not an existing path is an image reference: REGISTRY/REPO:TAG,
 REGISTRY/REPO@sha256:..., or a local image: oci:DIR[:TAG|@DIGEST] (an OCI
 layout), oci-archive:FILE, docker-archive:FILE[:REF] (docker save). Images are
@@ -83,6 +88,13 @@ manifest that does not parse, an invalid catalog), 2 when fbc could not run
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
+			sources, err := screenSources(cmd, args)
+			if err != nil {
+				return err
+			}
+			if len(sources) == 0 {
+				return nothingThere(fmt.Errorf("nothing to render: every source was skipped"))
+			}
 			r, err := newRenderer(cmd, pull, jobs)
 			if err != nil {
 				return err
@@ -90,7 +102,7 @@ manifest that does not parse, an invalid catalog), 2 when fbc could not run
 			req.ImageRefTemplate = imageRefTmpl
 			var endProgress func()
 			req.Progress, endProgress = progressLine(cmd.ErrOrStderr(), "rendering")
-			cfg, err := r.Render(cmd.Context(), args, req)
+			cfg, err := r.Render(cmd.Context(), sources, req)
 			endProgress()
 			if err != nil {
 				return err

@@ -39,6 +39,9 @@ are shown as IMAGE@DIGEST:configs/...). Several paths are checked as one
 catalog. A PATH that is a bundle directory (manifests/ and metadata/) or
 a bundle image is checked as a bundle, on its own: the olm.bundle it renders
 to, and its contents against the profiles (operatorframework by default).
+Parts of operator repositories that are neither (ci.yaml, READMEs, catalog
+templates: skipped with a note; operators/ and operator folders: refused)
+get one line saying what they are and which command takes them.
 
 --profile checks what bundles hold, in bundle directories, images and every
 bundle of the catalogs: operatorframework (operator-sdk's default validators),
@@ -91,6 +94,12 @@ bundle-object-to-csv-metadata fixes.`,
 				return err
 			}
 			catalogs, bundles := splitValidateArgs(cmd.Context(), r, args)
+			if catalogs, err = screenSources(cmd, catalogs); err != nil {
+				return err
+			}
+			if len(catalogs) == 0 && len(bundles) == 0 {
+				return nothingThere(fmt.Errorf("nothing to validate: every path was skipped"))
+			}
 			reader := bundleReader{r: r}
 			opts := validate.Options{
 				Strict:     strict,

@@ -579,9 +579,12 @@ func withBundleDirHint(dir string, err error) error {
 		}
 	}
 	switch {
+	case len(bundles) == 1:
+		e.Err = fmt.Errorf("%w\n(%s is read as a catalog directory, but it holds one bundle directory, %s: pass that instead, %s)",
+			e.Err, dir, bundles[0], filepath.Join(dir, bundles[0]))
 	case len(bundles) > 0:
 		e.Err = fmt.Errorf("%w\n(%s is read as a catalog directory, but it holds bundle directories such as %s: pass each bundle as its own argument, e.g. %s)",
-			e.Err, dir, bundles[0], filepath.Join(dir, "*"))
+			e.Err, dir, bundles[0], filepath.Join(dir, "*")+string(filepath.Separator))
 	case len(csvs) > 0:
 		e.Err = fmt.Errorf("%w\n(%s is read as a catalog directory, but it holds %s: a bundle directory keeps its manifests in manifests/ and its annotations in metadata/)",
 			e.Err, dir, csvs[0])
