@@ -44,6 +44,13 @@ const (
 	RuleOLMv1Dependency  = "olmv1-dependency"
 	RuleOLMv1Kind        = "olmv1-kind"
 	RuleOLMv1Bundle      = "olmv1-bundle"
+
+	// CRD upgrade safety along upgrade edges (operatorframework, olmv1).
+	RuleCRDServedVersion  = "crd-served-version"
+	RuleCRDStorageVersion = "crd-storage-version"
+	RuleCRDScope          = "crd-scope"
+	RuleCRDStoredVersion  = "crd-stored-version"
+	RuleCRDField          = "crd-field"
 )
 
 // profileCatalogue lists the bundle-content rules, documented after the
@@ -146,6 +153,21 @@ var profileCatalogue = []Rule{
 	{RuleOLMv1Bundle, SeverityError,
 		"The bundle breaks another rule operator-controller applies when it unpacks a bundle: duplicate or invalid deployment names, duplicate CRDs, an owned CRD missing from the bundle, no package name (profile olmv1).",
 		"Fix what the message names."},
+	{RuleCRDServedVersion, SeverityWarning,
+		"Along an upgrade edge of a channel (replaces, skips, skipRange), the newer bundle's CRD stops serving a version the older bundle's serves (profiles operatorframework, olmv1; an error under olmv1, whose CRD upgrade check refuses it).",
+		"Keep serving the version, or first ship a bundle that marks it served: false, and drop it in a later one."},
+	{RuleCRDStorageVersion, SeverityWarning,
+		"Along an upgrade edge, the older bundle's storage version of a CRD is listed but not served by the newer bundle (profiles operatorframework, olmv1; an error under olmv1).",
+		"Keep the old storage version served until objects are migrated to the new one."},
+	{RuleCRDScope, SeverityError,
+		"Along an upgrade edge, a CRD changes scope (Namespaced, Cluster); the API server refuses the update (profiles operatorframework, olmv1).",
+		"Keep the CRD's scope; a new scope needs a new CRD (another group or plural)."},
+	{RuleCRDStoredVersion, SeverityError,
+		"Along an upgrade edge, the newer bundle's CRD no longer lists the older bundle's storage version, which is in status.storedVersions on clusters: the API server refuses the update (profiles operatorframework, olmv1).",
+		"Keep the version in spec.versions (served: false is fine) until a storage migration has removed it from status.storedVersions."},
+	{RuleCRDField, SeverityError,
+		"Along an upgrade edge, a CRD's schema changes in a way operator-controller's upgrade check (sigs.k8s.io/crdify) refuses: a new required field, a removed field, a type change, a narrower enum, a new or changed default, tighter limits, or another change it does not judge (profile olmv1).",
+		"Make the change compatible (optional fields, wider enums and limits), or serve it under a new version."},
 }
 
 // The profile rules follow the catalog rules in Rules() and docs.

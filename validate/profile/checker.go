@@ -27,6 +27,9 @@ type Checker struct {
 	crds       crdCache
 	mu         sync.Mutex
 	crdResults map[contentKey][]errors.ManifestResult
+
+	// up keeps what the upgrade checks compare once the catalog is known.
+	up upgrades
 }
 
 // New makes a checker for the profiles of s.
@@ -80,6 +83,9 @@ func (c *Checker) CheckBundle(in *validate.BundleContents) []validate.Diagnostic
 	if c.set.Has(OLMv1) {
 		fs = append(fs, olmv1Findings(b)...)
 	}
+	if c.checksUpgrades() {
+		c.up.remember(b, c.set.Has(OLMv1))
+	}
 	return c.diagnostics(b, fs)
 }
 
@@ -88,6 +94,9 @@ func (c *Checker) CheckCatalog(cat *model.Catalog) []validate.Diagnostic {
 	var out []validate.Diagnostic
 	if cat == nil || c.sourcesOnly {
 		return nil
+	}
+	if c.checksUpgrades() {
+		out = append(out, c.crdUpgradeFindings(cat)...)
 	}
 	for _, p := range cat.Packages {
 		for _, ch := range p.Channels {
@@ -99,6 +108,13 @@ func (c *Checker) CheckCatalog(cat *model.Catalog) []validate.Diagnostic {
 		}
 	}
 	return out
+}
+
+// checksUpgrades reports whether the profiles compare CRDs along upgrade
+// edges: OLM v0 (operatorframework) and operator-controller (olmv1) both
+// refuse upgrades that break them.
+func (c *Checker) checksUpgrades() bool {
+	return !c.sourcesOnly && (c.set.Has(OperatorFramework) || c.set.Has(OLMv1))
 }
 
 // conventionalChannel applies operator-framework/api's good-practices rule

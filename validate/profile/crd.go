@@ -224,3 +224,23 @@ func (c *crd) fullObject() (any, error) {
 	out := &apiextv1.CustomResourceDefinition{}
 	return out, json.Unmarshal(c.obj.JSON, out)
 }
+
+// version finds a version by name.
+func (c *crd) version(name string) *crdVersion {
+	for i := range c.versions {
+		if c.versions[i].name == name {
+			return &c.versions[i]
+		}
+	}
+	return nil
+}
+
+// storageVersion is the version marked storage ("" when none is).
+func (c *crd) storageVersion() string {
+	for _, v := range c.versions {
+		if v.storage {
+			return v.name
+		}
+	}
+	return ""
+}

@@ -90,3 +90,22 @@ func TestCompressedBound(t *testing.T) {
 		}
 	}
 }
+
+func TestConciseCrdifyError(t *testing.T) {
+	raw := "unhandled changes found :\n  &v1.JSONSchemaProps{\n  \t... // 12 identical fields\n  \tMaxLength: nil,\n  \tPattern: strings.Join({\n  \t\t\"^([a-z0-9]+\",\n- \t\t\"a-z0-9]+\",\n+ \t\t\"$a-zA-Z0-9_]+\",\n  \t}, \"\"),\n- \tXMapType: &\"granular\",\n+ \tXMapType: nil,\n  \tMaxItems: nil,\n  }\n"
+	if got, want := conciseCrdifyError("unhandled", raw), "a change crdify does not judge (Pattern, XMapType)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := conciseCrdifyError("unhandled", strings.NewReplacer("- \t", "-\u00a0\t", "+ \t", "+\u00a0\t", "  \t", "\u00a0\u00a0\t").Replace(raw)), "a change crdify does not judge (Pattern, XMapType)"; got != want {
+		t.Errorf("with no-break spaces: got %q, want %q", got, want)
+	}
+	if got := conciseCrdifyError("type", "type changed"); got != "type changed" {
+		t.Errorf("other validations keep their message: %q", got)
+	}
+}
+
+func TestSortedLists(t *testing.T) {
+	if got := sortedLists("new required fields: [users archiver nodePort] and [b a]"); got != "new required fields: [archiver nodePort users] and [a b]" {
+		t.Errorf("got %q", got)
+	}
+}

@@ -1,0 +1,349 @@
+package profile
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/crdify/pkg/config"
+	"sigs.k8s.io/crdify/pkg/runner"
+	"sigs.k8s.io/crdify/pkg/validations"
+	"sigs.k8s.io/crdify/pkg/validations/property"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/model"
+	"github.com/fbc-project/fbc/validate"
+)
+
+// bundleCRDs is what the upgrade checks keep of a catalog bundle once it
+// has been checked: its CRDs' names, versions and scope (not their
+// schemas), and its olm.gvk properties for bundles without CRD manifests.
+type bundleCRDs struct {
+	crds      []*crd
+	manifests bool
+	provides  []declcfg.GVK
+}
+
+// upgrades collects what CheckCatalog compares along the edges.
+type upgrades struct {
+	mu      sync.Mutex
+	bundles map[bundleKey]*bundleCRDs
+	// texts keeps each distinct CRD's JSON for crdify (olmv1 only).
+	texts map[contentKey][]byte
+}
+
+type bundleKey struct{ pkg, name string }
+
+// remember keeps what the upgrade checks need of a catalog bundle.
+func (u *upgrades) remember(b *bundle, keepTexts bool) {
+	if !b.in.FromCatalog || b.pkg == "" || b.name == "" {
+		return
+	}
+	rec := &bundleCRDs{manifests: len(b.in.Objects) > 0}
+	for _, c := range b.crds {
+		// Keep the name and position, not the manifest's bytes.
+		slim := *c
+		slim.obj = &object{BundleObject: validate.BundleObject{Pos: c.obj.Pos}, apiVersion: c.obj.apiVersion, kind: c.obj.kind, name: c.obj.name}
+		slim.reduced = nil
+		rec.crds = append(rec.crds, &slim)
+	}
+	for _, p := range b.in.Bundle.Properties {
+		var g declcfg.GVK
+		if p.Type == declcfg.PropertyGVK && json.Unmarshal(p.Value, &g) == nil {
+			rec.provides = append(rec.provides, g)
+		}
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.bundles == nil {
+		u.bundles, u.texts = map[bundleKey]*bundleCRDs{}, map[contentKey][]byte{}
+	}
+	u.bundles[bundleKey{b.pkg, b.name}] = rec
+	if keepTexts {
+		for _, c := range b.crds {
+			if _, ok := u.texts[c.key]; !ok {
+				u.texts[c.key] = c.obj.JSON
+			}
+		}
+	}
+}
+
+// edge is one upgrade A→B, as the first channel that has it says.
+type edge struct {
+	from, to *model.Bundle
+	channel  *model.Channel
+	kind     model.EdgeKind
+}
+
+// catalogEdges lists every upgrade edge of every channel once per pair of
+// bundles, in catalog order (the model's edge index: replaces, skips and
+// skipRange).
+func catalogEdges(cat *model.Catalog) []edge {
+	type pair struct{ from, to *model.Bundle }
+	seen := map[pair]bool{}
+	var out []edge
+	for _, p := range cat.Packages {
+		for _, ch := range p.Channels {
+			for _, e := range ch.Edges() {
+				if e.FromBundle == nil || e.To.Bundle == nil || e.FromBundle == e.To.Bundle {
+					continue
+				}
+				k := pair{e.FromBundle, e.To.Bundle}
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				out = append(out, edge{from: e.FromBundle, to: e.To.Bundle, channel: ch, kind: e.Kind})
+			}
+		}
+	}
+	return out
+}
+
+// crdUpgradeFindings checks every CRD the older bundle of an edge ships
+// against the newer bundle's: the versions it serves, its storage version,
+// its scope, and under olmv1 what sigs.k8s.io/crdify reports the way
+// operator-controller configures it.
+func (c *Checker) crdUpgradeFindings(cat *model.Catalog) []validate.Diagnostic {
+	var out []validate.Diagnostic
+	strict := c.set.Has(OLMv1)
+	versionSev := validate.SeverityWarning
+	if strict {
+		versionSev = validate.SeverityError
+	}
+	// crdify's comparisons cost far more than the rest: they run after
+	// the loop, and their findings follow the edge's others.
+	type crdifyJob struct {
+		at   int // index in out after which the findings go
+		old  *crd
+		nu   *crd
+		diag validate.Diagnostic
+	}
+	var jobs []crdifyJob
+	for _, e := range catalogEdges(cat) {
+		a, b := c.up.bundles[bundleKey{e.from.Package.Name, e.from.Name}], c.up.bundles[bundleKey{e.to.Package.Name, e.to.Name}]
+		if a == nil || b == nil {
+			continue
+		}
+		where := fmt.Sprintf("upgrade %s → %s (channel %s, %s)", e.from.Name, e.to.Name, e.channel.Name, e.kind)
+		add := func(rule string, sev validate.Severity, pos declcfg.Pos, format string, args ...any) {
+			if pos == (declcfg.Pos{}) {
+				pos = e.to.Pos
+			}
+			out = append(out, validate.Diagnostic{Rule: rule, Severity: sev, Pos: pos, Package: e.to.Package.Name,
+				Channel: e.channel.Name, Bundle: e.to.Name, Message: where + ": " + fmt.Sprintf(format, args...)})
+		}
+		if !a.manifests || !b.manifests {
+			for _, f := range gvkVersionsDropped(a.provides, b.provides) {
+				add(validate.RuleCRDServedVersion, versionSev, e.to.Pos, "%s no longer provides %s/%s %s, which %s provides (from olm.gvk: the catalog keeps no CRD manifests for these bundles, so storage versions, scope and schemas cannot be compared)", e.to.Name, f.Group, f.Version, f.Kind, e.from.Name)
+			}
+			continue
+		}
+		for _, old := range a.crds {
+			i := slices.IndexFunc(b.crds, func(n *crd) bool { return n.obj.name == old.obj.name })
+			if i < 0 {
+				continue
+			}
+			nu := b.crds[i]
+			if old.key == nu.key {
+				continue
+			}
+			name, pos := old.obj.name, nu.obj.Pos
+			if old.scope != nu.scope && old.scope != "" && nu.scope != "" {
+				add(validate.RuleCRDScope, validate.SeverityError, pos, "CustomResourceDefinition %s changes scope from %s to %s; the API server refuses the update (spec.scope is immutable)", name, old.scope, nu.scope)
+			}
+			for _, v := range old.versions {
+				nv := nu.version(v.name)
+				switch {
+				case v.served && nv == nil:
+					add(validate.RuleCRDServedVersion, versionSev, pos, "CustomResourceDefinition %s drops version %s, which %s serves; clients and objects of that version break (mark it served: false in one release, drop it in a later one)", name, v.name, e.from.Name)
+				case v.served && !nv.served:
+					add(validate.RuleCRDServedVersion, versionSev, pos, "CustomResourceDefinition %s stops serving version %s, which %s serves", name, v.name, e.from.Name)
+				}
+			}
+			if s := old.storageVersion(); s != "" {
+				switch nv := nu.version(s); {
+				case nv == nil:
+					add(validate.RuleCRDStoredVersion, validate.SeverityError, pos, "CustomResourceDefinition %s drops version %s, the storage version of %s: objects stored in it are in status.storedVersions, and the API server refuses a CRD that does not list it", name, s, e.from.Name)
+				case !nv.served:
+					add(validate.RuleCRDStorageVersion, versionSev, pos, "CustomResourceDefinition %s no longer serves version %s, the storage version of %s: objects stored in it cannot be read in that version until they are migrated", name, s, e.from.Name)
+				}
+			}
+			if strict {
+				jobs = append(jobs, crdifyJob{at: len(out), old: old, nu: nu, diag: validate.Diagnostic{
+					Rule: validate.RuleCRDField, Severity: validate.SeverityError, Pos: pos, Package: e.to.Package.Name,
+					Channel: e.channel.Name, Bundle: e.to.Name, Message: where + ": CustomResourceDefinition " + name + ": "}})
+			}
+		}
+	}
+	if len(jobs) == 0 {
+		return out
+	}
+	r, err := runner.New(operatorControllerConfig(), runner.DefaultRegistry())
+	if err != nil {
+		// The configuration is fixed: this cannot happen at run time.
+		panic(fmt.Sprintf("crdify configuration: %v", err))
+	}
+	// Many edges compare the same two CRD texts (a skipRange head and
+	// every older bundle it covers): each pair is compared once.
+	type pair struct{ old, nu contentKey }
+	first := map[pair]int{}
+	var unique []int
+	for i, j := range jobs {
+		k := pair{j.old.key, j.nu.key}
+		if _, ok := first[k]; !ok {
+			first[k] = i
+			unique = append(unique, i)
+		}
+	}
+	// One comparison at a time: crdify copies every subtree of a schema
+	// to flatten it, and a large CRD takes a few hundred megabytes to
+	// compare; two at once doubled the peak memory for little time.
+	found := make([][]string, len(jobs))
+	for _, i := range unique {
+		found[i] = c.crdifyFindings(r, jobs[i].old, jobs[i].nu)
+	}
+	for i, j := range jobs {
+		found[i] = found[first[pair{j.old.key, j.nu.key}]]
+	}
+	var merged []validate.Diagnostic
+	prev := 0
+	for i, j := range jobs {
+		merged = append(merged, out[prev:j.at]...)
+		prev = j.at
+		for _, f := range found[i] {
+			d := j.diag
+			d.Message += f
+			merged = append(merged, d)
+		}
+	}
+	return append(merged, out[prev:]...)
+}
+
+// gvkVersionsDropped lists the APIs a provides whose group and kind b
+// still provides, but not in that version.
+func gvkVersionsDropped(a, b []declcfg.GVK) []declcfg.GVK {
+	var out []declcfg.GVK
+	for _, g := range a {
+		if slices.Contains(b, g) {
+			continue
+		}
+		if slices.ContainsFunc(b, func(h declcfg.GVK) bool { return h.Group == g.Group && h.Kind == g.Kind }) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// operatorControllerConfig is crdify's configuration as operator-controller
+// sets it for its CRD upgrade safety preflight: every validation enforced,
+// unhandled changes refused, description changes allowed, enum additions
+// allowed, served-version checks skipped for CRDs with a conversion
+// strategy.
+func operatorControllerConfig() *config.Config {
+	return &config.Config{
+		Conversion:           config.ConversionPolicyIgnore,
+		UnhandledEnforcement: config.EnforcementPolicyError,
+		Validations: []config.ValidationConfig{
+			{Name: "description", Enforcement: config.EnforcementPolicyNone},
+			{Name: "enum", Enforcement: config.EnforcementPolicyError, Configuration: map[string]any{"additionPolicy": property.AdditionPolicyAllow}},
+		},
+	}
+}
+
+// crdifyFindings runs crdify on two versions of a CRD and words its errors.
+func (c *Checker) crdifyFindings(r *runner.Runner, old, nu *crd) []string {
+	decode := func(x *crd) *apiextv1.CustomResourceDefinition {
+		if x.beta {
+			return nil // crdify compares apiextensions.k8s.io/v1 CRDs only
+		}
+		out := &apiextv1.CustomResourceDefinition{}
+		if json.Unmarshal(c.up.texts[x.key], out) != nil {
+			return nil
+		}
+		return out
+	}
+	a, b := decode(old), decode(nu)
+	if a == nil || b == nil {
+		return nil
+	}
+	res := r.Run(a, b)
+	var out []string
+	for _, cr := range res.CRDValidation {
+		for _, e := range cr.Errors {
+			out = append(out, fmt.Sprintf("%s: %s", cr.Name, sortedLists(e)))
+		}
+	}
+	versioned := func(kind string, byVersion map[string]map[string][]validations.ComparisonResult) {
+		for _, v := range slices.Sorted(maps.Keys(byVersion)) {
+			for _, field := range slices.Sorted(maps.Keys(byVersion[v])) {
+				for _, cr := range byVersion[v][field] {
+					for _, e := range cr.Errors {
+						out = append(out, fmt.Sprintf("%s %s, field %s: %s: %s", kind, v, field, cr.Name, conciseCrdifyError(cr.Name, e)))
+					}
+				}
+			}
+		}
+	}
+	versioned("version", res.SameVersionValidation)
+	versioned("served versions", res.ServedVersionValidation)
+	return out
+}
+
+// bracketList matches the "[a b c]" lists of crdify's messages, which it
+// builds from sets in no particular order.
+var bracketList = regexp.MustCompile(`\[[^\[\]]*\]`)
+
+// sortedLists sorts the items of every bracketed list, so that two runs
+// say the same.
+func sortedLists(msg string) string {
+	return bracketList.ReplaceAllStringFunc(msg, func(l string) string {
+		items := strings.Fields(l[1 : len(l)-1])
+		slices.Sort(items)
+		return "[" + strings.Join(items, " ") + "]"
+	})
+}
+
+// conciseCrdifyError replaces the schema diff of crdify's "unhandled"
+// findings with the names of the schema fields that changed.
+func conciseCrdifyError(name, msg string) string {
+	if name != "unhandled" {
+		return sortedLists(msg)
+	}
+
+	// The message holds a go-cmp diff of the property's schema: lines
+	// start with a space (same), "-" or "+", then a space, then one tab
+	// per level; go-cmp writes the spaces as no-break spaces at random. A changed line
+	// belongs to the nearest schema field at level one above it.
+	var fields []string
+	current := ""
+	for _, line := range strings.Split(msg, "\n") {
+		if len(line) < 3 {
+			continue
+		}
+		sign, size := utf8.DecodeRuneInString(line)
+		body, _ := strings.CutPrefix(line[size:], " ")
+		if body == line[size:] {
+			body = strings.TrimPrefix(body, "\u00a0")
+		}
+		depth := len(body) - len(strings.TrimLeft(body, "\t"))
+		if depth == 1 {
+			if f, _, ok := strings.Cut(strings.TrimSpace(body), ":"); ok && !strings.ContainsAny(f, " \"{}.") {
+				current = f
+			}
+		}
+		if (sign == '-' || sign == '+') && current != "" && !slices.Contains(fields, current) {
+			fields = append(fields, current)
+		}
+	}
+	if len(fields) == 0 {
+		return "a change crdify does not judge"
+	}
+	return "a change crdify does not judge (" + strings.Join(fields, ", ") + ")"
+}
