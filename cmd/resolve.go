@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -113,7 +115,7 @@ parse), 2 for unusable arguments or unreadable inputs.`,
 			req.Renderer = r
 			namespaces, err := resolve.Prepare(cmd.Context(), req)
 			if err != nil {
-				return err
+				return resolveFlagHints(err)
 			}
 			var results []*resolve.Result
 			failed := 0
@@ -191,25 +193,80 @@ func parseResolveFlags(req *resolve.Request, args, catalogs, priorities, install
 		req.Subscriptions = subs
 	}
 	for _, c := range catalogs {
-		cf, err := resolve.ParseCatalogSourceFlag(c)
+		cf, err := resolve.ParseCatalogContent(c)
 		if err != nil {
 			return usageErrorf("--catalog %v", err)
 		}
 		req.Catalogs = append(req.Catalogs, cf)
 	}
 	for _, p := range priorities {
-		pf, err := resolve.ParsePriorityFlag(p)
+		pf, err := resolve.ParseCatalogPriority(p)
 		if err != nil {
 			return usageErrorf("--catalog-priority %v", err)
 		}
 		req.Priorities = append(req.Priorities, pf)
 	}
 	for _, i := range installed {
-		inf, err := resolve.ParseInstalledFlag(i)
+		inf, err := resolve.ParseInstalledCSV(i)
 		if err != nil {
 			return usageErrorf("--installed %v", err)
 		}
 		req.Installed = append(req.Installed, inf)
 	}
 	return nil
+}
+
+// resolveFlags are the flags that give each of a resolve.Request's lists.
+var resolveFlags = map[resolve.RequestField]string{
+	resolve.FieldSubscriptions: "--subscribe",
+	resolve.FieldCatalogs:      "--catalog",
+	resolve.FieldPriorities:    "--catalog-priority",
+	resolve.FieldInstalled:     "--installed",
+}
+
+// resolveFlagHints words resolve's errors the way the user gave the
+// request: a value of the request by its flag, and what is missing by the
+// flag that gives it.
+func resolveFlagHints(err error) error {
+	var re *resolve.RequestError
+	if errors.As(err, &re) {
+		msg := fmt.Sprintf("%s %s: %s", resolveFlags[re.Field], re.Value, re.Msg)
+		if re.NoContent != nil {
+			msg += " (give its content with --catalog)"
+		}
+		return usageErrorf("%s", msg)
+	}
+	if errors.Is(err, resolve.ErrNoNamespace) {
+		return fmt.Errorf("%w\n(give --namespace for manifests that name none)", err)
+	}
+	// Catalogs are read together: each one that failed is an error of its
+	// own.
+	var ce *resolve.CatalogError
+	if joined, ok := err.(interface{ Unwrap() []error }); ok && errors.As(err, &ce) {
+		errs := joined.Unwrap()
+		hinted := make([]error, len(errs))
+		for i, e := range errs {
+			hinted[i] = catalogHint(e)
+		}
+		return errors.Join(hinted...)
+	}
+	return catalogHint(err)
+}
+
+// catalogHint says how to give the content of a CatalogSource fbc could not
+// read.
+func catalogHint(err error) error {
+	var ce *resolve.CatalogError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	switch {
+	case ce.Source == "":
+		return fmt.Errorf("%w; give its content with --catalog %s=SOURCE (a catalog directory, file or image)", err, ce.Key)
+	case errors.Is(err, image.ErrOffline):
+		return fmt.Errorf("%w\n(run once without --offline to fill the cache, or give the catalog's content with --catalog %s=SOURCE)", err, ce.Key)
+	case ce.Manifest.File != "":
+		return fmt.Errorf("%w\n(the image is spec.image of CatalogSource %s at %s; --catalog %s=SOURCE gives its content instead)", err, ce.Key, ce.Manifest, ce.Key)
+	}
+	return err
 }

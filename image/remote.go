@@ -2,6 +2,7 @@ package image
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -19,11 +20,15 @@ type registryStore struct {
 	repo name.Repository
 }
 
+// ErrOffline is in the chain of every error that Options.Offline caused:
+// something the cache does not hold, which a registry would have given.
+var ErrOffline = errors.New("offline")
+
 func (s *registryStore) offlineError(what string, d v1.Hash) error {
 	if s.c.cache == nil {
-		return fmt.Errorf("offline: %s %s is not cached (no cache directory in use)", what, d)
+		return fmt.Errorf("%w: %s %s is not cached (no cache directory in use)", ErrOffline, what, d)
 	}
-	return fmt.Errorf("offline: %s %s is not in the cache %s", what, d, s.c.cache.dir)
+	return fmt.Errorf("%w: %s %s is not in the cache %s", ErrOffline, what, d, s.c.cache.dir)
 }
 
 // get fetches a manifest by tag or digest (go-containerregistry checks a
@@ -127,11 +132,11 @@ func (c *Client) openRemote(ctx context.Context, r Reference) (*Image, error) {
 		}
 		raw, err = s.manifest(ctx, d)
 	case c.opts.Offline && c.cache == nil:
-		return nil, fmt.Errorf("offline: tag %s cannot be resolved without a cache; pin the image by digest", r.Tag)
+		return nil, fmt.Errorf("%w: tag %s cannot be resolved without a cache; pin the image by digest", ErrOffline, r.Tag)
 	case c.opts.Offline:
 		var ok bool
 		if d, ok = c.cache.tag(r.name.Name()); !ok {
-			return nil, fmt.Errorf("offline: no cached digest for %s in %s: pull it once online or pin it by digest", r.name.Name(), c.cache.dir)
+			return nil, fmt.Errorf("%w: no cached digest for %s in %s: pull it once online or pin it by digest", ErrOffline, r.name.Name(), c.cache.dir)
 		}
 		raw, err = s.manifest(ctx, d)
 	default:

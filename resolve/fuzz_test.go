@@ -101,7 +101,7 @@ func FuzzFlags(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if cs, err := ParseCatalogSourceFlag(s); err == nil && (cs.Key.Name == "" || cs.Source == "") {
+		if cs, err := ParseCatalogContent(s); err == nil && (cs.Key.Name == "" || cs.Source == "") {
 			t.Fatalf("%q: incomplete catalog %+v", s, cs)
 		}
 		if cs, err := ParseQuickCatalog(s, ""); err == nil && (cs.Key.Name == "" || cs.Key.Namespace == "" || cs.Source == "") {
@@ -110,9 +110,9 @@ func FuzzFlags(f *testing.F) {
 		if sub, err := ParseSubscribe(s); err == nil && sub.Package == "" {
 			t.Fatalf("%q: Subscription without a package", s)
 		}
-		if in, err := ParseInstalledFlag(s); err == nil && in.Name == "" {
+		if in, err := ParseInstalledCSV(s); err == nil && in.Name == "" {
 			t.Fatalf("%q: installed CSV without a name", s)
 		}
-		_, _ = ParsePriorityFlag(s)
+		_, _ = ParseCatalogPriority(s)
 	})
 }

@@ -78,7 +78,12 @@ type OperatorGroupManifest struct {
 type ManifestError struct {
 	Pos declcfg.Pos
 	Msg string
+	// Err, when set, is the cause as a value callers can test for
+	// (ErrNoNamespace); Msg says it in full.
+	Err error
 }
+
+func (e *ManifestError) Unwrap() error { return e.Err }
 
 // FaultKind is Run: a manifest fbc cannot use keeps resolve from running.
 func (e *ManifestError) FaultKind() fault.Kind { return fault.Run }
@@ -107,6 +112,14 @@ func (es ManifestErrors) sorted() ManifestErrors {
 		return cmp.Or(cmp.Compare(rank[a.Pos.File], rank[b.Pos.File]), cmp.Compare(a.Pos.Line, b.Pos.Line))
 	})
 	return out
+}
+
+func (es ManifestErrors) Unwrap() []error {
+	errs := make([]error, len(es))
+	for i, e := range es {
+		errs[i] = e
+	}
+	return errs
 }
 
 func (es ManifestErrors) Error() string {

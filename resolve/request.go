@@ -16,22 +16,23 @@ import (
 	"github.com/fbc-project/fbc/render"
 )
 
-// Request is one `fbc resolve` run: Subscriptions, catalogs and installed
-// CSVs from manifests and from the command line.
+// Request is what to resolve: Subscriptions, CatalogSources and installed
+// CSVs from manifests, and what the caller adds to them.
 type Request struct {
-	// Manifests are the objects read from -f.
+	// Manifests are the Kubernetes objects read by ReadManifests.
 	Manifests *Manifests
-	// Subscriptions are given directly (the quick form).
+	// Subscriptions are given without manifests.
 	Subscriptions []Subscription
-	// Catalogs give the content of CatalogSources; a key's Namespace may
-	// be empty (see CatalogSourceFlag).
-	Catalogs []CatalogSourceFlag
-	// Priorities set spec.priority of CatalogSources named on the command
-	// line.
-	Priorities []PriorityFlag
-	// Installed adds installed CSVs; their properties are those of the
-	// catalog bundle of that name.
-	Installed []InstalledFlag
+	// Catalogs give the content of CatalogSources: of those the manifests
+	// define, or of new ones. A key's Namespace may be empty (see
+	// CatalogContent).
+	Catalogs []CatalogContent
+	// Priorities set spec.priority of CatalogSources, as Catalogs name
+	// them.
+	Priorities []CatalogPriority
+	// Installed adds installed CSVs by name; their properties are those of
+	// the catalog bundle of that name.
+	Installed []InstalledCSV
 	// Namespace is the namespace of objects that name none.
 	Namespace string
 	// GlobalNamespace is where catalogs visible to every namespace live.
@@ -43,23 +44,69 @@ type Request struct {
 	Warn fault.Warn
 }
 
-// CatalogSourceFlag is --catalog [NAMESPACE/]NAME=SOURCE.
-type CatalogSourceFlag struct {
+// CatalogContent is the content of a CatalogSource: anything the Renderer
+// reads as a catalog. A Key without a Namespace names the CatalogSource of
+// that name among the manifests, else the namespace Subscriptions name it
+// in, else the global namespace.
+type CatalogContent struct {
 	Key    CatalogKey
 	Source string
 }
 
-// PriorityFlag is --catalog-priority [NAMESPACE/]NAME=N.
-type PriorityFlag struct {
+// CatalogPriority is spec.priority of a CatalogSource.
+type CatalogPriority struct {
 	Key      CatalogKey
 	Priority int
 }
 
-// InstalledFlag is --installed [NAMESPACE/]CSV.
-type InstalledFlag struct {
+// InstalledCSV names an installed CSV; without a Namespace it is in the
+// request's Namespace, else in the one namespace the manifests have.
+type InstalledCSV struct {
 	Namespace string
 	Name      string
 }
+
+// RequestField names one of a Request's lists, for errors about a value
+// in it.
+type RequestField uint8
+
+const (
+	FieldSubscriptions RequestField = iota
+	FieldCatalogs
+	FieldPriorities
+	FieldInstalled
+)
+
+func (f RequestField) String() string {
+	switch f {
+	case FieldSubscriptions:
+		return "Subscription"
+	case FieldCatalogs:
+		return "catalog"
+	case FieldPriorities:
+		return "catalog priority"
+	}
+	return "installed CSV"
+}
+
+// RequestError is a value of a Request that does not fit the manifests or
+// the catalogs. Field and Value say which value it is, so that a caller can
+// name it the way its user gave it.
+type RequestError struct {
+	Field RequestField
+	// Value is the value as the Request holds it: a catalog key, a CSV
+	// or Subscription name.
+	Value string
+	Msg   string
+	// NoContent, when set, is a CatalogSource that has no content: giving
+	// its content (Request.Catalogs) mends the request.
+	NoContent *CatalogKey
+}
+
+func (e *RequestError) Error() string { return e.Field.String() + " " + e.Value + ": " + e.Msg }
+
+// FaultKind is Usage: the request does not describe a cluster.
+func (e *RequestError) FaultKind() fault.Kind { return fault.Usage }
 
 // UsageError is a request that cannot describe a cluster (as opposed to
 // one that does not resolve).
@@ -93,13 +140,13 @@ func CheckNamespace(what, ns string) error {
 // ParseQuickCatalog reads the quick form's [[NAMESPACE/]NAME=]SOURCE: the
 // catalog is called "catalog" and lives in namespace unless it says
 // otherwise.
-func ParseQuickCatalog(s, namespace string) (CatalogSourceFlag, error) {
+func ParseQuickCatalog(s, namespace string) (CatalogContent, error) {
 	key := CatalogKey{Namespace: cmp.Or(namespace, "default"), Name: "catalog"}
 	src := s
 	if k, rest, ok := strings.Cut(s, "="); ok {
 		parsed, err := ParseCatalogKey(k)
 		if err != nil {
-			return CatalogSourceFlag{}, err
+			return CatalogContent{}, err
 		}
 		key.Name, src = parsed.Name, rest
 		if parsed.Namespace != "" {
@@ -110,13 +157,14 @@ func ParseQuickCatalog(s, namespace string) (CatalogSourceFlag, error) {
 		}
 	}
 	if src == "" {
-		return CatalogSourceFlag{}, usagef("%q: want [[NAMESPACE/]NAME=]SOURCE", s)
+		return CatalogContent{}, usagef("%q: want [[NAMESPACE/]NAME=]SOURCE", s)
 	}
-	return CatalogSourceFlag{Key: key, Source: src}, nil
+	return CatalogContent{Key: key, Source: src}, nil
 }
 
-// QuickSubscriptions reads the quick form's --subscribe values into
-// Subscriptions of namespace to catalog. A Subscription without a NAME= is
+// QuickSubscriptions reads the quick form's Subscriptions, each
+// [NAME=]PACKAGE[/CHANNEL][@STARTINGCSV], into Subscriptions of namespace to
+// catalog. A Subscription without a NAME= is
 // named PACKAGE-CHANNEL (PACKAGE without a channel), and a repeated name
 // gets -2, -3, ...
 func QuickSubscriptions(values []string, namespace string, catalog CatalogKey) ([]Subscription, error) {
@@ -160,45 +208,45 @@ func ParseCatalogKey(s string) (CatalogKey, error) {
 	return CatalogKey{Namespace: ns, Name: name}, nil
 }
 
-// ParseCatalogSourceFlag reads [NAMESPACE/]NAME=SOURCE.
-func ParseCatalogSourceFlag(s string) (CatalogSourceFlag, error) {
+// ParseCatalogContent reads [NAMESPACE/]NAME=SOURCE.
+func ParseCatalogContent(s string) (CatalogContent, error) {
 	key, src, ok := strings.Cut(s, "=")
 	if !ok || src == "" {
-		return CatalogSourceFlag{}, usagef("%q: want [NAMESPACE/]NAME=SOURCE, e.g. openshift-marketplace/redhat-operators=catalog/", s)
+		return CatalogContent{}, usagef("%q: want [NAMESPACE/]NAME=SOURCE, e.g. openshift-marketplace/redhat-operators=catalog/", s)
 	}
 	k, err := ParseCatalogKey(key)
 	if err != nil {
-		return CatalogSourceFlag{}, err
+		return CatalogContent{}, err
 	}
-	return CatalogSourceFlag{Key: k, Source: src}, nil
+	return CatalogContent{Key: k, Source: src}, nil
 }
 
-// ParsePriorityFlag reads [NAMESPACE/]NAME=N.
-func ParsePriorityFlag(s string) (PriorityFlag, error) {
+// ParseCatalogPriority reads [NAMESPACE/]NAME=N.
+func ParseCatalogPriority(s string) (CatalogPriority, error) {
 	key, n, ok := strings.Cut(s, "=")
 	p, err := strconv.Atoi(n)
 	if !ok || err != nil {
-		return PriorityFlag{}, usagef("%q: want [NAMESPACE/]NAME=PRIORITY with a whole number, e.g. my-catalog=10", s)
+		return CatalogPriority{}, usagef("%q: want [NAMESPACE/]NAME=PRIORITY with a whole number, e.g. my-catalog=10", s)
 	}
 	k, err := ParseCatalogKey(key)
 	if err != nil {
-		return PriorityFlag{}, err
+		return CatalogPriority{}, err
 	}
-	return PriorityFlag{Key: k, Priority: p}, nil
+	return CatalogPriority{Key: k, Priority: p}, nil
 }
 
-// ParseInstalledFlag reads [NAMESPACE/]CSV.
-func ParseInstalledFlag(s string) (InstalledFlag, error) {
+// ParseInstalledCSV reads [NAMESPACE/]CSV.
+func ParseInstalledCSV(s string) (InstalledCSV, error) {
 	ns, name, ok := strings.Cut(s, "/")
 	if !ok {
 		ns, name = "", s
 	} else if err := checkObjectName("namespace", ns); err != nil {
-		return InstalledFlag{}, err
+		return InstalledCSV{}, err
 	}
 	if name == "" {
-		return InstalledFlag{}, usagef("%q: want [NAMESPACE/]CSV", s)
+		return InstalledCSV{}, usagef("%q: want [NAMESPACE/]CSV", s)
 	}
-	return InstalledFlag{Namespace: ns, Name: name}, nil
+	return InstalledCSV{Namespace: ns, Name: name}, nil
 }
 
 // ParseSubscribe reads the quick form's [NAME=]PACKAGE[/CHANNEL][@STARTINGCSV]
@@ -257,8 +305,8 @@ type preparation struct {
 type catalogSource struct {
 	key      CatalogKey
 	priority int
-	source   string // --catalog SOURCE, or spec.image
-	fromFlag bool
+	source   string // the request's content for it, or spec.image
+	given    bool   // the request gives its content
 	manifest *CatalogSourceManifest
 	catalog  *Catalog
 }
@@ -273,12 +321,16 @@ func (p *preparation) namespace(name string) *Namespace {
 	return ns
 }
 
+// ErrNoNamespace is why a manifest without metadata.namespace cannot be
+// placed: the request gives no Namespace for objects that name none.
+var ErrNoNamespace = errors.New("no metadata.namespace, and no namespace given for objects that name none")
+
 // defaultNamespace is the namespace of an object that names none.
 func (p *preparation) defaultNamespace(what string, pos declcfg.Pos) (string, error) {
 	if p.req.Namespace != "" {
 		return p.req.Namespace, nil
 	}
-	return "", &ManifestError{Pos: pos, Msg: what + " has no metadata.namespace; give --namespace for manifests that name none"}
+	return "", &ManifestError{Pos: pos, Msg: what + " has no metadata.namespace", Err: ErrNoNamespace}
 }
 
 func (p *preparation) collect(m *Manifests) error {
@@ -293,16 +345,15 @@ func (p *preparation) collect(m *Manifests) error {
 		p.warn(fmt.Sprintf("skipped %d %s resolve does not read (%s): it reads Subscription, CatalogSource, ClusterServiceVersion and OperatorGroup", n, plural(n, "document", "documents"), strings.Join(kinds, ", ")))
 	}
 	var errs ManifestErrors
+	// seenSub holds where each Subscription is defined: a manifest's
+	// position, or none for the request's own.
 	seenSub := map[string]declcfg.Pos{}
-	addSub := func(sub Subscription, pos declcfg.Pos) {
-		key := sub.Namespace + "/" + sub.Name
-		if prev, dup := seenSub[key]; dup {
-			errs = append(errs, &ManifestError{Pos: pos, Msg: fmt.Sprintf("Subscription %s is defined twice (first at %s); the cluster keeps one", key, prev)})
-			return
+	twice := func(key string, prev declcfg.Pos) string {
+		msg := fmt.Sprintf("Subscription %s is defined twice", key)
+		if prev.File != "" {
+			msg += fmt.Sprintf(" (first at %s)", prev)
 		}
-		seenSub[key] = pos
-		ns := p.namespace(sub.Namespace)
-		ns.Subscriptions = append(ns.Subscriptions, sub)
+		return msg + "; the cluster keeps one"
 	}
 	for _, sm := range m.Subscriptions {
 		sub := sm.Subscription
@@ -314,10 +365,23 @@ func (p *preparation) collect(m *Manifests) error {
 			}
 			sub.Namespace = ns
 		}
-		addSub(sub, sm.Pos)
+		key := sub.Namespace + "/" + sub.Name
+		if prev, dup := seenSub[key]; dup {
+			errs = append(errs, &ManifestError{Pos: sm.Pos, Msg: twice(key, prev)})
+			continue
+		}
+		seenSub[key] = sm.Pos
+		ns := p.namespace(sub.Namespace)
+		ns.Subscriptions = append(ns.Subscriptions, sub)
 	}
 	for _, sub := range p.req.Subscriptions {
-		addSub(sub, declcfg.Pos{File: "--subscribe " + sub.Package})
+		key := sub.Namespace + "/" + sub.Name
+		if prev, dup := seenSub[key]; dup {
+			return &RequestError{Field: FieldSubscriptions, Value: sub.Name, Msg: twice(key, prev)}
+		}
+		seenSub[key] = declcfg.Pos{}
+		ns := p.namespace(sub.Namespace)
+		ns.Subscriptions = append(ns.Subscriptions, sub)
 	}
 	// Namespaces with installed CSVs are resolved too (their CSVs must
 	// stay satisfied).
@@ -358,7 +422,8 @@ func (p *preparation) collect(m *Manifests) error {
 			p.excluded[name] = true
 		}
 	}
-	// CatalogSources from manifests, then --catalog and --catalog-priority.
+	// CatalogSources from manifests, then the request's contents and
+	// priorities.
 	for i := range m.CatalogSources {
 		cs := &m.CatalogSources[i]
 		if cs.Key.Namespace == "" {
@@ -382,28 +447,28 @@ func (p *preparation) collect(m *Manifests) error {
 		return usagef("nothing to resolve: the manifests hold no Subscription and no ClusterServiceVersion")
 	}
 	for _, cf := range p.req.Catalogs {
-		key, err := p.flagKey(cf.Key, "--catalog")
+		key, err := p.requestKey(cf.Key, FieldCatalogs)
 		if err != nil {
 			return err
 		}
 		cs := p.source(key)
 		switch {
 		case cs == nil:
-			p.sources = append(p.sources, &catalogSource{key: key, source: cf.Source, fromFlag: true})
-		case cs.fromFlag:
-			return usagef("--catalog %s is given twice", key)
+			p.sources = append(p.sources, &catalogSource{key: key, source: cf.Source, given: true})
+		case cs.given:
+			return &RequestError{Field: FieldCatalogs, Value: key.String(), Msg: "its content is given twice"}
 		default:
-			cs.source, cs.fromFlag = cf.Source, true
+			cs.source, cs.given = cf.Source, true
 		}
 	}
 	for _, pf := range p.req.Priorities {
-		key, err := p.flagKey(pf.Key, "--catalog-priority")
+		key, err := p.requestKey(pf.Key, FieldPriorities)
 		if err != nil {
 			return err
 		}
 		cs := p.source(key)
 		if cs == nil {
-			return usagef("--catalog-priority %s: no CatalogSource %s (give its content with --catalog)", key, key)
+			return &RequestError{Field: FieldPriorities, Value: key.String(), Msg: "no CatalogSource " + key.String(), NoContent: &key}
 		}
 		cs.priority = pf.Priority
 	}
@@ -416,7 +481,7 @@ func (p *preparation) collect(m *Manifests) error {
 			switch {
 			case p.source(sub.Catalog) == nil:
 				absent = append(absent, sub.Catalog.String())
-				p.warn(fmt.Sprintf("Subscription %s/%s names CatalogSource %s, which is neither among the manifests nor given with --catalog %s=SOURCE", sub.Namespace, sub.Name, sub.Catalog, sub.Catalog))
+				p.warn(fmt.Sprintf("Subscription %s/%s names CatalogSource %s, which the manifests do not define and whose content is not given", sub.Namespace, sub.Name, sub.Catalog))
 			case !p.inScope(ns.Name, sub.Catalog):
 				absent = append(absent, sub.Catalog.String())
 				why := "OLM resolves a namespace with its own catalogs and those of the global namespace " + p.req.GlobalNamespace
@@ -433,10 +498,10 @@ func (p *preparation) collect(m *Manifests) error {
 	return nil
 }
 
-// flagKey completes a command-line catalog name without a namespace: the
-// CatalogSource of that name among the manifests, else the namespace
+// requestKey completes a catalog name of the request without a namespace:
+// the CatalogSource of that name among the manifests, else the namespace
 // Subscriptions name it in, else the global namespace.
-func (p *preparation) flagKey(k CatalogKey, flag string) (CatalogKey, error) {
+func (p *preparation) requestKey(k CatalogKey, field RequestField) (CatalogKey, error) {
 	if k.Namespace != "" {
 		return k, nil
 	}
@@ -466,7 +531,7 @@ func (p *preparation) flagKey(k CatalogKey, flag string) (CatalogKey, error) {
 	for i, f := range found {
 		names[i] = f.String()
 	}
-	return k, usagef("%s %s: several catalogs have that name (%s); write NAMESPACE/%s", flag, k.Name, strings.Join(names, ", "), k.Name)
+	return k, &RequestError{Field: field, Value: k.Name, Msg: fmt.Sprintf("several catalogs have that name (%s); write NAMESPACE/%s", strings.Join(names, ", "), k.Name)}
 }
 
 func (p *preparation) source(k CatalogKey) *catalogSource {
@@ -504,7 +569,7 @@ func (p *preparation) loadCatalogs(ctx context.Context) error {
 			} else if m.SourceType != "" && m.SourceType != "grpc" {
 				how = fmt.Sprintf("its sourceType is %s", m.SourceType)
 			}
-			return &ManifestError{Pos: m.Pos, Msg: fmt.Sprintf("CatalogSource %s: fbc cannot read it (%s); give its content with --catalog %s=SOURCE (a catalog directory, file or image)", cs.key, how, cs.key)}
+			return &CatalogError{Key: cs.key, Manifest: m.Pos, Err: fmt.Errorf("fbc cannot read it (%s)", how)}
 		}
 	}
 	r := p.req.Renderer
@@ -550,21 +615,25 @@ func (p *preparation) loadCatalogs(ctx context.Context) error {
 	return nil
 }
 
-// CatalogError is a catalog fbc could not read.
+// CatalogError is a CatalogSource whose content fbc could not read: the
+// content failed to load, or the CatalogSource has none fbc can read (no
+// image) and the request gives none.
 type CatalogError struct {
-	Key    CatalogKey
+	Key CatalogKey
+	// Source is what fbc read: the content the request gives, or the
+	// CatalogSource's spec.image. Empty when there is neither.
 	Source string
-	Err    error
-	// Hint says what to do.
-	Hint string
+	// Manifest is where the CatalogSource is defined when Source is its
+	// spec.image or empty; zero when Source is the request's.
+	Manifest declcfg.Pos
+	Err      error
 }
 
 func (e *CatalogError) Error() string {
-	msg := fmt.Sprintf("CatalogSource %s: reading %s: %v", e.Key, e.Source, e.Err)
-	if e.Hint != "" {
-		msg += "\n" + e.Hint
+	if e.Source == "" {
+		return fmt.Sprintf("%s: CatalogSource %s: %v", e.Manifest, e.Key, e.Err)
 	}
-	return msg
+	return fmt.Sprintf("CatalogSource %s: reading %s: %v", e.Key, e.Source, e.Err)
 }
 
 func (e *CatalogError) Unwrap() error { return e.Err }
@@ -575,29 +644,30 @@ func (e *CatalogError) FaultKind() fault.Kind { return fault.Run }
 
 func (p *preparation) catalogError(cs *catalogSource, err error) error {
 	ce := &CatalogError{Key: cs.key, Source: cs.source, Err: err}
-	if strings.Contains(err.Error(), "offline:") {
-		ce.Hint = fmt.Sprintf("(run once without --offline to fill the cache, or give the catalog's content with --catalog %s=SOURCE)", cs.key)
-	} else if !cs.fromFlag {
-		ce.Hint = fmt.Sprintf("(the image is spec.image of CatalogSource %s at %s; --catalog %s=SOURCE gives its content instead)", cs.key, cs.manifest.Pos, cs.key)
+	if !cs.given {
+		ce.Manifest = cs.manifest.Pos
 	}
 	return ce
 }
 
-// addInstalled adds the installed CSVs: CSV manifests and --installed.
+// addInstalled adds the installed CSVs: CSV manifests and the request's.
 // A CSV's properties are its properties annotation, else those of the
 // catalog bundle of its name (what OLM projects when it installs one),
 // else its owned and required APIs with the package of the Subscription
 // that names it, as OLM infers them.
 func (p *preparation) addInstalled(m *Manifests) error {
 	var errs ManifestErrors
+	// seen holds where each installed CSV is defined: a manifest's
+	// position, or none for the request's own.
 	seen := map[string]declcfg.Pos{}
-	add := func(nsName string, in Installed, pos declcfg.Pos) {
-		key := nsName + "/" + in.Name
-		if prev, dup := seen[key]; dup {
-			errs = append(errs, &ManifestError{Pos: pos, Msg: fmt.Sprintf("ClusterServiceVersion %s is given twice (first at %s)", key, prev)})
-			return
+	twice := func(key string, prev declcfg.Pos) string {
+		msg := fmt.Sprintf("ClusterServiceVersion %s is given twice", key)
+		if prev.File != "" {
+			msg += fmt.Sprintf(" (first at %s)", prev)
 		}
-		seen[key] = pos
+		return msg
+	}
+	add := func(nsName string, in Installed) {
 		ns := p.namespace(nsName)
 		ns.Installed = append(ns.Installed, in)
 	}
@@ -613,7 +683,13 @@ func (p *preparation) addInstalled(m *Manifests) error {
 				in.Properties = p.inferredProperties(csv)
 			}
 		}
-		add(csv.Namespace, in, csv.Pos)
+		key := csv.Namespace + "/" + csv.Name
+		if prev, dup := seen[key]; dup {
+			errs = append(errs, &ManifestError{Pos: csv.Pos, Msg: twice(key, prev)})
+			continue
+		}
+		seen[key] = csv.Pos
+		add(csv.Namespace, in)
 	}
 	for _, f := range p.req.Installed {
 		nsName := f.Namespace
@@ -624,14 +700,19 @@ func (p *preparation) addInstalled(m *Manifests) error {
 			case len(p.order) == 1:
 				nsName = p.order[0].Name
 			default:
-				return usagef("--installed %s: name its namespace (NAMESPACE/%s): the manifests have %d namespaces", f.Name, f.Name, len(p.order))
+				return &RequestError{Field: FieldInstalled, Value: f.Name, Msg: fmt.Sprintf("name its namespace (NAMESPACE/%s): the manifests have %d namespaces", f.Name, len(p.order))}
 			}
 		}
 		in, ok := p.installedFromCatalogs(nsName, f.Name)
 		if !ok {
-			return usagef("--installed %s: no catalog namespace %s sees has a bundle of that name, so its properties are unknown (give its ClusterServiceVersion with -f instead)", f.Name, nsName)
+			return &RequestError{Field: FieldInstalled, Value: f.Name, Msg: fmt.Sprintf("no catalog namespace %s sees has a bundle of that name, so its properties are unknown (give its ClusterServiceVersion manifest instead)", nsName)}
 		}
-		add(nsName, in, declcfg.Pos{File: "--installed " + f.Name})
+		key := nsName + "/" + f.Name
+		if prev, dup := seen[key]; dup {
+			return &RequestError{Field: FieldInstalled, Value: f.Name, Msg: twice(key, prev)}
+		}
+		seen[key] = declcfg.Pos{}
+		add(nsName, in)
 	}
 	if len(errs) > 0 {
 		return errs.sorted()
@@ -644,7 +725,7 @@ func (p *preparation) addInstalled(m *Manifests) error {
 			sub := &ns.Subscriptions[i]
 			if sub.InstalledCSV != "" {
 				if !slices.ContainsFunc(ns.Installed, func(in Installed) bool { return in.Name == sub.InstalledCSV }) {
-					p.warn(fmt.Sprintf("Subscription %s/%s: status.installedCSV %s is not installed (no ClusterServiceVersion or --installed names it); OLM resolves it as a new install", ns.Name, sub.Name, sub.InstalledCSV))
+					p.warn(fmt.Sprintf("Subscription %s/%s: status.installedCSV %s is not installed (no installed ClusterServiceVersion has that name); OLM resolves it as a new install", ns.Name, sub.Name, sub.InstalledCSV))
 				}
 				continue
 			}
