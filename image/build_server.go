@@ -107,7 +107,7 @@ func serverFor(bins map[string]*serverBinary, p v1.Platform, scratch bool) (*ser
 		return nil, fmt.Errorf("no fbc binary for %s (the fbc binaries given are for %s): give one for each platform built", p.String(), strings.Join(have, ", "))
 	}
 	if scratch && !b.static {
-		return nil, fmt.Errorf("fbc binary %s is dynamically linked (built with cgo) and would not start in an image without a base: build it with CGO_ENABLED=0 (make build does), or give a --base-image that has its C library", b.path)
+		return nil, fmt.Errorf("fbc binary %s is dynamically linked (built with cgo) and would not start in an image without a base: build it with CGO_ENABLED=0 (make build does), or build on a base image that has its C library", b.path)
 	}
 	return b, nil
 }
