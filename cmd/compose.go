@@ -140,6 +140,8 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 	f.StringArrayVarP(&sel.Packages, "package", "p", nil, "keep only this package (repeatable)")
 	f.StringArrayVarP(&sel.Channels, "channel", "c", nil, "keep only channels with this name (repeatable)")
 	f.StringVar(&sel.VersionRange, "version", "", `keep only bundle versions in this range, written like skipRange (">=1.2.0 <2.0.0")`)
+	completeNames(cmd, afterFirstArg, packageNames, "package")
+	completeNames(cmd, afterFirstArg, channelNames, "channel")
 	f.BoolVar(&sel.HeadsOnly, "heads-only", false, "keep only the head of each channel")
 	f.IntVar(&sel.Latest, "latest", 0, "keep only the N highest versions of each channel")
 	f.BoolVar(&sel.WithDependencies, "with-dependencies", false, "add the bundles that kept bundles require")

@@ -118,6 +118,7 @@ func newListKindCmd(what, short, header string, list func(*model.Catalog, string
 		},
 	}
 	cmd.Flags().StringVarP(&pkg, "package", "p", "", "list only this package")
+	completeNames(cmd, firstArg, packageNames, "package")
 	output.register(cmd, "output", "o", "output format")
 	addPullFlags(cmd.Flags(), &pull)
 	return cmd
