@@ -151,3 +151,26 @@ func halves(cfg *DeclarativeConfig) (*DeclarativeConfig, *DeclarativeConfig) {
 			Others:       cfg.Others[len(cfg.Others)/2:],
 		}
 }
+
+// FuzzPackageProperty checks the olm.package fast path against
+// encoding/json: whatever it accepts, it reads as the general path does.
+func FuzzPackageProperty(f *testing.F) {
+	for _, s := range []string{`{"packageName":"p","version":"1.0.0"}`, ` { "version" : "1.0.0-rc.1", "packageName":"p", "release":"2" } `,
+		`{"packageName":"p","version":"1.0.0","release":2}`, `{"PackageName":"p"}`, `{"packageName":"p","packageName":"q"}`, `{}`,
+		`{"packageName":"a\"b"}`, `{"version":"1.0.0",}`, `{"release":""}`, `{"version":"é"}`, `[]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var fast PackageProperty
+		if !simplePackageProperty(data, &fast) {
+			return
+		}
+		var slow PackageProperty
+		if err := decodePackagePropertyJSON(data, &slow); err != nil {
+			t.Fatalf("%q: the fast path accepts what encoding/json refuses: %v", data, err)
+		}
+		if fast != slow {
+			t.Fatalf("%q: fast path %+v, encoding/json %+v", data, fast, slow)
+		}
+	})
+}

@@ -152,6 +152,13 @@ func PackageProperties(props []Property) ([]PackageProperty, error) {
 // decodePackageProperty accepts release as a string or a number, as bundle
 // CSVs write it either way.
 func decodePackageProperty(raw json.RawMessage, v *PackageProperty) error {
+	if simplePackageProperty(raw, v) {
+		return nil
+	}
+	return decodePackagePropertyJSON(raw, v)
+}
+
+func decodePackagePropertyJSON(raw json.RawMessage, v *PackageProperty) error {
 	var aux struct {
 		PackageName string          `json:"packageName"`
 		Version     string          `json:"version"`
@@ -221,4 +228,88 @@ func DecodeBundleObject(value json.RawMessage) ([]byte, error) {
 		return nil, fmt.Errorf("data is not base64: %w", err)
 	}
 	return out, nil
+}
+
+// simplePackageProperty reads the common shape of an olm.package value
+// without encoding/json: one object whose keys are exactly packageName,
+// version and release, each a string of printable ASCII without escapes.
+// It gives up (false, v untouched) on anything else, which then takes the
+// general path; when it accepts, the result is the general path's. Every
+// bundle of a catalog has one such value: the model reads them all.
+func simplePackageProperty(raw []byte, v *PackageProperty) bool {
+	var out PackageProperty
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		i++
+	} else {
+		for {
+			key, j, ok := simpleString(raw, i)
+			if !ok {
+				return false
+			}
+			j = skipSpace(raw, j)
+			if j >= len(raw) || raw[j] != ':' {
+				return false
+			}
+			val, j, ok := simpleString(raw, skipSpace(raw, j+1))
+			if !ok {
+				return false
+			}
+			switch key {
+			case "packageName":
+				out.PackageName = val
+			case "version":
+				out.Version = val
+			case "release":
+				out.Release = val
+			default:
+				return false
+			}
+			j = skipSpace(raw, j)
+			if j >= len(raw) {
+				return false
+			}
+			if raw[j] == '}' {
+				i = j + 1
+				break
+			}
+			if raw[j] != ',' {
+				return false
+			}
+			i = skipSpace(raw, j+1)
+		}
+	}
+	if skipSpace(raw, i) != len(raw) {
+		return false
+	}
+	*v = out
+	return true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// simpleString reads a JSON string at b[i] made of printable ASCII without
+// escapes, and returns it with the index after its closing quote.
+func simpleString(b []byte, i int) (string, int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return "", i, false
+	}
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			return string(b[i+1 : j]), j + 1, true
+		case c == '\\' || c < 0x20 || c >= 0x7f:
+			return "", i, false
+		}
+	}
+	return "", i, false
 }

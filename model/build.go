@@ -116,12 +116,16 @@ func linkEntries(ch *Channel) {
 	p := ch.Package
 	ch.byName = make(map[string]*Entry, len(ch.Blob.Entries))
 	ch.Entries = make([]*Entry, 0, len(ch.Blob.Entries))
+	// The entries live in one array, sized once so that pointers into it
+	// stay valid.
+	store := make([]Entry, 0, len(ch.Blob.Entries))
 	for _, e := range ch.Blob.Entries {
 		if e.Name == "" {
 			continue
 		}
 		first, repeat := ch.byName[e.Name]
-		ne := &Entry{ChannelEntry: e, Channel: ch, Index: len(ch.Entries), Bundle: p.bundles[e.Name]}
+		store = append(store, Entry{ChannelEntry: e, Channel: ch, Index: len(ch.Entries), Bundle: p.bundles[e.Name]})
+		ne := &store[len(store)-1]
 		if e.SkipRange != "" {
 			ne.Range, ne.RangeErr = declcfg.ParseRange(e.SkipRange)
 		}

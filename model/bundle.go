@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/blang/semver/v4"
@@ -181,16 +182,48 @@ func newRequirement(prop declcfg.Property) Requirement {
 // HasVersion reports whether the bundle's version parsed as strict semver.
 func (b *Bundle) HasVersion() bool { return b.VersionErr == nil }
 
-// versionKey is what must be unique per package: version[-release], when
-// both are valid.
-func (b *Bundle) versionKey() (string, bool) {
+// versionID identifies a semver version (build metadata included) as a
+// map key, allocating only for prerelease and build parts.
+type versionID struct {
+	major, minor, patch uint64
+	pre, build          string
+}
+
+func idOf(v semver.Version) versionID {
+	id := versionID{major: v.Major, minor: v.Minor, patch: v.Patch}
+	if len(v.Pre) > 0 {
+		parts := make([]string, len(v.Pre))
+		for i, p := range v.Pre {
+			parts[i] = p.String()
+		}
+		id.pre = strings.Join(parts, ".")
+	}
+	if len(v.Build) > 0 {
+		id.build = strings.Join(v.Build, ".")
+	}
+	return id
+}
+
+// versionKey is what must be unique per package: the version and the
+// release, when both are valid.
+type versionKey struct {
+	versionID
+	release string
+}
+
+func (b *Bundle) versionKey() (versionKey, bool) {
 	if b.VersionErr != nil || b.ReleaseErr != nil {
-		return "", false
+		return versionKey{}, false
 	}
+	return versionKey{idOf(b.SemVer), b.Release}, true
+}
+
+// versionText is version[-release], as messages write it.
+func (b *Bundle) versionText() string {
 	if b.Release == "" {
-		return b.SemVer.String(), true
+		return b.SemVer.String()
 	}
-	return b.SemVer.String() + "-" + b.Release, true
+	return b.SemVer.String() + "-" + b.Release
 }
 
 // trailingVersion finds the version a bundle name ends with

@@ -112,11 +112,11 @@ func (r *reporter) check() {
 		r.defaultChannel()
 	}
 	for _, ch := range p.Channels {
-		r.skipRanges(ch.Blob)
+		r.skipRanges(ch.Blob, ch)
 		r.channel(ch)
 	}
 	for _, ch := range p.extraChannels {
-		r.skipRanges(ch)
+		r.skipRanges(ch, nil)
 	}
 	r.orphans()
 	r.versions()
@@ -177,12 +177,22 @@ func (r *reporter) defaultChannel() {
 
 // skipRanges reports the skipRanges of a channel blob that do not parse,
 // on every entry (also of a duplicate blob: each is written somewhere).
-func (r *reporter) skipRanges(ch *declcfg.Channel) {
-	for _, e := range ch.Entries {
-		if e.SkipRange == "" {
-			continue
+// The model's entries were parsed once already; the others (a duplicate
+// channel's, or one without a name) are parsed here.
+func (r *reporter) skipRanges(ch *declcfg.Channel, model *Channel) {
+	var named []*Entry
+	if model != nil {
+		named = model.AllEntries()
+	}
+	for i := range ch.Entries {
+		e := &ch.Entries[i]
+		var err error
+		switch {
+		case e.Name != "" && len(named) > 0:
+			err, named = named[0].RangeErr, named[1:]
+		case e.SkipRange != "":
+			_, err = declcfg.ParseRange(e.SkipRange)
 		}
-		_, err := declcfg.ParseRange(e.SkipRange)
 		if err == nil {
 			continue
 		}
@@ -272,7 +282,7 @@ func (r *reporter) orphans() {
 // release).
 func (r *reporter) versions() {
 	p := r.pkg
-	first := map[string]*Bundle{}
+	first := make(map[versionKey]*Bundle, len(p.Bundles))
 	for _, b := range p.Bundles {
 		key, ok := b.versionKey()
 		if !ok {
@@ -281,7 +291,7 @@ func (r *reporter) versions() {
 		if f, dup := first[key]; dup {
 			r.add(RuleDuplicateVersion, b.Pos, "", b.Name, fmt.Sprintf(
 				"bundles %q and %q of package %q both have version %s (%q is at %s); give each bundle its own version, or a release to tell rebuilds apart",
-				f.Name, b.Name, p.Name, key, f.Name, f.Pos))
+				f.Name, b.Name, p.Name, b.versionText(), f.Name, f.Pos))
 			continue
 		}
 		first[key] = b
@@ -293,29 +303,38 @@ func (r *reporter) versions() {
 // pruned bundle (those are common and fine).
 func (r *reporter) edgeTargets() {
 	p := r.pkg
-	names := map[string]bool{}
-	byVersion := map[string][]string{}
-	for _, b := range p.Bundles {
-		names[b.Name] = true
-		if _, ok := b.versionKey(); ok {
-			byVersion[b.SemVer.String()] = append(byVersion[b.SemVer.String()], b.Name)
+	known := func(name string) bool {
+		if p.bundles[name] != nil {
+			return true
 		}
-	}
-	for _, ch := range p.Channels {
-		for _, e := range ch.Entries {
-			names[e.Name] = true
+		for _, ch := range p.Channels {
+			if ch.byName[name] != nil {
+				return true
+			}
 		}
+		return false
 	}
+	// Built on the first target that needs it: most catalogs have none.
+	var byVersion map[versionID][]string
 	check := func(ch *Channel, e *declcfg.ChannelEntry, edge, target string) {
-		if target == "" || names[target] {
+		if target == "" || known(target) {
 			return
 		}
 		v, ok := NameVersion(target)
 		if !ok {
 			return
 		}
+		if byVersion == nil {
+			byVersion = map[versionID][]string{}
+			for _, b := range p.Bundles {
+				if _, ok := b.versionKey(); ok {
+					id := idOf(b.SemVer)
+					byVersion[id] = append(byVersion[id], b.Name)
+				}
+			}
+		}
 		var cands []string
-		for _, n := range byVersion[v.String()] {
+		for _, n := range byVersion[idOf(v)] {
 			if n != e.Name {
 				cands = append(cands, n)
 			}

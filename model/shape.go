@@ -29,12 +29,17 @@ type Shape struct {
 	heads   []int
 	// chain, stranded and cycle are set only with a single head.
 	chain    []int
-	onChain  map[string]bool
 	cycle    []string
 	stranded []int
-	// replacedBy holds, per entry, whether an entry replaces or skips it.
-	replacedBy []bool
+	// flags holds, per entry, whether an entry replaces or skips it and
+	// whether it is on the chain.
+	flags []uint8
 }
+
+const (
+	replacedFlag uint8 = 1 << iota
+	onChainFlag
+)
 
 // ShapeOf computes the shape of a list of channel entries, such as one being
 // cut or generated.
@@ -58,42 +63,46 @@ func ShapeOf(entries []declcfg.ChannelEntry) *Shape {
 // newShape computes the shape of entries that are unique and named; find
 // returns an entry's index by name.
 func newShape(entries []*declcfg.ChannelEntry, find func(string) (int, bool)) *Shape {
-	s := &Shape{entries: entries, find: find, skipped: map[string]bool{}}
-	s.replacedBy = make([]bool, len(s.entries))
+	n := len(entries)
+	s := &Shape{entries: entries, find: find, skipped: map[string]bool{}, flags: make([]uint8, n)}
 	for _, e := range s.entries {
 		if i, ok := s.find(e.Replaces); ok {
-			s.replacedBy[i] = true
+			s.flags[i] |= replacedFlag
 		}
 		for _, sk := range e.Skips {
 			s.skipped[sk] = true
 			if i, ok := s.find(sk); ok {
-				s.replacedBy[i] = true
+				s.flags[i] |= replacedFlag
 			}
 		}
 	}
+	// heads take at most n places; the chain and the stranded entries,
+	// which are disjoint, at most n together.
+	idx := make([]int, 2*n)
+	s.heads = idx[:0:n]
 	for i := range s.entries {
-		if !s.replacedBy[i] {
+		if s.flags[i]&replacedFlag == 0 {
 			s.heads = append(s.heads, i)
 		}
 	}
 	if len(s.heads) != 1 {
 		return s
 	}
-	s.onChain = map[string]bool{}
+	s.chain = idx[n:n]
 	for cur := s.heads[0]; ; {
 		s.chain = append(s.chain, cur)
-		s.onChain[s.entries[cur].Name] = true
+		s.flags[cur] |= onChainFlag
 		next := s.entries[cur].Replaces
 		if s.skipped[next] {
 			break
 		}
-		n, ok := s.find(next)
+		nx, ok := s.find(next)
 		if !ok {
 			break
 		}
-		if s.onChain[next] {
+		if s.flags[nx]&onChainFlag != 0 {
 			for k, c := range s.chain {
-				if s.entries[c].Name == next {
+				if c == nx {
 					for _, c := range s.chain[k:] {
 						s.cycle = append(s.cycle, s.entries[c].Name)
 					}
@@ -103,10 +112,12 @@ func newShape(entries []*declcfg.ChannelEntry, find func(string) (int, bool)) *S
 			}
 			break
 		}
-		cur = n
+		cur = nx
 	}
+	end := n + len(s.chain)
+	s.stranded = idx[end:end]
 	for i, e := range s.entries {
-		if !s.onChain[e.Name] && !s.skipped[e.Name] {
+		if s.flags[i]&onChainFlag == 0 && !s.skipped[e.Name] {
 			s.stranded = append(s.stranded, i)
 		}
 	}
@@ -170,7 +181,10 @@ func (s *Shape) Skipped(name string) bool { return s.skipped[name] }
 
 // OnChain reports whether the entry is on the replaces chain from the
 // single head (false for every name without a single head).
-func (s *Shape) OnChain(name string) bool { return s.onChain[name] }
+func (s *Shape) OnChain(name string) bool {
+	i, ok := s.find(name)
+	return ok && s.flags[i]&onChainFlag != 0
+}
 
 // Chain returns the names on the replaces chain, head first.
 func (s *Shape) Chain() []string { return s.names(s.chain) }

@@ -34,21 +34,32 @@ func (c *fileCheck) packageBlob(d *docContext, root *yaml.Node, p *declcfg.Packa
 }
 
 func (c *fileCheck) channelBlob(ch *declcfg.Channel) {
-	slim := *ch
-	slim.Properties = nil
-	c.records = append(c.records, declcfg.Blob{Schema: declcfg.SchemaChannel, Channel: &slim})
+	if len(ch.Properties) > 0 {
+		slim := *ch
+		slim.Properties = nil
+		ch = &slim
+	}
+	c.records = append(c.records, declcfg.Blob{Schema: declcfg.SchemaChannel, Channel: ch})
 }
 
 // bundleRecord keeps what the model's rules read of a bundle: its names,
-// position and olm.package property.
+// position and olm.package property (a bundle has one; more are reported,
+// and the model only needs to know there are several).
 func (c *fileCheck) bundleRecord(b *declcfg.Bundle) {
-	slim := declcfg.Bundle{Schema: b.Schema, Name: b.Name, Package: b.Package, Image: b.Image, Pos: b.Pos}
+	// One allocation holds the copy and its property.
+	slim := &struct {
+		declcfg.Bundle
+		props [2]declcfg.Property
+	}{Bundle: declcfg.Bundle{Schema: b.Schema, Name: b.Name, Package: b.Package, Image: b.Image, Pos: b.Pos}}
+	n := 0
 	for _, p := range b.Properties {
-		if p.Type == declcfg.PropertyPackage {
-			slim.Properties = append(slim.Properties, p)
+		if p.Type == declcfg.PropertyPackage && n < len(slim.props) {
+			slim.props[n] = p
+			n++
 		}
 	}
-	c.records = append(c.records, declcfg.Blob{Schema: declcfg.SchemaBundle, Bundle: &slim})
+	slim.Properties = slim.props[:n:n]
+	c.records = append(c.records, declcfg.Blob{Schema: declcfg.SchemaBundle, Bundle: &slim.Bundle})
 }
 
 func (c *fileCheck) deprecationBlob(dep *declcfg.Deprecation) {
