@@ -53,6 +53,20 @@ type CSVAPIServiceDescription struct {
 	ActionDescriptor  []CSVDescriptor        `json:"actionDescriptors,omitempty"`
 }
 
+// CSVCRDs are the custom resources a CSV owns and requires
+// (spec.customresourcedefinitions, olm.csv.metadata's crdDescriptions).
+type CSVCRDs struct {
+	Owned    []CSVCRDDescription `json:"owned,omitempty"`
+	Required []CSVCRDDescription `json:"required,omitempty"`
+}
+
+// CSVAPIServices are the API services a CSV owns and requires
+// (spec.apiservicedefinitions, olm.csv.metadata's apiServiceDefinitions).
+type CSVAPIServices struct {
+	Owned    []CSVAPIServiceDescription `json:"owned,omitempty"`
+	Required []CSVAPIServiceDescription `json:"required,omitempty"`
+}
+
 // CSVInstallMode says whether an install mode is supported.
 type CSVInstallMode struct {
 	Type      string `json:"type"`
@@ -83,23 +97,17 @@ type CSVGVK struct {
 // omitempty never drops them: opm always writes them, possibly as {}.
 type CSVMetadataValue struct {
 	Annotations           map[string]string `json:"annotations,omitempty"`
-	APIServiceDefinitions struct {
-		Owned    []CSVAPIServiceDescription `json:"owned,omitempty"`
-		Required []CSVAPIServiceDescription `json:"required,omitempty"`
-	} `json:"apiServiceDefinitions"`
-	CRDDescriptions struct {
-		Owned    []CSVCRDDescription `json:"owned,omitempty"`
-		Required []CSVCRDDescription `json:"required,omitempty"`
-	} `json:"crdDescriptions"`
-	Description    string            `json:"description,omitempty"`
-	DisplayName    string            `json:"displayName,omitempty"`
-	InstallModes   []CSVInstallMode  `json:"installModes,omitempty"`
-	Keywords       []string          `json:"keywords,omitempty"`
-	Labels         map[string]string `json:"labels,omitempty"`
-	Links          []CSVAppLink      `json:"links,omitempty"`
-	Maintainers    []CSVMaintainer   `json:"maintainers,omitempty"`
-	Maturity       string            `json:"maturity,omitempty"`
-	MinKubeVersion string            `json:"minKubeVersion,omitempty"`
-	NativeAPIs     []CSVGVK          `json:"nativeAPIs,omitempty"`
-	Provider       CSVAppLink        `json:"provider"`
+	APIServiceDefinitions CSVAPIServices    `json:"apiServiceDefinitions"`
+	CRDDescriptions       CSVCRDs           `json:"crdDescriptions"`
+	Description           string            `json:"description,omitempty"`
+	DisplayName           string            `json:"displayName,omitempty"`
+	InstallModes          []CSVInstallMode  `json:"installModes,omitempty"`
+	Keywords              []string          `json:"keywords,omitempty"`
+	Labels                map[string]string `json:"labels,omitempty"`
+	Links                 []CSVAppLink      `json:"links,omitempty"`
+	Maintainers           []CSVMaintainer   `json:"maintainers,omitempty"`
+	Maturity              string            `json:"maturity,omitempty"`
+	MinKubeVersion        string            `json:"minKubeVersion,omitempty"`
+	NativeAPIs            []CSVGVK          `json:"nativeAPIs,omitempty"`
+	Provider              CSVAppLink        `json:"provider"`
 }

@@ -140,14 +140,8 @@ type csvSource struct {
 		Labels      map[string]string `json:"labels"`
 	} `json:"metadata"`
 	Spec struct {
-		CRDs struct {
-			Owned    []CSVCRDDescription `json:"owned,omitempty"`
-			Required []CSVCRDDescription `json:"required,omitempty"`
-		} `json:"customresourcedefinitions"`
-		APIServices struct {
-			Owned    []CSVAPIServiceDescription `json:"owned,omitempty"`
-			Required []CSVAPIServiceDescription `json:"required,omitempty"`
-		} `json:"apiservicedefinitions"`
+		CRDs           CSVCRDs          `json:"customresourcedefinitions"`
+		APIServices    CSVAPIServices   `json:"apiservicedefinitions"`
 		Description    string           `json:"description"`
 		DisplayName    string           `json:"displayName"`
 		InstallModes   []CSVInstallMode `json:"installModes"`
@@ -168,23 +162,21 @@ func csvMetadata(csvJSON []byte) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%s", typeErrorWords(err))
 	}
 	v := CSVMetadataValue{
-		Annotations:    src.Metadata.Annotations,
-		Description:    src.Spec.Description,
-		DisplayName:    src.Spec.DisplayName,
-		InstallModes:   src.Spec.InstallModes,
-		Keywords:       src.Spec.Keywords,
-		Labels:         src.Metadata.Labels,
-		Links:          src.Spec.Links,
-		Maintainers:    src.Spec.Maintainers,
-		Maturity:       src.Spec.Maturity,
-		MinKubeVersion: src.Spec.MinKubeVersion,
-		NativeAPIs:     src.Spec.NativeAPIs,
-		Provider:       src.Spec.Provider,
+		Annotations:           src.Metadata.Annotations,
+		APIServiceDefinitions: src.Spec.APIServices,
+		CRDDescriptions:       src.Spec.CRDs,
+		Description:           src.Spec.Description,
+		DisplayName:           src.Spec.DisplayName,
+		InstallModes:          src.Spec.InstallModes,
+		Keywords:              src.Spec.Keywords,
+		Labels:                src.Metadata.Labels,
+		Links:                 src.Spec.Links,
+		Maintainers:           src.Spec.Maintainers,
+		Maturity:              src.Spec.Maturity,
+		MinKubeVersion:        src.Spec.MinKubeVersion,
+		NativeAPIs:            src.Spec.NativeAPIs,
+		Provider:              src.Spec.Provider,
 	}
-	v.APIServiceDefinitions.Owned = src.Spec.APIServices.Owned
-	v.APIServiceDefinitions.Required = src.Spec.APIServices.Required
-	v.CRDDescriptions.Owned = src.Spec.CRDs.Owned
-	v.CRDDescriptions.Required = src.Spec.CRDs.Required
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -27,18 +27,6 @@ type relatedImage struct {
 	Image string `json:"image"`
 }
 
-// The CSV's customresourcedefinitions and apiservicedefinitions: structs,
-// so always written, as {} when empty.
-type crdDefs struct {
-	Owned    []render.CSVCRDDescription `json:"owned,omitempty"`
-	Required []render.CSVCRDDescription `json:"required,omitempty"`
-}
-
-type apiServiceDefs struct {
-	Owned    []render.CSVAPIServiceDescription `json:"owned,omitempty"`
-	Required []render.CSVAPIServiceDescription `json:"required,omitempty"`
-}
-
 // madeUpCSV is the ClusterServiceVersion opm writes for csv.metadata.
 type madeUpCSV struct {
 	Kind       string `json:"kind,omitempty"`
@@ -55,10 +43,12 @@ type madeUpCSV struct {
 				Deployments []struct{} `json:"deployments"`
 			} `json:"spec"`
 		} `json:"install"`
-		Version        string                  `json:"version"`
-		Maturity       string                  `json:"maturity,omitempty"`
-		CRDs           crdDefs                 `json:"customresourcedefinitions"`
-		APIServices    apiServiceDefs          `json:"apiservicedefinitions"`
+		Version  string `json:"version"`
+		Maturity string `json:"maturity,omitempty"`
+		// customresourcedefinitions and apiservicedefinitions are structs,
+		// so always written, as {} when empty.
+		CRDs           render.CSVCRDs          `json:"customresourcedefinitions"`
+		APIServices    render.CSVAPIServices   `json:"apiservicedefinitions"`
 		NativeAPIs     []render.CSVGVK         `json:"nativeAPIs,omitempty"`
 		MinKubeVersion string                  `json:"minKubeVersion,omitempty"`
 		DisplayName    string                  `json:"displayName"`
@@ -94,8 +84,7 @@ func makeCSV(meta json.RawMessage, name, version string, pkg *packageInfo, relat
 	s.Install.Strategy = "deployment"
 	s.Version = version
 	s.Maturity, s.NativeAPIs = m.Maturity, m.NativeAPIs
-	s.CRDs.Owned, s.CRDs.Required = m.CRDDescriptions.Owned, m.CRDDescriptions.Required
-	s.APIServices.Owned, s.APIServices.Required = m.APIServiceDefinitions.Owned, m.APIServiceDefinitions.Required
+	s.CRDs, s.APIServices = m.CRDDescriptions, m.APIServiceDefinitions
 	s.MinKubeVersion, s.DisplayName, s.Description = m.MinKubeVersion, m.DisplayName, m.Description
 	s.Keywords, s.Maintainers, s.Provider, s.Links, s.InstallModes = m.Keywords, m.Maintainers, m.Provider, m.Links, m.InstallModes
 	if pkg != nil {
