@@ -82,26 +82,27 @@ func (r *registry) GetPackage(_ context.Context, req *api.GetPackageRequest) (*a
 	return out, nil
 }
 
-// channel finds a package's channel with opm's messages; pkgFormat is how
-// the package is quoted (opm's GetBundleThatReplaces does not quote it).
-func (c *Catalog) channel(pkg, ch, pkgFormat string) (*model.Channel, error) {
+// channel finds a package's channel in the loaded catalog, with opm's
+// messages; pkgFormat is how the package is quoted (opm's
+// GetBundleThatReplaces does not quote it).
+func (r *registry) channel(pkg, ch, pkgFormat string) (*Catalog, *model.Channel, error) {
+	c, err := r.catalog()
+	if err != nil {
+		return nil, nil, err
+	}
 	p := c.model.Package(pkg)
 	if p == nil {
-		return nil, errUnknown(pkgFormat, pkg)
+		return nil, nil, errUnknown(pkgFormat, pkg)
 	}
 	mc := p.Channel(ch)
 	if mc == nil {
-		return nil, errUnknown("package %q, channel %q not found", pkg, ch)
+		return nil, nil, errUnknown("package %q, channel %q not found", pkg, ch)
 	}
-	return mc, nil
+	return c, mc, nil
 }
 
 func (r *registry) GetBundle(_ context.Context, req *api.GetBundleRequest) (*api.Bundle, error) {
-	c, err := r.catalog()
-	if err != nil {
-		return nil, err
-	}
-	ch, err := c.channel(req.GetPkgName(), req.GetChannelName(), "package %q not found")
+	c, ch, err := r.channel(req.GetPkgName(), req.GetChannelName(), "package %q not found")
 	if err != nil {
 		return nil, err
 	}
@@ -113,11 +114,7 @@ func (r *registry) GetBundle(_ context.Context, req *api.GetBundleRequest) (*api
 }
 
 func (r *registry) GetBundleForChannel(_ context.Context, req *api.GetBundleInChannelRequest) (*api.Bundle, error) {
-	c, err := r.catalog()
-	if err != nil {
-		return nil, err
-	}
-	ch, err := c.channel(req.GetPkgName(), req.GetChannelName(), "package %q not found")
+	c, ch, err := r.channel(req.GetPkgName(), req.GetChannelName(), "package %q not found")
 	if err != nil {
 		return nil, err
 	}
@@ -129,11 +126,7 @@ func (r *registry) GetBundleForChannel(_ context.Context, req *api.GetBundleInCh
 }
 
 func (r *registry) GetBundleThatReplaces(_ context.Context, req *api.GetReplacementRequest) (*api.Bundle, error) {
-	c, err := r.catalog()
-	if err != nil {
-		return nil, err
-	}
-	ch, err := c.channel(req.GetPkgName(), req.GetChannelName(), "package %s not found")
+	c, ch, err := r.channel(req.GetPkgName(), req.GetChannelName(), "package %s not found")
 	if err != nil {
 		return nil, err
 	}
