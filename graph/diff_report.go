@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/fbc-project/fbc/internal/textout"
 )
 
 func semanticsList(ss []Semantics) string {
@@ -111,27 +113,27 @@ func (d *DiffReport) verdict() string {
 
 // WriteText writes the changes, the findings and the verdict.
 func (d *DiffReport) WriteText(w io.Writer) error {
-	t := &textWriter{w: w}
-	t.printf("%s -> %s (semantics: %s)\n", d.Old, d.New, semanticsList(d.Semantics))
+	t := textout.New(w)
+	t.Printf("%s -> %s (semantics: %s)\n", d.Old, d.New, semanticsList(d.Semantics))
 	if s := d.scope(); s != "" {
-		t.printf("%s\n", s)
+		t.Printf("%s\n", s)
 	}
 	if len(d.Changes) == 0 {
-		t.printf("\nno changes to packages, channels, bundles or edges\n")
+		t.Printf("\nno changes to packages, channels, bundles or edges\n")
 	} else {
-		t.printf("\nchanges:\n")
+		t.Printf("\nchanges:\n")
 		for _, c := range d.Changes {
-			t.printf("  %s\n", c.describe())
+			t.Printf("  %s\n", c.describe())
 		}
 	}
 	if len(d.Findings) > 0 {
-		t.printf("\nfindings:\n")
+		t.Printf("\nfindings:\n")
 		for _, f := range d.Findings {
-			t.printf("  %s %s%s %s: %s\n", f.Severity, f.Rule, f.semanticsTag(), f.place(), f.Message)
+			t.Printf("  %s %s%s %s: %s\n", f.Severity, f.Rule, f.semanticsTag(), f.place(), f.Message)
 		}
 	}
-	t.printf("\n%s\n", d.verdict())
-	return t.err
+	t.Printf("\n%s\n", d.verdict())
+	return t.Err()
 }
 
 // scope says, in one line, what a fragment comparison left out and which
@@ -184,7 +186,7 @@ func (d *DiffReport) WriteJSON(w io.Writer) error {
 // (annotations on the new catalog's files where the position is known) and
 // the verdict to w, and a markdown summary to summary when it is not nil.
 func (d *DiffReport) WriteGitHub(w, summary io.Writer) error {
-	t := &textWriter{w: w}
+	t := textout.New(w)
 	for _, f := range d.Findings {
 		var props []string
 		if f.Pos.IsValid() && f.Pos.File != "-" { // no file to annotate when NEW came from stdin
@@ -197,11 +199,11 @@ func (d *DiffReport) WriteGitHub(w, summary io.Writer) error {
 			}
 		}
 		props = append(props, "title="+escapeProperty(fmt.Sprintf("%s: %s", f.Rule, f.place())))
-		t.printf("::%s %s::%s\n", f.Severity, strings.Join(props, ","), escapeData(f.Message+f.semanticsTag()))
+		t.Printf("::%s %s::%s\n", f.Severity, strings.Join(props, ","), escapeData(f.Message+f.semanticsTag()))
 	}
-	t.printf("fbc diff: %s\n", d.verdict())
-	if t.err != nil || summary == nil {
-		return t.err
+	t.Printf("fbc diff: %s\n", d.verdict())
+	if t.Err() != nil || summary == nil {
+		return t.Err()
 	}
 	return d.writeSummary(summary)
 }

@@ -9,6 +9,8 @@ import (
 	"unicode"
 
 	blang "github.com/blang/semver/v4"
+
+	"github.com/fbc-project/fbc/internal/textout"
 )
 
 // PictureOptions select what `fbc graph` draws. They follow `opm alpha
@@ -272,23 +274,23 @@ func drawChannel(pic *Picture, p *Package, ch *Channel, opts PictureOptions, flo
 // `opm alpha render-graph`: the same node ids, edge kinds and order, and
 // classes. Link indexes for linkStyle count edges in output order.
 func (pic *Picture) WriteMermaid(w io.Writer) error {
-	t := &textWriter{w: w}
-	t.printf("graph LR\n")
-	t.printf("  classDef deprecated fill:#E8960F\n")
-	t.printf("  classDef skipped stroke:#FF0000,stroke-width:4px\n")
-	t.printf("  classDef deprecatedskipped fill:#E8960F,stroke:#FF0000,stroke-width:4px\n")
+	t := textout.New(w)
+	t.Printf("graph LR\n")
+	t.Printf("  classDef deprecated fill:#E8960F\n")
+	t.Printf("  classDef skipped stroke:#FF0000,stroke-width:4px\n")
+	t.Printf("  classDef deprecatedskipped fill:#E8960F,stroke:#FF0000,stroke-width:4px\n")
 	classes := map[string][]string{}
 	var ignored []string
 	link := 0
 	for _, pp := range pic.Packages {
-		t.printf("  %%%% package %q\n", pp.Name)
-		t.printf("  subgraph %s\n", mermaidLabel(pp.Name))
+		t.Printf("  %%%% package %q\n", pp.Name)
+		t.Printf("  subgraph %s\n", mermaidLabel(pp.Name))
 		for _, pc := range pp.Channels {
-			t.printf("    %%%% channel %q\n", pc.Name)
-			t.printf("    subgraph %s[%s]\n", mermaidID(pc.ID), mermaidLabel(pc.Name))
+			t.Printf("    %%%% channel %q\n", pc.Name)
+			t.Printf("    subgraph %s[%s]\n", mermaidID(pc.ID), mermaidLabel(pc.Name))
 			for _, pe := range pc.Entries {
 				n := pe.Node
-				t.printf("      %s[%s]\n", mermaidID(n.ID), mermaidLabel(n.Bundle))
+				t.Printf("      %s[%s]\n", mermaidID(n.ID), mermaidLabel(n.Bundle))
 				switch id := mermaidID(n.ID); {
 				case n.Deprecated && n.Skipped:
 					classes["deprecatedskipped"] = append(classes["deprecatedskipped"], id)
@@ -302,39 +304,39 @@ func (pic *Picture) WriteMermaid(w io.Writer) error {
 					if e.Kind == "skipRange" {
 						label = `"skipRange(` + e.SkipRange + `)"`
 					}
-					t.printf("      %s[%s]-- %s --> %s[%s]\n", mermaidID(e.From), mermaidLabel(e.FromName), label, mermaidID(e.To), mermaidLabel(e.ToName))
+					t.Printf("      %s[%s]-- %s --> %s[%s]\n", mermaidID(e.From), mermaidLabel(e.FromName), label, mermaidID(e.To), mermaidLabel(e.ToName))
 					if e.IgnoredByClassic {
 						ignored = append(ignored, fmt.Sprint(link))
 					}
 					link++
 				}
 			}
-			t.printf("    end\n")
+			t.Printf("    end\n")
 		}
-		t.printf("  end\n")
+		t.Printf("  end\n")
 	}
 	for _, pp := range pic.Packages {
 		if pp.Deprecated {
-			t.printf("style %s fill:#989695\n", mermaidID(pp.Name))
+			t.Printf("style %s fill:#989695\n", mermaidID(pp.Name))
 		}
 	}
 	for _, pp := range pic.Packages {
 		for _, pc := range pp.Channels {
 			if pc.Deprecated {
-				t.printf("style %s fill:#DCD0FF\n", mermaidID(pc.ID))
+				t.Printf("style %s fill:#DCD0FF\n", mermaidID(pc.ID))
 			}
 		}
 	}
 	for _, class := range []string{"deprecated", "deprecatedskipped", "skipped"} {
 		if ids := classes[class]; len(ids) > 0 {
 			slices.Sort(ids)
-			t.printf("class %s %s\n", strings.Join(ids, ","), class)
+			t.Printf("class %s %s\n", strings.Join(ids, ","), class)
 		}
 	}
 	if len(ignored) > 0 {
-		t.printf("linkStyle %s stroke:#FF0000,stroke-width:3px,stroke-dasharray:5;\n", strings.Join(ignored, ","))
+		t.Printf("linkStyle %s stroke:#FF0000,stroke-width:3px,stroke-dasharray:5;\n", strings.Join(ignored, ","))
 	}
-	return t.err
+	return t.Err()
 }
 
 // mermaidID is a node or subgraph id as opm writes it (the names joined
@@ -362,21 +364,21 @@ func mermaidLabel(s string) string {
 // channel, deprecated nodes filled orange, skipped ones outlined red, edges
 // classic ignores dashed red.
 func (pic *Picture) WriteDOT(w io.Writer) error {
-	t := &textWriter{w: w}
-	t.printf("digraph upgrades {\n")
-	t.printf("  rankdir=LR;\n")
-	t.printf("  node [shape=box, style=rounded];\n")
+	t := textout.New(w)
+	t.Printf("digraph upgrades {\n")
+	t.Printf("  rankdir=LR;\n")
+	t.Printf("  node [shape=box, style=rounded];\n")
 	for _, pp := range pic.Packages {
-		t.printf("  subgraph %s {\n", dotID("cluster_"+pp.Name))
-		t.printf("    label=%s;\n", dotID(pp.Name))
+		t.Printf("  subgraph %s {\n", dotID("cluster_"+pp.Name))
+		t.Printf("    label=%s;\n", dotID(pp.Name))
 		if pp.Deprecated {
-			t.printf("    style=filled;\n    fillcolor=\"#989695\";\n")
+			t.Printf("    style=filled;\n    fillcolor=\"#989695\";\n")
 		}
 		for _, pc := range pp.Channels {
-			t.printf("    subgraph %s {\n", dotID("cluster_"+pc.ID))
-			t.printf("      label=%s;\n", dotID(pc.Name))
+			t.Printf("    subgraph %s {\n", dotID("cluster_"+pc.ID))
+			t.Printf("      label=%s;\n", dotID(pc.Name))
 			if pc.Deprecated {
-				t.printf("      style=filled;\n      fillcolor=\"#DCD0FF\";\n")
+				t.Printf("      style=filled;\n      fillcolor=\"#DCD0FF\";\n")
 			}
 			for _, pe := range pc.Entries {
 				n := pe.Node
@@ -391,7 +393,7 @@ func (pic *Picture) WriteDOT(w io.Writer) error {
 				if n.Skipped {
 					attrs = append(attrs, `color="#FF0000"`, "penwidth=3")
 				}
-				t.printf("      %s [%s];\n", dotID(n.ID), strings.Join(attrs, ", "))
+				t.Printf("      %s [%s];\n", dotID(n.ID), strings.Join(attrs, ", "))
 			}
 			for _, pe := range pc.Entries {
 				for _, e := range pe.Edges {
@@ -409,15 +411,15 @@ func (pic *Picture) WriteDOT(w io.Writer) error {
 					if e.IgnoredByClassic {
 						attrs = append(attrs, `color="#FF0000"`)
 					}
-					t.printf("      %s -> %s [%s];\n", dotID(e.From), dotID(e.To), strings.Join(attrs, ", "))
+					t.Printf("      %s -> %s [%s];\n", dotID(e.From), dotID(e.To), strings.Join(attrs, ", "))
 				}
 			}
-			t.printf("    }\n")
+			t.Printf("    }\n")
 		}
-		t.printf("  }\n")
+		t.Printf("  }\n")
 	}
-	t.printf("}\n")
-	return t.err
+	t.Printf("}\n")
+	return t.Err()
 }
 
 // dotID quotes s as a DOT string; a newline becomes DOT's centered line

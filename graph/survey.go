@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/fbc-project/fbc/internal/textout"
 )
 
 // Survey is `upgrade-path --all`: every bundle of a channel selection
@@ -299,30 +301,30 @@ func (s *Survey) toJSON() surveyJSON {
 // WriteText writes one table per channel selection: each bundle, its next
 // upgrade, the hops to the head, and what stops the dead ends.
 func (s *Survey) WriteText(w io.Writer) error {
-	t := &textWriter{w: w}
+	t := textout.New(w)
 	s.writeTables(t)
 	dead, failed := s.Counts()
-	t.printf("\n%d dead %s, %d failed %s\n", dead, plural(dead, "end", "ends"), failed, plural(failed, "resolution", "resolutions"))
-	return t.err
+	t.Printf("\n%d dead %s, %d failed %s\n", dead, plural(dead, "end", "ends"), failed, plural(failed, "resolution", "resolutions"))
+	return t.Err()
 }
 
-func (s *Survey) writeTables(t *textWriter) {
+func (s *Survey) writeTables(t *textout.Writer) {
 	if len(s.Selections) == 0 {
-		t.printf("package %s: no channels, nothing to simulate\n", s.Package)
+		t.Printf("package %s: no channels, nothing to simulate\n", s.Package)
 	}
 	for i, sel := range s.Selections {
 		if i > 0 {
-			t.printf("\n")
+			t.Printf("\n")
 		}
 		opts := s.Options
 		opts.Channels = sel.Channels
-		t.printf("package %s: %s\n", s.Package, opts.Describe())
+		t.Printf("package %s: %s\n", s.Package, opts.Describe())
 		if sel.Err != nil {
-			t.printf("cannot resolve (%d %s affected): %v\n", sel.Bundles, plural(sel.Bundles, "bundle", "bundles"), sel.Err)
+			t.Printf("cannot resolve (%d %s affected): %v\n", sel.Bundles, plural(sel.Bundles, "bundle", "bundles"), sel.Err)
 			continue
 		}
-		t.printf("head: %s (%s)\n", sel.Head.Name, sel.Head.Version)
-		if t.err != nil {
+		t.Printf("head: %s (%s)\n", sel.Head.Name, sel.Head.Version)
+		if t.Err() != nil {
 			break
 		}
 		var table strings.Builder
@@ -349,7 +351,7 @@ func (s *Survey) writeTables(t *textWriter) {
 		_ = tw.Flush() // writes to a strings.Builder
 		for _, line := range strings.SplitAfter(table.String(), "\n") {
 			if line != "" {
-				t.printf("%s\n", strings.TrimRight(line, " \n"))
+				t.Printf("%s\n", strings.TrimRight(line, " \n"))
 			}
 		}
 	}
@@ -446,17 +448,17 @@ func (cs *CatalogSurvey) Problems() int {
 
 // WriteText writes every package's tables and the totals.
 func (cs *CatalogSurvey) WriteText(w io.Writer) error {
-	t := &textWriter{w: w}
+	t := textout.New(w)
 	for i, s := range cs.Packages {
 		if i > 0 {
-			t.printf("\n")
+			t.Printf("\n")
 		}
 		s.writeTables(t)
 	}
 	dead, failed := cs.Counts()
-	t.printf("\n%s: %d dead %s, %d failed %s\n", count(len(cs.Packages), "package", "packages"),
+	t.Printf("\n%s: %d dead %s, %d failed %s\n", count(len(cs.Packages), "package", "packages"),
 		dead, plural(dead, "end", "ends"), failed, plural(failed, "resolution", "resolutions"))
-	return t.err
+	return t.Err()
 }
 
 type catalogSurveyJSON struct {

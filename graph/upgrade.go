@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/textout"
 )
 
 // UpgradeQuery is one `upgrade-path` question: a package, the subscription
@@ -171,45 +172,45 @@ func (o Options) Describe() string {
 // WriteText explains the path step by step: the candidates with the edges
 // that make them successors, and why the winner won.
 func (p *Path) WriteText(w io.Writer, opts Options) error {
-	tw := &textWriter{w: w}
-	tw.printf("package %s: %s\n", p.Package, opts.Describe())
+	tw := textout.New(w)
+	tw.Printf("package %s: %s\n", p.Package, opts.Describe())
 	if p.From == nil {
-		tw.printf("installed: nothing (fresh install)\n")
+		tw.Printf("installed: nothing (fresh install)\n")
 	} else {
-		tw.printf("installed: %s (%s)\n", p.From.Name, p.From.Version)
+		tw.Printf("installed: %s (%s)\n", p.From.Name, p.From.Version)
 	}
 	for i, st := range p.Steps {
-		tw.printf("\n")
+		tw.Printf("\n")
 		from := "fresh install"
 		if st.From != nil {
 			from = st.From.Name
 		}
 		switch {
 		case st.Err != nil:
-			tw.printf("step %d: %s fails to resolve\n", i+1, from)
+			tw.Printf("step %d: %s fails to resolve\n", i+1, from)
 		case st.Next != nil:
-			tw.printf("step %d: %s -> %s (%s)\n", i+1, from, st.Next.Name, st.Next.Version)
+			tw.Printf("step %d: %s -> %s (%s)\n", i+1, from, st.Next.Name, st.Next.Version)
 		default:
-			tw.printf("step %d: %s stays\n", i+1, from)
+			tw.Printf("step %d: %s stays\n", i+1, from)
 		}
 		if len(st.Candidates) > 0 {
 			order := "highest version first, deprecated last"
 			if p.Semantics == Classic {
 				order = "closest to the channel head first"
 			}
-			tw.printf("  successors (%s):\n", order)
+			tw.Printf("  successors (%s):\n", order)
 			for _, c := range st.Candidates {
 				mark := " "
 				if st.Next != nil && c.Name == st.Next.Name {
 					mark = "*"
 				}
-				tw.printf("  %s %s\n", mark, describeCandidate(c, st.From))
+				tw.Printf("  %s %s\n", mark, describeCandidate(c, st.From))
 			}
 		}
 		if st.Err != nil {
-			tw.printf("  error: %v\n", st.Err)
+			tw.Printf("  error: %v\n", st.Err)
 		} else {
-			tw.printf("  %s\n", st.Reason)
+			tw.Printf("  %s\n", st.Reason)
 		}
 	}
 	names := []string{}
@@ -217,19 +218,19 @@ func (p *Path) WriteText(w io.Writer, opts Options) error {
 		names = append(names, p.From.Name)
 	}
 	names = append(names, p.Bundles()...)
-	tw.printf("\n")
+	tw.Printf("\n")
 	if p.Err != nil && (len(p.Steps) == 0 || p.Steps[len(p.Steps)-1].Err == nil) {
-		tw.printf("error: %v\n", p.Err)
+		tw.Printf("error: %v\n", p.Err)
 	}
 	switch moves := len(p.Bundles()); {
 	case p.Err != nil:
-		tw.printf("path: %s, then resolution fails\n", joinOrNone(names))
+		tw.Printf("path: %s, then resolution fails\n", joinOrNone(names))
 	case moves == 0:
-		tw.printf("path: no upgrade\n")
+		tw.Printf("path: no upgrade\n")
 	default:
-		tw.printf("path: %s (%d %s)\n", strings.Join(names, " -> "), moves, plural(moves, "upgrade", "upgrades"))
+		tw.Printf("path: %s (%d %s)\n", strings.Join(names, " -> "), moves, plural(moves, "upgrade", "upgrades"))
 	}
-	return tw.err
+	return tw.Err()
 }
 
 func joinOrNone(names []string) string {
@@ -297,16 +298,4 @@ func describeEdges(edges []Edge, from *Installed) string {
 		parts = append(parts, s+" in "+strings.Join(chans[k], ", "))
 	}
 	return strings.Join(parts, "; ")
-}
-
-// textWriter keeps the first write error so writers can print freely.
-type textWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (t *textWriter) printf(format string, args ...any) {
-	if t.err == nil {
-		_, t.err = fmt.Fprintf(t.w, format, args...)
-	}
 }

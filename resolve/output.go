@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/fbc-project/fbc/internal/textout"
 )
 
 // installJSON is one element of the documented "install" list.
@@ -76,103 +78,103 @@ func WriteJSON(w io.Writer, results []*Result) error {
 // which bundles require it and which preferred candidates could not be
 // installed; or OLM's message when it does not resolve.
 func WriteText(w io.Writer, results []*Result) error {
-	tw := &textWriter{w: w}
+	tw := textout.New(w)
 	for i, r := range results {
 		if i > 0 {
-			tw.printf("\n")
+			tw.Printf("\n")
 		}
 		switch {
 		case r.Err != nil:
-			tw.printf("namespace %s: does not resolve\n", r.Namespace)
+			tw.Printf("namespace %s: does not resolve\n", r.Namespace)
 			var ns NotSatisfiable
 			if errors.As(r.Err, &ns) && len(ns) > 0 {
 				// OLM's message, one constraint a line. A bundle in several
 				// channels is several variables with the same wording:
 				// say it once, with the count.
-				tw.printf("  constraints not satisfiable:\n")
+				tw.Printf("  constraints not satisfiable:\n")
 				for i := 0; i < len(ns); {
 					j := i + 1
 					for j < len(ns) && ns[j] == ns[i] {
 						j++
 					}
 					if j-i > 1 {
-						tw.printf("  - %s (%d times)\n", ns[i], j-i)
+						tw.Printf("  - %s (%d times)\n", ns[i], j-i)
 					} else {
-						tw.printf("  - %s\n", ns[i])
+						tw.Printf("  - %s\n", ns[i])
 					}
 					i = j
 				}
 			} else {
-				tw.printf("  %s\n", r.Err)
+				tw.Printf("  %s\n", r.Err)
 			}
 		case len(r.Outcomes) > 1:
 			more := ""
 			if !r.OutcomesComplete {
 				more = " (at least; too many Subscriptions interact to try every order)"
 			}
-			tw.printf("namespace %s: resolves, but OLM picks one of %d outcomes at random%s: it visits the Subscriptions in a random order and their preferences conflict\n",
+			tw.Printf("namespace %s: resolves, but OLM picks one of %d outcomes at random%s: it visits the Subscriptions in a random order and their preferences conflict\n",
 				r.Namespace, len(r.Outcomes), more)
 			for j, o := range r.Outcomes {
-				tw.printf("\n  outcome %d:\n", j+1)
-				tw.outcome(o, "    ")
+				tw.Printf("\n  outcome %d:\n", j+1)
+				writeOutcome(tw, o, "    ")
 			}
 		default:
-			tw.printf("namespace %s: resolves\n", r.Namespace)
-			tw.outcome(r.Outcome, "  ")
+			tw.Printf("namespace %s: resolves\n", r.Namespace)
+			writeOutcome(tw, r.Outcome, "  ")
 		}
 	}
-	return tw.err
+	return tw.Err()
 }
 
-func (tw *textWriter) outcome(o Outcome, indent string) {
+func writeOutcome(tw *textout.Writer, o Outcome, indent string) {
 	bySub := map[string]bool{}
 	for _, sr := range o.Subscriptions {
 		switch {
 		case sr.Next != nil && sr.Installed != "":
-			tw.printf("%ssubscription %s: upgrades %s -> %s (package %s, channel %s, catalog %s)\n", indent, sr.Name, sr.Installed, sr.Next.Name, sr.Next.Package, sr.Next.Channel, sr.Next.Catalog)
+			tw.Printf("%ssubscription %s: upgrades %s -> %s (package %s, channel %s, catalog %s)\n", indent, sr.Name, sr.Installed, sr.Next.Name, sr.Next.Package, sr.Next.Channel, sr.Next.Catalog)
 		case sr.Next != nil:
-			tw.printf("%ssubscription %s: installs %s (package %s, channel %s, catalog %s)\n", indent, sr.Name, sr.Next.Name, sr.Next.Package, sr.Next.Channel, sr.Next.Catalog)
+			tw.Printf("%ssubscription %s: installs %s (package %s, channel %s, catalog %s)\n", indent, sr.Name, sr.Next.Name, sr.Next.Package, sr.Next.Channel, sr.Next.Catalog)
 		case len(sr.Successors) > 0:
-			tw.printf("%ssubscription %s: %s stays; its %s (%s) cannot be installed\n", indent, sr.Name, sr.Installed,
+			tw.Printf("%ssubscription %s: %s stays; its %s (%s) cannot be installed\n", indent, sr.Name, sr.Installed,
 				plural(len(sr.Successors), "upgrade", "upgrades"), joinNames(sr.Successors, 3))
 		default:
 			where := "catalog " + sr.Catalog.String()
 			if sr.Channel != "" {
 				where = "channel " + sr.Channel + " of " + where
 			}
-			tw.printf("%ssubscription %s: %s stays; no bundle in %s replaces it, skips it or has a skipRange over its version\n", indent, sr.Name, sr.Installed, where)
+			tw.Printf("%ssubscription %s: %s stays; no bundle in %s replaces it, skips it or has a skipRange over its version\n", indent, sr.Name, sr.Installed, where)
 		}
 		reqs := sr.RequiredBy
 		if sr.Next != nil {
 			bySub[sr.Next.id] = true
 			reqs = sr.Next.RequiredBy
 		}
-		tw.requirements(reqs, indent+"  ")
+		writeRequirements(tw, reqs, indent+"  ")
 	}
 	for _, in := range o.Install {
 		if bySub[in.id] {
 			continue
 		}
-		tw.printf("%sdependency %s (package %s, channel %s, catalog %s)", indent, in.Name, in.Package, in.Channel, in.Catalog)
+		tw.Printf("%sdependency %s (package %s, channel %s, catalog %s)", indent, in.Name, in.Package, in.Channel, in.Catalog)
 		if in.Subscription != "" {
-			tw.printf(" for Subscription %s\n", in.Subscription)
+			tw.Printf(" for Subscription %s\n", in.Subscription)
 		} else {
-			tw.printf("; OLM creates Subscription %s\n", in.NewSubscription())
+			tw.Printf("; OLM creates Subscription %s\n", in.NewSubscription())
 		}
-		tw.requirements(in.RequiredBy, indent+"  ")
+		writeRequirements(tw, in.RequiredBy, indent+"  ")
 	}
 	if len(o.Install) == 0 {
-		tw.printf("%snothing to install or upgrade\n", indent)
+		tw.Printf("%snothing to install or upgrade\n", indent)
 	}
 }
 
-func (tw *textWriter) requirements(reqs []Requirement, indent string) {
+func writeRequirements(tw *textout.Writer, reqs []Requirement, indent string) {
 	for _, r := range reqs {
-		tw.printf("%s%s requires an operator %s", indent, r.Bundle, r.What)
+		tw.Printf("%s%s requires an operator %s", indent, r.Bundle, r.What)
 		if len(r.Passed) > 0 {
-			tw.printf(" (preferred %s not chosen)", joinNames(r.Passed, 3))
+			tw.Printf(" (preferred %s not chosen)", joinNames(r.Passed, 3))
 		}
-		tw.printf("\n")
+		tw.Printf("\n")
 	}
 }
 
@@ -181,16 +183,4 @@ func joinNames(names []string, max int) string {
 		return strings.Join(names[:max], ", ") + fmt.Sprintf(" and %d more", len(names)-max)
 	}
 	return strings.Join(names, ", ")
-}
-
-// textWriter keeps the first write error so that writers can print freely.
-type textWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (t *textWriter) printf(format string, args ...any) {
-	if t.err == nil {
-		_, t.err = fmt.Fprintf(t.w, format, args...)
-	}
 }
