@@ -63,12 +63,7 @@ type ConfigError struct {
 // FaultKind is Input: the config is at fault.
 func (e *ConfigError) FaultKind() fault.Kind { return fault.Input }
 
-func (e *ConfigError) Error() string {
-	if p := e.Pos.String(); p != "" {
-		return p + ": " + e.Msg
-	}
-	return e.Msg
-}
+func (e *ConfigError) Error() string { return e.Pos.Prefix(e.Msg) }
 
 // ReadConfig reads and checks a catalog config file (YAML or JSON). Unknown
 // keys are errors, so that a misspelt "refrences" is not silently an empty

@@ -45,6 +45,15 @@ func (p Pos) String() string {
 // IsValid reports whether the position names a file.
 func (p Pos) IsValid() bool { return p.File != "" }
 
+// Prefix puts the position before msg ("file:line:col: msg"), or returns msg
+// when the position names no file: how an error with a position reads.
+func (p Pos) Prefix(msg string) string {
+	if s := p.String(); s != "" {
+		return s + ": " + msg
+	}
+	return msg
+}
+
 // DeclarativeConfig is a whole catalog, or any part of one.
 type DeclarativeConfig struct {
 	Packages     []Package

@@ -88,12 +88,7 @@ func (e *ManifestError) Unwrap() error { return e.Err }
 // FaultKind is Run: a manifest fbc cannot use keeps resolve from running.
 func (e *ManifestError) FaultKind() fault.Kind { return fault.Run }
 
-func (e *ManifestError) Error() string {
-	if p := e.Pos.String(); p != "" {
-		return p + ": " + e.Msg
-	}
-	return e.Msg
-}
+func (e *ManifestError) Error() string { return e.Pos.Prefix(e.Msg) }
 
 // ManifestErrors are every problem found reading manifests, in file order.
 type ManifestErrors []*ManifestError

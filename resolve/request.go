@@ -631,7 +631,7 @@ type CatalogError struct {
 
 func (e *CatalogError) Error() string {
 	if e.Source == "" {
-		return fmt.Sprintf("%s: CatalogSource %s: %v", e.Manifest, e.Key, e.Err)
+		return e.Manifest.Prefix(fmt.Sprintf("CatalogSource %s: %v", e.Key, e.Err))
 	}
 	return fmt.Sprintf("CatalogSource %s: reading %s: %v", e.Key, e.Source, e.Err)
 }

@@ -30,11 +30,7 @@ type RenderError struct {
 }
 
 func (e *RenderError) Error() string {
-	msg := fmt.Sprintf("rendering bundle %q: %v", e.Ref, e.Err)
-	if s := e.Pos.String(); s != "" {
-		return s + ": " + msg
-	}
-	return msg
+	return e.Pos.Prefix(fmt.Sprintf("rendering bundle %q: %v", e.Ref, e.Err))
 }
 
 func (e *RenderError) Unwrap() error { return e.Err }

@@ -103,12 +103,7 @@ type Problem struct {
 // FaultKind is Input: the template (or its image map) is at fault.
 func (p *Problem) FaultKind() fault.Kind { return fault.Input }
 
-func (p *Problem) Error() string {
-	if s := p.Pos.String(); s != "" {
-		return s + ": " + p.Msg
-	}
-	return p.Msg
-}
+func (p *Problem) Error() string { return p.Pos.Prefix(p.Msg) }
 
 // EmptyError is a template or image map that holds nothing: an empty file,
 // a basic template without entries, a semver template without bundles.
@@ -118,7 +113,7 @@ type EmptyError struct {
 	Msg string
 }
 
-func (e *EmptyError) Error() string { return (&Problem{Pos: e.Pos, Msg: e.Msg}).Error() }
+func (e *EmptyError) Error() string { return e.Pos.Prefix(e.Msg) }
 
 // FaultKind: nothing to render means the run could not happen (exit 2), as
 // for an empty catalog anywhere in fbc.
