@@ -53,6 +53,7 @@ docs:
 bench: bench-data build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./...
 	@./scripts/bench-rss.sh
+	@./scripts/bench-render.sh
 	@./scripts/bench-serve.sh
 
 bench-data:

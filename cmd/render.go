@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -100,14 +98,23 @@ manifest that does not parse, an invalid catalog), 2 when fbc could not run
 				return err
 			}
 			req.ImageRefTemplate = imageRefTmpl
+			// The output is spooled blob by blob and written once every
+			// source has rendered: nothing reaches standard output on an
+			// error, and the catalog is never held whole.
+			spool, err := declcfg.NewSpool(declcfg.Format(output.String()))
+			if err != nil {
+				return err
+			}
+			defer spool.Close()
 			var endProgress func()
 			req.Progress, endProgress = progressLine(cmd.ErrOrStderr(), "rendering")
-			cfg, err := r.Render(cmd.Context(), sources, req)
+			err = r.RenderTo(cmd.Context(), sources, req, spool.Add)
 			endProgress()
 			if err != nil {
 				return err
 			}
-			return writeAll(cmd.OutOrStdout(), cfg, declcfg.Format(output.String()))
+			_, err = spool.WriteTo(cmd.OutOrStdout())
+			return err
 		},
 	}
 	output.register(cmd, "output", "o", "output format")
@@ -121,15 +128,4 @@ manifest that does not parse, an invalid catalog), 2 when fbc could not run
 	f.IntVar(&jobs, "jobs", 0, "sources rendered (images pulled) at once (default: 4 per CPU)")
 	addPullFlags(f, &pull)
 	return cmd
-}
-
-// writeAll encodes cfg in memory first, so that a failure leaves standard
-// output empty rather than holding half a catalog.
-func writeAll(w io.Writer, cfg *declcfg.DeclarativeConfig, f declcfg.Format) error {
-	var buf bytes.Buffer
-	if err := declcfg.Write(cfg, f, &buf); err != nil {
-		return fmt.Errorf("encoding the catalog: %w", err)
-	}
-	_, err := buf.WriteTo(w)
-	return err
 }

@@ -155,6 +155,7 @@ func (e fnError) Error() string { return e.err.Error() }
 func loadFile(f *File, opts LoadOptions, errs *LoadErrors, fn func(*DeclarativeConfig) error) error {
 	part := &DeclarativeConfig{}
 	*errs = append(*errs, addFile(part, f, opts)...)
+	f.Docs = nil // decoded: the nodes can go while fn works
 	if part.IsEmpty() {
 		return nil
 	}

@@ -65,42 +65,42 @@ func NewSpool(f Format) (*Spool, error) {
 // schema); within a src, blobs keep the order of the calls. cfg is not kept.
 func (s *Spool) Add(src int, cfg *DeclarativeConfig) error {
 	enc := newBlobEncoder(s.format)
-	blobs := placed(cfg, src, 0)
-	var buf []byte
-	entries := make([]spooled, len(blobs))
-	for i, b := range blobs {
+	for _, b := range placed(cfg, src, 0) {
 		data, err := enc.encode(b.value)
 		if err != nil {
 			return fmt.Errorf("encoding %s: %w", describe(b.value), err)
 		}
-		entries[i] = spooled{place: b.place, off: int64(len(buf)), n: len(data)}
-		buf = append(buf, data...)
+		if err := s.put(b.place, data); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// put appends one encoded blob; blobs of one src are numbered in the
+// order they come.
+func (s *Spool) put(p place, data []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.failed != nil {
 		return s.failed
 	}
-	base := s.size
 	if s.file != nil {
-		if _, err := s.file.WriteAt(buf, base); err != nil {
+		if _, err := s.file.WriteAt(data, s.size); err != nil {
 			s.failed = fmt.Errorf("spooling the output to %s: %w", os.TempDir(), err)
 			return s.failed
 		}
 	} else {
-		s.mem = append(s.mem, buf...)
+		s.mem = append(s.mem, data...)
 	}
-	s.size += int64(len(buf))
-	for _, e := range entries {
-		// The names may point into a whole file's bytes: copies keep
-		// only the names alive, one per package.
-		e.place.pkg = s.intern(e.place.pkg)
-		e.place.key = strings.Clone(e.place.key)
-		e.off += base
-		e.place.seq = s.seq
-		s.seq++
-		s.blobs = append(s.blobs, e)
-	}
+	// The names may point into a whole file's bytes: copies keep only the
+	// names alive, one per package.
+	p.pkg = s.intern(p.pkg)
+	p.key = strings.Clone(p.key)
+	p.seq = s.seq
+	s.seq++
+	s.blobs = append(s.blobs, spooled{place: p, off: s.size, n: len(data)})
+	s.size += int64(len(data))
 	return nil
 }
 

@@ -11,7 +11,7 @@ import (
 	"github.com/fbc-project/fbc/declcfg"
 )
 
-// addChannels derives an olm.package and olm.channel blobs for every
+// deriveChannels derives an olm.package and olm.channel blobs for every
 // package of the rendered bundles (--with-channels), the way the sqlite
 // index did before FBC:
 //
@@ -26,8 +26,10 @@ import (
 //     version in the default channel (as opm's semver template does).
 //
 // Entries are listed by ascending version. Bundles that came from catalog
-// sources are not touched.
-func addChannels(cfg *declcfg.DeclarativeConfig, bundles []*parsedBundle) error {
+// sources are not touched; a package that a catalog source defines (one of
+// defined, by name) is an error.
+func deriveChannels(defined []declcfg.Package, bundles []*parsedBundle) (*declcfg.DeclarativeConfig, error) {
+	cfg := &declcfg.DeclarativeConfig{}
 	byPkg := map[string][]*parsedBundle{}
 	var pkgs []string
 	for _, b := range bundles {
@@ -39,7 +41,7 @@ func addChannels(cfg *declcfg.DeclarativeConfig, bundles []*parsedBundle) error 
 	slices.Sort(pkgs)
 	var errs Errors
 	for _, name := range pkgs {
-		for _, p := range cfg.Packages {
+		for _, p := range defined {
 			if p.Name == name {
 				errs = append(errs, &Error{Source: byPkg[name][0].Source, Invalid: true,
 					Err: fmt.Errorf("deriving channels: package %q is also defined by a catalog source (%s); render its bundles without deriving channels, or drop the catalog", name, p.Pos)})
@@ -57,9 +59,9 @@ func addChannels(cfg *declcfg.DeclarativeConfig, bundles []*parsedBundle) error 
 		cfg.Channels = append(cfg.Channels, chs...)
 	}
 	if len(errs) > 0 {
-		return errs
+		return nil, errs
 	}
-	return nil
+	return cfg, nil
 }
 
 type versioned struct {

@@ -77,7 +77,7 @@ func (r *Renderer) ReadBundles(ctx context.Context, refs []string) []BundleRead 
 			out[i].Warnings = append(out[i].Warnings, msg)
 		}}
 	}
-	for i, res := range c.run(ctx, srcs, false) {
+	for i, res := range c.run(ctx, srcs, false, nil) {
 		switch {
 		case res.err != nil:
 			out[i].Err = res.err

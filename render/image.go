@@ -22,7 +22,7 @@ const labelDatabase = "operators.operatorframework.io.index.database.v1"
 // renderImage opens an image and renders it by what its labels say it is,
 // in opm's order: a catalog (configs label), a bundle (package label), a
 // sqlite index (refused).
-func (r *call) renderImage(ctx context.Context, s source) result {
+func (r *call) renderImage(ctx context.Context, s source, emit func(*declcfg.DeclarativeConfig) error) result {
 	fail := func(err error, invalid bool) result {
 		return result{err: &Error{Source: s.ref, Err: err, Invalid: invalid}}
 	}
@@ -63,12 +63,13 @@ func (r *call) renderImage(ctx context.Context, s source) result {
 		if err != nil {
 			return fail(err, false)
 		}
-		cfg, err := declcfg.LoadFS(ctx, sub, InImage(s.ref, img.Digest(), dir), declcfg.WalkOptions{})
-		if err != nil {
-			var les declcfg.LoadErrors
-			return fail(err, errors.As(err, &les) && !les.HasIO())
+		err = declcfg.LoadFSEach(ctx, sub, InImage(s.ref, img.Digest(), dir), declcfg.WalkOptions{}, func(part *declcfg.DeclarativeConfig) error {
+			return r.emitCatalog(s.ref, part, emit)
+		})
+		if e := catalogError(s.ref, err); e != nil {
+			return result{err: e}
 		}
-		return r.finish(s.ref, cfg, nil)
+		return result{}
 	}
 	manifests := labelDir(labels[image.LabelBundleManifests], "manifests")
 	metadata := labelDir(labels[image.LabelBundleMetadata], "metadata")
@@ -93,8 +94,7 @@ func (r *call) renderImage(ctx context.Context, s source) result {
 		return result{err: perr}
 	}
 	pb.image = true
-	cfg := &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{pb.Bundle}}
-	return r.finish(s.ref, cfg, []*parsedBundle{pb})
+	return r.emitBundle(s.ref, pb, emit)
 }
 
 // labelDir turns a label's directory ("/configs", "manifests/") into a

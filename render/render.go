@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -141,12 +142,19 @@ func (q Request) template() (*template.Template, error) {
 // excludes.
 var ErrNotAllowed = errors.New("not allowed")
 
-// result is one source's rendering.
+// result is one source's rendering: its blobs went to the call's sink as
+// they were made; cfg holds them when the call gathers.
 type result struct {
 	cfg     *declcfg.DeclarativeConfig
 	bundles []*parsedBundle
 	err     *Error
 }
+
+// Sink receives a source's blobs as they are made, a part at a time (a
+// bundle, or a catalog file's blobs), with the source's index. Parts of one
+// source arrive in load order; parts of different sources from several
+// goroutines at once. The part is the sink's to keep.
+type Sink func(src int, part *declcfg.DeclarativeConfig) error
 
 // source is one thing to render.
 type source struct {
@@ -233,7 +241,9 @@ func (r *Renderer) start(req Request) (*call, error) {
 // run renders every source, Options.Jobs at a time, results in source
 // order. With stopUnreachable, a registry that cannot be reached stops the
 // sources not yet started: their failure would only repeat the same news.
-func (r *call) run(ctx context.Context, srcs []source, stopUnreachable bool) []result {
+// Blobs go to sink as they are made; with a nil sink each result gathers
+// its source's blobs.
+func (r *call) run(ctx context.Context, srcs []source, stopUnreachable bool, sink Sink) []result {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -256,7 +266,7 @@ func (r *call) run(ctx context.Context, srcs []source, stopUnreachable bool) []r
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			results[i] = r.render(ctx, s)
+			results[i] = r.renderTo(ctx, s, i, sink)
 			if e := results[i].err; e != nil && stopUnreachable && unreachable(e.Err) {
 				cancel()
 			}
@@ -286,7 +296,7 @@ func collect(results []result) (*declcfg.DeclarativeConfig, []*parsedBundle, err
 		switch {
 		case res.err != nil:
 			errs = append(errs, res.err)
-		case res.cfg != nil:
+		default:
 			out.Merge(res.cfg)
 			bundles = append(bundles, res.bundles...)
 		}
@@ -306,16 +316,98 @@ func (r *Renderer) Render(ctx context.Context, refs []string, req Request) (*dec
 	if err != nil {
 		return nil, err
 	}
-	out, bundles, err := collect(c.run(ctx, sources(refs), true))
+	out, bundles, err := collect(c.run(ctx, sources(refs), true, nil))
 	if err != nil {
 		return nil, err
 	}
 	if req.WithChannels {
-		if err := addChannels(out, bundles); err != nil {
+		derived, err := deriveChannels(out.Packages, bundles)
+		if err != nil {
 			return nil, err
 		}
+		out.Merge(derived)
 	}
 	return out, nil
+}
+
+// RenderTo renders what opm render writes, without gathering: each
+// source's blobs go to sink as they are made, so that a catalog is held a
+// file at a time (a declcfg.Spool writes them in opm's order). The blobs
+// WithChannels derives come last, as the source len(refs). Blobs of the
+// OLM schemas that name no package, which opm's writer leaves out, are not
+// handed over: Options.Warn is told of each. Every source is rendered
+// before RenderTo returns; on any error, it is an Errors as Render's, and
+// the sink has seen the blobs of the sources that rendered: the caller
+// discards them.
+func (r *Renderer) RenderTo(ctx context.Context, refs []string, req Request, sink Sink) error {
+	c, err := r.start(req)
+	if err != nil {
+		return err
+	}
+	var (
+		mu      sync.Mutex
+		defined = make([][]declcfg.Package, len(refs)) // each source's packages, for WithChannels
+	)
+	record := func(src int, part *declcfg.DeclarativeConfig) error {
+		r.leaveOutPackageless(part)
+		if req.WithChannels {
+			mu.Lock()
+			for _, p := range part.Packages {
+				defined[src] = append(defined[src], declcfg.Package{Name: strings.Clone(p.Name), Pos: p.Pos})
+			}
+			mu.Unlock()
+		}
+		return sink(src, part)
+	}
+	_, bundles, err := collect(c.run(ctx, sources(refs), true, record))
+	if err != nil || !req.WithChannels {
+		return err
+	}
+	derived, err := deriveChannels(slices.Concat(defined...), bundles)
+	if err != nil {
+		return err
+	}
+	return sink(len(refs), derived)
+}
+
+// leaveOutPackageless removes the olm.package, olm.channel, olm.bundle and
+// olm.deprecations blobs that name no package, as opm's writer does, and
+// says so for each (the blobs of other schemas without a package are
+// written, after every package).
+func (r *Renderer) leaveOutPackageless(cfg *declcfg.DeclarativeConfig) {
+	warn := func(pos declcfg.Pos, what string) {
+		if r.opts.Warn != nil {
+			r.opts.Warn(fmt.Sprintf("%s: %s names no package: left out of the output, as opm render leaves it out", pos, what))
+		}
+	}
+	cfg.Packages = slices.DeleteFunc(cfg.Packages, func(p declcfg.Package) bool {
+		if p.Name != "" {
+			return false
+		}
+		warn(p.Pos, "an olm.package blob")
+		return true
+	})
+	cfg.Channels = slices.DeleteFunc(cfg.Channels, func(c declcfg.Channel) bool {
+		if c.Package != "" {
+			return false
+		}
+		warn(c.Pos, fmt.Sprintf("olm.channel %q", c.Name))
+		return true
+	})
+	cfg.Bundles = slices.DeleteFunc(cfg.Bundles, func(b declcfg.Bundle) bool {
+		if b.Package != "" {
+			return false
+		}
+		warn(b.Pos, fmt.Sprintf("olm.bundle %q", b.Name))
+		return true
+	})
+	cfg.Deprecations = slices.DeleteFunc(cfg.Deprecations, func(d declcfg.Deprecation) bool {
+		if d.Package != "" {
+			return false
+		}
+		warn(d.Pos, "an olm.deprecations blob")
+		return true
+	})
 }
 
 // Rendered is what became of one source of RenderEach: its blobs, or why
@@ -335,7 +427,7 @@ func (r *Renderer) RenderEach(ctx context.Context, refs []string, req Request) (
 	if err != nil {
 		return nil, err
 	}
-	results := c.run(ctx, sources(refs), false)
+	results := c.run(ctx, sources(refs), false, nil)
 	out := make([]Rendered, len(results))
 	for i, res := range results {
 		out[i] = Rendered{Config: res.cfg, Err: res.err}
@@ -372,7 +464,7 @@ func (r *Renderer) RenderBundles(ctx context.Context, srcs []BundleSource, req R
 	for i, s := range srcs {
 		ss[i] = source{ref: s.Ref, image: s.Image, bundle: true}
 	}
-	out, _, err := collect(c.run(ctx, ss, true))
+	out, _, err := collect(c.run(ctx, ss, true, nil))
 	if err != nil {
 		return nil, err
 	}
@@ -388,8 +480,26 @@ func (r *Renderer) RenderBundle(ctx context.Context, ref, image string, req Requ
 	return &bs[0], nil
 }
 
-// render classifies one source the way opm does and renders it.
-func (r *call) render(ctx context.Context, s source) result {
+// renderTo renders source i into sink, or into the result's cfg when sink
+// is nil.
+func (r *call) renderTo(ctx context.Context, s source, i int, sink Sink) result {
+	if sink == nil {
+		cfg := &declcfg.DeclarativeConfig{}
+		res := r.render(ctx, s, func(part *declcfg.DeclarativeConfig) error {
+			cfg.Merge(part)
+			return nil
+		})
+		if res.err == nil {
+			res.cfg = cfg
+		}
+		return res
+	}
+	return r.render(ctx, s, func(part *declcfg.DeclarativeConfig) error { return sink(i, part) })
+}
+
+// render classifies one source the way opm does and renders it, handing
+// its blobs to emit as they are made (a catalog a file at a time).
+func (r *call) render(ctx context.Context, s source, emit func(*declcfg.DeclarativeConfig) error) result {
 	fail := func(err error, invalid bool) result {
 		var e *Error
 		if errors.As(err, &e) {
@@ -402,7 +512,7 @@ func (r *call) render(ctx context.Context, s source) result {
 		return fail(err, false)
 	}
 	if kind == kindImage {
-		return r.renderImage(ctx, s)
+		return r.renderImage(ctx, s, emit)
 	}
 	if s.bundle && kind != KindBundleDir {
 		return fail(fmt.Errorf("not a bundle: a %s (a bundle directory holds manifests/ and metadata/)", kind), true)
@@ -415,17 +525,20 @@ func (r *call) render(ctx context.Context, s source) result {
 		if perr != nil {
 			return result{err: perr}
 		}
-		cfg := &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{pb.Bundle}}
-		return r.finish(s.ref, cfg, []*parsedBundle{pb})
+		return r.emitBundle(s.ref, pb, emit)
 	}
-	cfg, err := loadCatalog(ctx, s.ref, r.opts)
+	blobs := 0
+	err = loadCatalog(ctx, s.ref, r.opts, func(part *declcfg.DeclarativeConfig) error {
+		blobs++
+		return r.emitCatalog(s.ref, part, emit)
+	})
 	if err != nil {
 		if kind == KindCatalogDir {
 			err = withBundleDirHint(s.ref, err)
 		}
 		return fail(err, false)
 	}
-	if cfg.IsEmpty() && r.opts.Warn != nil {
+	if blobs == 0 && r.opts.Warn != nil {
 		// Valid (opm renders it to nothing too), but an empty output file
 		// is rarely what was meant.
 		if kind == KindStdin {
@@ -434,7 +547,7 @@ func (r *call) render(ctx context.Context, s source) result {
 			r.opts.Warn(fmt.Sprintf("%s: no catalog blobs in this %s", s.ref, kind))
 		}
 	}
-	return r.finish(s.ref, cfg, nil)
+	return result{}
 }
 
 // kindImage marks a source to be opened as an image; its labels say which
@@ -481,12 +594,12 @@ func hasRegistryHost(ref string) bool {
 	return ok && (strings.ContainsAny(host, ".:") || host == "localhost") && host != "." && host != ".."
 }
 
-// finish applies the per-source steps opm applies after rendering: object
-// properties last, related images sorted, migrations.
-func (r *call) finish(ref string, cfg *declcfg.DeclarativeConfig, bundles []*parsedBundle) result {
-	// Bundles rendered here always get opm's order; a catalog's only when
-	// it is not to be kept as loaded.
-	if bundles != nil || !r.req.CatalogsAsLoaded {
+// finish applies the steps opm applies after rendering, to a part of a
+// source: object properties last, related images sorted, migrations.
+// Bundles rendered here always get opm's order; a catalog's only when it is
+// not to be kept as loaded.
+func (r *call) finish(ref string, cfg *declcfg.DeclarativeConfig, rendered bool) *Error {
+	if rendered || !r.req.CatalogsAsLoaded {
 		for i := range cfg.Bundles {
 			b := &cfg.Bundles[i]
 			b.Properties = moveObjectsLast(b.Properties)
@@ -495,18 +608,33 @@ func (r *call) finish(ref string, cfg *declcfg.DeclarativeConfig, bundles []*par
 	}
 	for _, m := range r.migrations {
 		if err := m.run(cfg); err != nil {
-			return result{err: &Error{Source: ref, Err: fmt.Errorf("migration %s: %w", m.name, err), Invalid: true}}
+			return &Error{Source: ref, Err: fmt.Errorf("migration %s: %w", m.name, err), Invalid: true}
 		}
 	}
-	// Bundles rendered here carry the migrated blob to --with-channels.
-	for _, pb := range bundles {
-		for _, b := range cfg.Bundles {
-			if b.Name == pb.Bundle.Name {
-				pb.Bundle = b
-			}
-		}
+	return nil
+}
+
+// emitCatalog finishes a part of a catalog source and hands it over. An
+// error from emit is passed back as it is.
+func (r *call) emitCatalog(ref string, part *declcfg.DeclarativeConfig, emit func(*declcfg.DeclarativeConfig) error) error {
+	if err := r.finish(ref, part, false); err != nil {
+		return err
 	}
-	return result{cfg: cfg, bundles: bundles}
+	return emit(part)
+}
+
+// emitBundle finishes a rendered bundle, hands it over, and keeps it (as
+// migrated) for WithChannels.
+func (r *call) emitBundle(ref string, pb *parsedBundle, emit func(*declcfg.DeclarativeConfig) error) result {
+	cfg := &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{pb.Bundle}}
+	if err := r.finish(ref, cfg, true); err != nil {
+		return result{err: err}
+	}
+	pb.Bundle = cfg.Bundles[0]
+	if err := emit(cfg); err != nil {
+		return result{err: &Error{Source: ref, Err: err}}
+	}
+	return result{bundles: []*parsedBundle{pb}}
 }
 
 func (k Kind) has(other Kind) bool { return k&other == other }
@@ -534,8 +662,9 @@ func dirBundleFiles(dir string) bundleFiles {
 	}
 }
 
-// loadCatalog loads an FBC directory, file or stream.
-func loadCatalog(ctx context.Context, ref string, opts Options) (*declcfg.DeclarativeConfig, error) {
+// loadCatalog loads an FBC directory, file or stream, handing fn each
+// file's blobs.
+func loadCatalog(ctx context.Context, ref string, opts Options, fn func(*declcfg.DeclarativeConfig) error) error {
 	lo := declcfg.LoadOptions{Stdin: opts.Stdin, Warn: opts.Warn}
 	if opts.Inspect != nil {
 		lo.Inspect = func(doc declcfg.Document) []*declcfg.LoadError {
@@ -546,15 +675,27 @@ func loadCatalog(ctx context.Context, ref string, opts Options) (*declcfg.Declar
 			return found
 		}
 	}
-	cfg, err := declcfg.Load(ctx, []string{ref}, lo)
-	if err != nil {
-		var les declcfg.LoadErrors
-		if errors.As(err, &les) {
-			return nil, &Error{Source: ref, Err: err, Invalid: !les.HasIO()}
-		}
-		return nil, &Error{Source: ref, Err: err}
+	if e := catalogError(ref, declcfg.LoadEach(ctx, []string{ref}, lo, fn)); e != nil {
+		return e
 	}
-	return cfg, nil
+	return nil
+}
+
+// catalogError makes a load's error a source's: the catalog's content is
+// at fault unless a file could not be read. Errors that are already a
+// source's pass as they are.
+func catalogError(ref string, err error) *Error {
+	var e *Error
+	var les declcfg.LoadErrors
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &e):
+		return e
+	case errors.As(err, &les):
+		return &Error{Source: ref, Err: err, Invalid: !les.HasIO()}
+	}
+	return &Error{Source: ref, Err: err}
 }
 
 // withBundleDirHint explains two common mistakes, both read as a catalog

@@ -86,7 +86,7 @@ func (r *Renderer) WalkCatalog(ctx context.Context, ref string, fn func(*declcfg
 	if err != nil {
 		return err
 	}
-	res := c.render(ctx, source{ref: ref})
+	res := c.renderTo(ctx, source{ref: ref}, 0, nil)
 	if res.err != nil {
 		return res.err
 	}
