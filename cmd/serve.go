@@ -123,8 +123,13 @@ func runServe(ctx context.Context, cmd *cobra.Command, src string, opts serve.Op
 		return serveLoadError(stderr, src, err)
 	}
 	defer cat.Close()
-	srv.SetCatalog(cat)
 	st := cat.Stats()
+	if st.Packages == 0 {
+		// A wrong path or an empty image: serving nothing would look
+		// healthy to every client.
+		return nothingThere(fmt.Errorf("nothing to serve: %s holds no packages; %s", src, checkEmpty([]string{src})))
+	}
+	srv.SetCatalog(cat)
 	where := "gRPC on " + srv.GRPCAddr().String()
 	if a := srv.HTTPAddr(); a != nil {
 		where += fmt.Sprintf(", HTTP on %s (/catalogs/%s/api/v1/all)", a, opts.Name)
