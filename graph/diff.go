@@ -71,15 +71,6 @@ func (d *DiffReport) Safe() bool {
 	return !slices.ContainsFunc(d.Findings, func(f Finding) bool { return f.Severity == SeverityError })
 }
 
-// Diff compares two catalogs. Safety is judged per channel under each
-// semantics: every bundle a subscriber of the old channel could run must
-// still reach the channel's head (or be it) unless it could not before
-// either, no head may move to a lower version, and no bundle may disappear
-// without a new edge out of it.
-func Diff(oldCat, newCat *Catalog, semantics []Semantics) (*DiffReport, error) {
-	return DiffWith(oldCat, newCat, DiffOptions{Semantics: semantics})
-}
-
 // diffCatalogPackage compares one package of either catalog.
 func (d *DiffReport) diffCatalogPackage(name string, op, np *Package) {
 	switch {

@@ -32,8 +32,11 @@ type DiffOptions struct {
 // a fragment prune: the pre-GA ones.
 const DefaultPrunableChannels = "dev-preview|pre-ga|candidate"
 
-// DiffWith compares two catalogs like Diff, with the fragment and pruning
-// options.
+// DiffWith compares two catalogs. Safety is judged per channel under each
+// semantics: every bundle a subscriber of the old channel could run must
+// still reach the channel's head (or be it) unless it could not before
+// either, no head may move to a lower version, and no bundle may disappear
+// without a new edge out of it. opts adds the fragment and pruning rules.
 func DiffWith(oldCat, newCat *Catalog, opts DiffOptions) (*DiffReport, error) {
 	if len(opts.Semantics) == 0 {
 		return nil, optionErrorf("no semantics to judge the change by")

@@ -92,7 +92,7 @@ func TestDiffRules(t *testing.T) {
 		{"channel removed", map[string][]declcfg.ChannelEntry{"fast": base["stable"]}, []string{"channel-removed"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := Diff(catalogOf(t, base), catalogOf(t, tc.new), []Semantics{Classic, V1})
+			d, err := DiffWith(catalogOf(t, base), catalogOf(t, tc.new), DiffOptions{Semantics: []Semantics{Classic, V1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +123,7 @@ func TestDiffDuplicateEntries(t *testing.T) {
 	dup := map[string][]declcfg.ChannelEntry{"stable": {
 		{Name: "p.v1.0.0"}, {Name: "p.v1.1.0", Replaces: "p.v1.0.0"}, {Name: "p.v1.1.0", SkipRange: "<1.1.0"},
 	}}
-	d, err := Diff(catalogOf(t, dup), catalogOf(t, dup), []Semantics{Classic, V1})
+	d, err := DiffWith(catalogOf(t, dup), catalogOf(t, dup), DiffOptions{Semantics: []Semantics{Classic, V1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestDiffDuplicateEntries(t *testing.T) {
 		t.Errorf("changes between identical catalogs: %+v", d.Changes)
 	}
 	single := map[string][]declcfg.ChannelEntry{"stable": {{Name: "p.v1.0.0"}, {Name: "p.v1.1.0", Replaces: "p.v1.0.0"}}}
-	d, err = Diff(catalogOf(t, dup), catalogOf(t, single), []Semantics{Classic, V1})
+	d, err = DiffWith(catalogOf(t, dup), catalogOf(t, single), DiffOptions{Semantics: []Semantics{Classic, V1}})
 	if err != nil {
 		t.Fatal(err)
 	}

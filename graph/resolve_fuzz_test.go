@@ -157,7 +157,7 @@ func FuzzResolve(f *testing.F) {
 				}
 			}
 		}
-		d, err := Diff(cat, New(cfg), []Semantics{Classic, V1})
+		d, err := DiffWith(cat, New(cfg), DiffOptions{Semantics: []Semantics{Classic, V1}})
 		if err != nil {
 			t.Fatal(err)
 		}

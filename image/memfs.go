@@ -185,9 +185,9 @@ func (d *memDir) ReadDir(n int) ([]fs.DirEntry, error) {
 	return all[:n], nil
 }
 
-// Paths lists every file (not directory) of an fs.FS returned by ReadFiles,
-// sorted; handy for messages and tests.
-func Paths(fsys fs.FS) []string {
+// paths lists every file (not directory) of an fs.FS returned by ReadFiles,
+// sorted (the tests' view of what was read; export_test.go).
+func paths(fsys fs.FS) []string {
 	m, ok := fsys.(*memFS)
 	if !ok {
 		return nil

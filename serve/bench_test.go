@@ -15,7 +15,7 @@ func BenchmarkLoad(b *testing.B) {
 	tmp := b.TempDir()
 	b.ReportAllocs()
 	for b.Loop() {
-		c, err := Load(context.Background(), DirSource(dir), LoadOptions{TempDir: tmp})
+		c, err := Load(context.Background(), dirSource(dir), LoadOptions{TempDir: tmp})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -476,7 +476,7 @@ func startServer(t testing.TB, dir string, opts Options) (*Server, *Catalog) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	cat, err := Load(context.Background(), DirSource(dir), LoadOptions{TempDir: t.TempDir()})
+	cat, err := Load(context.Background(), dirSource(dir), LoadOptions{TempDir: t.TempDir()})
 	if err != nil {
 		var ie *InvalidError
 		if errors.As(err, &ie) {

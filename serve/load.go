@@ -129,13 +129,6 @@ func (e *InvalidError) Error() string {
 // Source calls fn with each file of a catalog, parsed, in catalog order.
 type Source func(ctx context.Context, fn func(*declcfg.File) error) error
 
-// DirSource reads a catalog directory, a single catalog file, or "-".
-func DirSource(path string) Source {
-	return func(ctx context.Context, fn func(*declcfg.File) error) error {
-		return declcfg.WalkPath(ctx, path, nil, declcfg.WalkOptions{Concurrency: 1}, fn)
-	}
-}
-
 // LoadOptions tune Load.
 type LoadOptions struct {
 	// TempDir holds the spill file (default: the system's).

@@ -26,6 +26,7 @@ import (
 	"google.golang.org/grpc/status"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/serve/api"
 	"github.com/fbc-project/fbc/serve/servetest"
 )
@@ -70,7 +71,7 @@ func TestLifecycle(t *testing.T) {
 	if first, err := watch.Recv(); err != nil || first.Status != healthpb.HealthCheckResponse_NOT_SERVING {
 		t.Fatalf("first watched status: %v %v", first, err)
 	}
-	cat, err := Load(ctx, DirSource("testdata/catalog"), LoadOptions{TempDir: t.TempDir()})
+	cat, err := Load(ctx, dirSource("testdata/catalog"), LoadOptions{TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,5 +414,12 @@ func TestDefaultName(t *testing.T) {
 		if got := DefaultName(src); got != want {
 			t.Errorf("DefaultName(%q) = %q, want %q", src, got, want)
 		}
+	}
+}
+
+// dirSource reads a catalog directory, a single catalog file, or "-".
+func dirSource(path string) Source {
+	return func(ctx context.Context, fn func(*declcfg.File) error) error {
+		return declcfg.WalkPath(ctx, path, nil, declcfg.WalkOptions{Concurrency: 1}, fn)
 	}
 }

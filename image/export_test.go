@@ -1,0 +1,4 @@
+package image
+
+// Paths exposes paths to the external tests.
+var Paths = paths
