@@ -8,8 +8,7 @@
 # (without it, fbc's figures alone are printed).
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-shared=${FBC_SHARED:-$root/../shared}
+. "$(dirname "$0")/bench-lib.sh"
 fbc=$root/bin/fbc
 runs=${BENCH_RUNS:-1}
 catalog=$shared/corpus/certified-operators/catalogs/v4.16
@@ -21,30 +20,15 @@ if [ ! -d "$catalog" ]; then
   echo "bench-render: $catalog not found (set FBC_SHARED)" >&2
   exit 0
 fi
-opm=
-if [ -x "$shared/tools/build-opm.sh" ]; then
-  opm=$("$shared/tools/build-opm.sh" 2>/dev/null) || opm=
-fi
 [ -n "$opm" ] || echo "bench-render: opm could not be built; fbc's figures only" >&2
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# best NAME BINARY FORMAT: runs BINARY render, keeps the output of the last
-# run in $work/NAME.FORMAT and prints "SECONDS KB", each the best of the runs.
+# best NAME BINARY FORMAT: BINARY render -o FORMAT, its output kept in
+# $work/NAME.FORMAT; prints "SECONDS KB", each the best of the runs.
 best() {
-  local name=$1 bin=$2 format=$3 secs= kb= i out
-  for ((i = 0; i < runs; i++)); do
-    if ! /usr/bin/time -o "$work/time" -f '%e %M' "$bin" render "$catalog" -o "$format" >"$work/$name.$format" 2>"$work/stderr"; then
-      echo "bench-render: $name render -o $format failed:" >&2
-      cat "$work/stderr" >&2
-      return 1
-    fi
-    out=$(tail -1 "$work/time")
-    secs=$(awk -v a="$secs" -v b="${out% *}" 'BEGIN { print (a == "" || b < a) ? b : a }')
-    kb=$(awk -v a="$kb" -v b="${out#* }" 'BEGIN { print (a == "" || b < a) ? b : a }')
-  done
-  echo "$secs $kb"
+  bench_best "$runs" "$work/$1.$3" "$2" render "$catalog" -o "$3"
 }
 
 for format in json yaml; do

@@ -11,22 +11,11 @@
 # load test.
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-shared=${FBC_SHARED:-}
-if [ -z "$shared" ]; then # ../shared next to a checkout, ../../shared next to a worktree
-  for d in "$root/../shared" "$root/../../shared"; do
-    [ -d "$d/corpus" ] && { shared=$d; break; }
-  done
-fi
+. "$(dirname "$0")/bench-lib.sh"
 catalog=$shared/corpus/certified-operators/catalogs/v4.16
 if [ ! -d "$catalog" ]; then
   echo "bench-serve: $catalog not found; skipping" >&2
   exit 0
-fi
-opm=""
-if [ -x "$shared/tools/build-opm.sh" ]; then
-  opm=$("$shared/tools/build-opm.sh" 2>/dev/null | tail -1) || opm=""
-  [ -x "$opm" ] || opm=""
 fi
 [ -n "$opm" ] || echo "bench-serve: opm not available; measuring fbc alone" >&2
 bench=$(mktemp -d)

@@ -1,0 +1,41 @@
+# Shared by the bench-*.sh scripts (sourced, not run). Sets root, shared and
+# opm (empty when opm cannot be built), and defines bench_best.
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+shared=${FBC_SHARED:-}
+if [ -z "$shared" ]; then # ../shared next to a checkout, ../../shared next to a worktree
+  for d in "$root/../shared" "$root/../../shared"; do
+    [ -d "$d/corpus" ] && { shared=$d; break; }
+  done
+fi
+opm=""
+if [ -x "$shared/tools/build-opm.sh" ]; then
+  opm=$("$shared/tools/build-opm.sh" 2>/dev/null | tail -1) || opm=""
+  [ -x "$opm" ] || opm=""
+fi
+
+# bench_best RUNS OUT COMMAND...: runs COMMAND RUNS times under GNU time with
+# standard output to OUT (the last run's stays there) and prints
+# "SECONDS KB", each the best of the runs. A run that exits non-zero is
+# reported on standard error with the end of its error output, and the
+# function fails.
+bench_best() {
+  local runs=$1 out=$2 secs= kb= i t rc
+  shift 2
+  local tf ef
+  tf=$(mktemp) ef=$(mktemp)
+  for ((i = 0; i < runs; i++)); do
+    rc=0
+    /usr/bin/time -o "$tf" -f '%e %M' "$@" >"$out" 2>"$ef" || rc=$?
+    if [ "$rc" -ne 0 ]; then
+      echo "bench: $* exited $rc:" >&2
+      tail -5 "$ef" >&2
+      rm -f "$tf" "$ef"
+      return 1
+    fi
+    t=$(tail -1 "$tf")
+    secs=$(awk -v a="$secs" -v b="${t% *}" 'BEGIN { print (a == "" || b < a) ? b : a }')
+    kb=$(awk -v a="$kb" -v b="${t#* }" 'BEGIN { print (a == "" || b < a) ? b : a }')
+  done
+  rm -f "$tf" "$ef"
+  echo "$secs $kb"
+}
