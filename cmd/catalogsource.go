@@ -38,17 +38,25 @@ func lazyRenderer(cmd *cobra.Command, pull image.Options) func() (*render.Render
 
 // catalogLoader loads a path as declcfg.Load does and a catalog image as
 // render does (its blobs as loaded, positioned IMAGE@DIGEST:configs/...).
-func catalogLoader(cmd *cobra.Command, pull image.Options) func(ctx context.Context, path string) (*declcfg.DeclarativeConfig, error) {
+// With bundles, a bundle directory or bundle image is rendered as fbc
+// render --with-channels renders it: a one-bundle catalog.
+func catalogLoader(cmd *cobra.Command, pull image.Options, bundles bool) func(ctx context.Context, path string) (*declcfg.DeclarativeConfig, error) {
 	renderer := lazyRenderer(cmd, pull)
 	stdin := cmd.InOrStdin()
+	req := render.Request{Allowed: render.KindCatalogImage, CatalogsAsLoaded: true}
+	if bundles {
+		req.Allowed |= render.KindBundles
+		req.WithChannels = true
+	}
 	return func(ctx context.Context, p string) (*declcfg.DeclarativeConfig, error) {
-		if !render.IsImage(p) {
+		kind, img, err := render.SourceKind(p)
+		if !img && (!bundles || err != nil || kind != render.KindBundleDir) {
 			return declcfg.Load(ctx, []string{p}, declcfg.LoadOptions{Stdin: stdin})
 		}
 		r, err := renderer()
 		if err != nil {
 			return nil, err
 		}
-		return r.Render(ctx, []string{p}, render.Request{Allowed: render.KindCatalogImage, CatalogsAsLoaded: true})
+		return r.Render(ctx, []string{p}, req)
 	}
 }

@@ -83,6 +83,11 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
+			for _, src := range sources {
+				if err := screenCatalog(src, false); err != nil {
+					return err
+				}
+			}
 			if cmd.Flags().Changed("latest") && sel.Latest < 1 {
 				return usageErrorf("--latest must be at least 1, got %d", sel.Latest)
 			}

@@ -14,7 +14,7 @@ import (
 // loadGraph loads a catalog for the upgrade-graph commands; see
 // loadCatalogFor.
 func loadGraph(cmd *cobra.Command, pull image.Options, path, doing string) (*graph.Catalog, error) {
-	cfg, err := loadCatalogFor(cmd, pull, path, doing)
+	cfg, err := loadCatalogFor(cmd, pull, path, doing, false)
 	if err != nil {
 		return nil, err
 	}
@@ -31,9 +31,15 @@ func loadGraph(cmd *cobra.Command, pull image.Options, path, doing string) (*gra
 // would mislead. A catalog without packages is trouble too: an empty
 // directory or pipe is a wrong path or a failed checkout, not a catalog to
 // examine (doing says what the command does). Catalogs that load but break
-// OLM's rules are fine: these commands exist to examine them.
-func loadCatalogFor(cmd *cobra.Command, pull image.Options, path, doing string) (*declcfg.DeclarativeConfig, error) {
-	cfg, err := catalogLoader(cmd, pull)(cmd.Context(), path)
+// OLM's rules are fine: these commands exist to examine them. What is not a
+// catalog (a bundle directory unless bundles is set, an operator folder,
+// ci.yaml, templates) is refused in one line first (screenCatalog); with
+// bundles, a bundle directory or image is read as a one-bundle catalog.
+func loadCatalogFor(cmd *cobra.Command, pull image.Options, path, doing string, bundles bool) (*declcfg.DeclarativeConfig, error) {
+	if err := screenCatalog(path, bundles); err != nil {
+		return nil, err
+	}
+	cfg, err := catalogLoader(cmd, pull, bundles)(cmd.Context(), path)
 	var le declcfg.LoadErrors
 	if errors.As(err, &le) {
 		// One line each, under the catalog they belong to.

@@ -24,7 +24,8 @@ func newListCmd() *cobra.Command {
 channels of each with their heads, or every channel entry with its edges and
 bundle image. SOURCE is a catalog directory, a file, - for standard input, or
 a catalog image (registry, oci:, oci-archive:, docker-archive:), pulled as
-fbc render pulls it.
+fbc render pulls it. A bundle directory or bundle image is listed as the
+one-bundle catalog 'fbc render SOURCE --with-channels' makes of it.
 
 -o text (the default) prints opm's table; -o json prints one JSON object per
 row, with the same fields, for scripts. Rows are sorted by package, channel
@@ -96,7 +97,7 @@ func newListKindCmd(what, short, header string, list func(*model.Catalog, string
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
-			cfg, err := loadCatalogFor(cmd, pull, args[0], "list")
+			cfg, err := loadCatalogFor(cmd, pull, args[0], "list", true)
 			if err != nil {
 				return err
 			}

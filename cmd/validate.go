@@ -40,8 +40,9 @@ catalog. A PATH that is a bundle directory (manifests/ and metadata/) or
 a bundle image is checked as a bundle, on its own: the olm.bundle it renders
 to, and its contents against the profiles (operatorframework by default).
 Parts of operator repositories that are neither (ci.yaml, READMEs, catalog
-templates: skipped with a note; operators/ and operator folders: refused)
-get one line saying what they are and which command takes them.
+templates: skipped with a note; operators/, operator folders, package-manifest
+folders and folders of templates: refused) get one line saying what they are
+and which command takes them.
 
 --profile checks what bundles hold, in bundle directories, images and every
 bundle of the catalogs: operatorframework (operator-sdk's default validators),

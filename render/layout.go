@@ -1,12 +1,14 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -40,6 +42,12 @@ const (
 	// LayoutRepository is an operator repository's root: operators/ and,
 	// for FBC repositories, catalogs/.
 	LayoutRepository
+	// LayoutPackageVersion is one version's folder of a package in the
+	// package-manifest format: a CSV and CRDs, without metadata/.
+	LayoutPackageVersion
+	// LayoutTemplates is a folder of catalog templates only (an operator
+	// repository's catalog-templates/).
+	LayoutTemplates
 )
 
 // NotCatalog is a recognised path that is neither a catalog nor a bundle.
@@ -52,6 +60,8 @@ type NotCatalog struct {
 	IsDir bool
 	// Catalogs is set for a repository that has a catalogs/ folder.
 	Catalogs bool
+	// Templates holds the names of a LayoutTemplates folder's templates.
+	Templates []string
 }
 
 // Recognise says what path is when it is a part of an operator repository
@@ -78,6 +88,10 @@ func Recognise(path string) *NotCatalog {
 	switch {
 	case packageManifest(path) != "":
 		nc.Layout, nc.What = LayoutPackageManifests, "a package in the package-manifest format ("+packageManifest(path)+" and one folder per version)"
+	case isPackageVersion(path):
+		nc.Layout, nc.What = LayoutPackageVersion, "one version of a package in the package-manifest format (its parent folder holds "+packageManifest(filepath.Dir(filepath.Clean(path)))+")"
+	case templateFolder(nc):
+		// templateFolder set the layout, What and the templates.
 	case isOperatorDir(path):
 		nc.Layout, nc.What = LayoutOperatorDir, "an operator's folder in an operator repository (one bundle directory per version)"
 	case isOperatorsTree(path):
@@ -103,13 +117,15 @@ func recogniseFile(path string) *NotCatalog {
 	switch {
 	case base == "ci.yaml" || base == "ci.yml":
 		nc.Layout, nc.What = LayoutRepoCI, "an operator's CI settings in an operator repository"
+	case isPackageManifestFile(base):
+		nc.Layout, nc.What = LayoutPackageManifests, "the package manifest of a package in the package-manifest format"
 	case base == "release-config.yaml" || base == "release-config.yml":
 		nc.Layout, nc.What = LayoutReleaseConfig, "the certification pipeline's release settings for a bundle"
 	case documentName.MatchString(base):
 		nc.Layout, nc.What = LayoutDocument, "documentation or a build file"
 	default:
-		schema := firstSchema(path)
-		if schema != "olm.template.basic" && schema != "olm.semver" && schema != "olm.template.substitutes" {
+		schema := templateSchema(path)
+		if schema == "" {
 			return nil
 		}
 		nc.Layout, nc.What = LayoutTemplate, "a catalog template ("+schema+")"
@@ -139,17 +155,36 @@ func firstSchema(path string) string {
 	if ext == ".json" {
 		return jsonSchema(r)
 	}
-	data, err := io.ReadAll(r)
-	if err != nil || bytes.IndexByte(data, 0) >= 0 {
-		return ""
+	return yamlSchema(r)
+}
+
+// yamlSchema reads a YAML stream a line at a time until its first
+// document's top-level schema key or the document's end, so that a
+// catalog's large first file costs one document, not the file.
+func yamlSchema(r io.Reader) string {
+	br := bufio.NewReaderSize(r, 64<<10)
+	lineStart, first := true, true
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if bytes.IndexByte(chunk, 0) >= 0 {
+			return "" // binary
+		}
+		if lineStart && len(chunk) > 0 {
+			if !first && bytes.HasPrefix(chunk, []byte("---")) {
+				return "" // the next document (a leading --- opens the first)
+			}
+			if m := topSchema.FindSubmatch(chunk); m != nil {
+				return string(m[1])
+			}
+			first = false
+		}
+		// A line longer than the buffer comes in parts: only the first
+		// part starts a line.
+		lineStart = err == nil
+		if err != nil && err != bufio.ErrBufferFull {
+			return ""
+		}
 	}
-	if i := bytes.Index(data, []byte("\n---")); i > 0 {
-		data = data[:i] // the first document (a leading --- is at 0)
-	}
-	if m := topSchema.FindSubmatch(data); m != nil {
-		return string(m[1])
-	}
-	return ""
 }
 
 func jsonSchema(r io.Reader) string {
@@ -194,9 +229,78 @@ func packageManifest(dir string) string {
 		return ""
 	}
 	for _, e := range entries {
-		if !e.IsDir() && (strings.HasSuffix(e.Name(), ".package.yaml") || strings.HasSuffix(e.Name(), ".package.yml")) {
+		if !e.IsDir() && isPackageManifestFile(e.Name()) {
 			return e.Name()
 		}
+	}
+	return ""
+}
+
+func isPackageManifestFile(name string) bool {
+	return strings.HasSuffix(name, ".package.yaml") || strings.HasSuffix(name, ".package.yml")
+}
+
+// isPackageVersion: a folder holding a CSV file whose parent is a
+// package-manifest directory.
+func isPackageVersion(dir string) bool {
+	if packageManifest(filepath.Dir(filepath.Clean(dir))) == "" {
+		return false
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if !e.IsDir() && strings.Contains(strings.ToLower(e.Name()), "clusterserviceversion") {
+			return true
+		}
+	}
+	return false
+}
+
+// maxTemplates bounds the files templateFolder reads.
+const maxTemplates = 64
+
+// templateFolder: a folder of files only (no subfolders), at least one a
+// catalog template and the others templates or documents. It sets nc's
+// layout, its templates and the schemas in What.
+func templateFolder(nc *NotCatalog) bool {
+	entries, err := os.ReadDir(nc.Path)
+	if err != nil || len(entries) > maxTemplates {
+		return false
+	}
+	var names, schemas []string
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasPrefix(name, "."):
+		case e.IsDir():
+			return false
+		case documentName.MatchString(name):
+		default:
+			s := templateSchema(filepath.Join(nc.Path, name))
+			if s == "" {
+				return false
+			}
+			names = append(names, name)
+			if !slices.Contains(schemas, s) {
+				schemas = append(schemas, s)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return false
+	}
+	nc.Layout, nc.Templates = LayoutTemplates, names
+	nc.What = "a folder of catalog templates (" + strings.Join(schemas, ", ") + ")"
+	return true
+}
+
+// templateSchema is the schema of a template file, or "".
+func templateSchema(path string) string {
+	switch s := firstSchema(path); s {
+	case "olm.template.basic", "olm.semver", "olm.template.substitutes":
+		return s
 	}
 	return ""
 }

@@ -35,6 +35,10 @@ func TestRecognise(t *testing.T) {
 		{filepath.Join(layouts, "operators", "rabbitmq-messaging-topology-operator", "1.19.1", "release-config.yaml"), LayoutReleaseConfig},
 		{filepath.Join(layouts, "operators", "kubernaut-operator", "catalog-templates", "semver.yaml"), LayoutTemplate},
 		{filepath.Join(layouts, "package-manifests", "akka-cluster-operator"), LayoutPackageManifests},
+		{filepath.Join(layouts, "package-manifests", "akka-cluster-operator", "1.0.2"), LayoutPackageVersion},
+		{filepath.Join(layouts, "package-manifests", "akka-cluster-operator", "1.0.2") + "/", LayoutPackageVersion},
+		{filepath.Join(layouts, "package-manifests", "akka-cluster-operator", "akka-cluster-operator.package.yaml"), LayoutPackageManifests},
+		{filepath.Join(layouts, "operators", "kubernaut-operator", "catalog-templates"), LayoutTemplates},
 		{filepath.Join(layouts, "README.md"), LayoutDocument},
 		{filepath.Join("..", "testdata", "catalog"), 0},
 		{write("basic.yaml", "entries:\n- schema: olm.package\n  name: p\nschema: olm.template.basic\n"), LayoutTemplate},
@@ -46,6 +50,11 @@ func TestRecognise(t *testing.T) {
 		{write("Dockerfile", "FROM scratch\n"), LayoutDocument},
 		{write("notes.txt", "hello\n"), LayoutDocument},
 		{"-", 0},
+		{tmp, 0}, // templates next to a catalog file
+		{filepath.Dir(write("templates/v4.17.yaml", "---\nentries: []\nschema: olm.template.basic\n")), LayoutTemplates},
+		{filepath.Dir(write("templates/README.md", "# how\n")), LayoutTemplates},
+		{filepath.Dir(write("notemplates/README.md", "# how\n")), 0},
+		{filepath.Dir(write("twodocs/c.yaml", "schema: olm.package\n---\nschema: olm.semver\n")), 0},
 		{filepath.Join(tmp, "does-not-exist"), 0},
 		{"quay.io/x/y:v1", 0},
 	}
