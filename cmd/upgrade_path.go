@@ -21,6 +21,7 @@ func newUpgradePathCmd() *cobra.Command {
 		semantics = newEnum("classic", "classic", "v1")
 		policy    = newEnum(string(graph.CatalogProvided), string(graph.CatalogProvided), string(graph.SelfCertified))
 		output    = newEnum("text", "text", "json")
+		cluster   string
 		pull      image.Options
 	)
 	cmd := &cobra.Command{
@@ -46,14 +47,27 @@ catalog does not have it. Without --from the simulation is a fresh install.
 the bundles that can never reach the channel's head ("dead ends"); without
 --package it does so for every package of the catalog.
 
+--cluster-version checks the path against a cluster: an OpenShift release
+(4.18, which ships Kubernetes 1.31: OpenShift 4.N ships 1.(N+13)) or, for a
+cluster that is not OpenShift, a Kubernetes release (1.31). A step to a
+bundle whose olm.maxOpenShiftVersion is below the cluster's OpenShift, or
+whose minKubeVersion is above its Kubernetes, is marked: the cluster cannot
+take it. Whenever a bundle declares olm.maxOpenShiftVersion, --all also
+checks every path against every OpenShift release (a cluster cannot upgrade
+past the maxOpenShiftVersion of the bundle it runs) and lists the bundles
+no cluster version reaches.
+
 CATALOG is a directory, a file, - for standard input, or a catalog image
 (registry, oci:, oci-archive:, docker-archive:), pulled as fbc render pulls it.
 
 Exit status: 0 when the simulation ran (also when there is no update),
-1 when resolution fails or --all finds dead ends, 2 for usage mistakes.`,
+1 when resolution fails, --cluster-version's cluster cannot take a step,
+or --all finds dead ends or paths no cluster completes, 2 for usage
+mistakes.`,
 		Example: `  fbc upgrade-path catalog/ --package etcd --from etcdoperator.v0.9.0 --channel alpha
   fbc upgrade-path catalog/ --package etcd --semantics v1 --from etcdoperator.v0.9.0 -o json
   fbc upgrade-path catalog/ --package etcd --all --semantics v1
+  fbc upgrade-path catalog/ --package etcd --from etcdoperator.v0.9.0 --cluster-version 4.18
   fbc upgrade-path catalog/ --all`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -73,6 +87,14 @@ Exit status: 0 when the simulation ran (also when there is no update),
 					warner(cmd.ErrOrStderr()).Printf("the ClusterExtension CRD rejects version %q (%s): a cluster would not accept this ClusterExtension", q.VersionRange, why)
 				}
 			}
+			if cluster != "" {
+				cv, err := graph.ParseClusterVersion(cluster)
+				if err != nil {
+					return fmt.Errorf("--cluster-version: %w", err)
+				}
+				q.Cluster = cv
+			}
+			q.Warn = warner(cmd.ErrOrStderr())
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
@@ -102,7 +124,11 @@ Exit status: 0 when the simulation ran (also when there is no update),
 					return err
 				}
 				if n := s.Problems(); n > 0 {
-					return fault.Errorf(fault.Input, "%d %s cannot reach the head of %s channel", n, plural(n, "bundle", "bundles"), plural(n, "its", "their"))
+					msg := fmt.Sprintf("%d %s cannot reach the head of %s channel", n, plural(n, "bundle", "bundles"), plural(n, "its", "their"))
+					if u := s.Unreachable(); u > 0 {
+						msg += fmt.Sprintf("; no cluster version reaches %s", counted(u, "bundle", "bundles"))
+					}
+					return fault.Errorf(fault.Input, "%s", msg)
 				}
 				return nil
 			}
@@ -121,6 +147,9 @@ Exit status: 0 when the simulation ran (also when there is no update),
 			if p.Err != nil {
 				return fault.Errorf(fault.Input, "resolution fails: %w", p.Err)
 			}
+			if n := p.RefusedSteps(); n > 0 {
+				return fault.Errorf(fault.Input, "a cluster at %s cannot take %s of the path", p.Cluster, counted(n, "step", "steps"))
+			}
 			return nil
 		},
 	}
@@ -134,6 +163,7 @@ Exit status: 0 when the simulation ran (also when there is no update),
 	completeNames(cmd, firstArg, bundleNames, "from")
 	f.StringVar(&q.VersionRange, "version", "", "v1 version constraint, e.g. \">=1.2.0 <2.0.0\" (Masterminds syntax)")
 	f.BoolVar(&all, "all", false, "simulate every bundle as the installed one and report dead ends")
+	f.StringVar(&cluster, "cluster-version", "", "check the steps against a cluster at this `VERSION`: OpenShift (4.18) or Kubernetes (1.31)")
 	semantics.register(cmd, "semantics", "", "upgrade rules to follow")
 	policy.register(cmd, "policy", "", "v1 upgrade constraint policy")
 	output.register(cmd, "output", "o", "output format")

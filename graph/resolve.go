@@ -88,6 +88,9 @@ type Step struct {
 	Reason string
 	// Err is the resolution failure of this step, if any.
 	Err error
+	// Refused says why the path's cluster (UpgradeQuery.Cluster) cannot
+	// run Next; empty when it can, or when no cluster is given.
+	Refused string
 }
 
 // fail records a resolution failure on a step whose candidates are known.
@@ -201,6 +204,8 @@ type Path struct {
 	Steps []*Step
 	// Err is the resolution failure that ended the path, if any.
 	Err error
+	// Cluster is the cluster the steps were checked against, if any.
+	Cluster *ClusterVersion
 }
 
 // ErrLoop marks a path that revisits a bundle.

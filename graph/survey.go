@@ -18,6 +18,13 @@ type Survey struct {
 	Package    string
 	Options    Options
 	Selections []*Selection
+	// Cluster is the cluster the paths were checked against
+	// (UpgradeQuery.Cluster), nil for none.
+	Cluster *ClusterVersion
+	// ClusterChecked is set when the paths were checked against cluster
+	// versions: a cluster was given, or a bundle of the package declares
+	// olm.maxOpenShiftVersion.
+	ClusterChecked bool
 }
 
 // Selection is one subscription setting surveyed: one channel, or the
@@ -33,6 +40,8 @@ type Selection struct {
 	// Bundles counts the bundles of the selection.
 	Bundles int
 	Rows    []*SurveyRow
+	// Unreachable lists the bundles no cluster version reaches, with why.
+	Unreachable []Unreachable
 
 	byName map[string]*SurveyRow
 }
@@ -60,6 +69,27 @@ type SurveyRow struct {
 	Hops int
 	// Err is the resolution failure (or loop) on the way.
 	Err error
+	// ClusterBlock is the first step of the path no OpenShift cluster can
+	// take, even one upgraded on the way; nil when some cluster can take
+	// them all.
+	ClusterBlock *ClusterBlock
+	// Refused is the first step the survey's cluster cannot take; nil
+	// when it takes them all, or when no cluster is given.
+	Refused *ClusterBlock
+	// NotOn says why the survey's cluster cannot run the installed bundle
+	// itself (so no such cluster has it installed); such a row is not
+	// checked against that cluster.
+	NotOn string
+}
+
+// ClusterBlocked reports a row whose path some cluster cannot complete:
+// no cluster version at all, or the survey's.
+func (r *SurveyRow) ClusterBlocked() bool { return r.ClusterBlock != nil || r.Refused != nil }
+
+// Unreachable is a bundle no cluster version reaches.
+type Unreachable struct {
+	Bundle *Bundle
+	Reason string
 }
 
 // DeadEnd reports a bundle whose upgrades stop short of the head.
@@ -77,7 +107,8 @@ func SurveyUpgrades(cat *Catalog, q UpgradeQuery) (*Survey, error) {
 		return nil, err
 	}
 	p := base.pkg
-	s := &Survey{Package: p.Name, Options: base.opts}
+	s := &Survey{Package: p.Name, Options: base.opts, Cluster: q.Cluster}
+	cc := newClusterChecker(q.Warn)
 	var selections [][]string
 	if len(base.opts.Channels) > 0 {
 		selections = [][]string{base.opts.Channels}
@@ -93,7 +124,11 @@ func SurveyUpgrades(cat *Catalog, q UpgradeQuery) (*Survey, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.Selections = append(s.Selections, survey(r, chans))
+		sel := survey(r, chans)
+		if checkClusters(sel, q.Cluster, cc) {
+			s.ClusterChecked = true
+		}
+		s.Selections = append(s.Selections, sel)
 	}
 	return s, nil
 }
@@ -187,6 +222,82 @@ func survey(r *Resolver, chans []string) *Selection {
 	return sel
 }
 
+// checkClusters checks every row's path against cluster versions, when a
+// cluster is given or a bundle of the selection declares
+// olm.maxOpenShiftVersion (without one, and without a cluster, nothing can
+// be blocked); it reports whether it did.
+func checkClusters(sel *Selection, at *ClusterVersion, cc *clusterChecker) bool {
+	if sel.Err != nil {
+		return false
+	}
+	bundles := make([]*Bundle, len(sel.Rows))
+	for i, r := range sel.Rows {
+		bundles[i] = r.From
+	}
+	anyMax := hasMax(bundles)
+	if at == nil && !anyMax {
+		return false
+	}
+	reached := map[*Bundle]bool{}
+	onPath := map[*Bundle]string{} // bundles upgrades lead to, and why a path to it is blocked
+	for _, r := range sel.Rows {
+		path := []*Bundle{r.From}
+		for cur := r; cur.Next != nil && len(path) <= len(sel.Rows); {
+			path = append(path, cur.Next)
+			if cur = sel.row(cur.Next.Name); cur == nil {
+				break
+			}
+		}
+		r.ClusterBlock = cc.blockAny(path)
+		end := len(path)
+		if r.ClusterBlock != nil {
+			end = slices.Index(path, r.ClusterBlock.To)
+		}
+		for j := 1; j < len(path); j++ {
+			switch b := path[j]; {
+			case j < end:
+				reached[b] = true
+			case j == end || onPath[b] == "":
+				onPath[b] = blockReason(r.ClusterBlock)
+			}
+		}
+		if at == nil {
+			continue
+		}
+		if why := cc.refuses(at, r.From); why != "" {
+			r.NotOn = why
+			continue
+		}
+		r.Refused = cc.blockAt(at, path)
+	}
+	if anyMax {
+		for _, r := range sel.Rows {
+			b := r.From
+			if reached[b] {
+				continue
+			}
+			if blk := cc.blockAny([]*Bundle{b}); blk != nil {
+				sel.Unreachable = append(sel.Unreachable, Unreachable{Bundle: b, Reason: blk.Reason})
+				continue
+			}
+			if why, ok := onPath[b]; ok && b != sel.Head {
+				sel.Unreachable = append(sel.Unreachable, Unreachable{Bundle: b, Reason: "every upgrade to it is blocked: " + why})
+			}
+		}
+	}
+	return true
+}
+
+func blockReason(b *ClusterBlock) string {
+	if b == nil {
+		return ""
+	}
+	if b.From == nil {
+		return b.Reason
+	}
+	return fmt.Sprintf("%s -> %s: %s", b.From.Name, b.To.Name, b.Reason)
+}
+
 // byVersionDesc orders bundles newest first, those without a version last.
 func byVersionDesc(a, b *Bundle) int {
 	switch {
@@ -212,10 +323,33 @@ func (s *Survey) Problems() int {
 			continue
 		}
 		for _, r := range sel.Rows {
-			if r.Err != nil || r.DeadEnd() {
+			if r.Err != nil || r.DeadEnd() || r.ClusterBlocked() {
 				n++
 			}
 		}
+	}
+	return n
+}
+
+// Blocked counts the rows whose path a cluster cannot complete
+// (SurveyRow.ClusterBlocked); some may be dead ends or failures too.
+func (s *Survey) Blocked() int {
+	n := 0
+	for _, sel := range s.Selections {
+		for _, r := range sel.Rows {
+			if r.ClusterBlocked() {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// Unreachable counts the bundles no cluster version reaches.
+func (s *Survey) Unreachable() int {
+	n := 0
+	for _, sel := range s.Selections {
+		n += len(sel.Unreachable)
 	}
 	return n
 }
@@ -243,25 +377,58 @@ func (s *Survey) Counts() (deadEnds, failures int) {
 type surveyJSON struct {
 	Package    string          `json:"package"`
 	Semantics  Semantics       `json:"semantics"`
+	Cluster    *clusterJSON    `json:"cluster,omitempty"`
 	Selections []selectionJSON `json:"channels"`
-	DeadEnds   int             `json:"deadEnds"`
-	Failures   int             `json:"failures"`
+	surveyTotals
+}
+
+// surveyTotals are the counts a package's survey and a catalog's end with.
+type surveyTotals struct {
+	DeadEnds int `json:"deadEnds"`
+	Failures int `json:"failures"`
+	// ClusterBlocked is there when the paths were checked against
+	// cluster versions.
+	ClusterBlocked *int `json:"clusterBlocked,omitempty"`
+}
+
+func totals(deadEnds, failures int, clusterChecked bool, blocked int) surveyTotals {
+	t := surveyTotals{DeadEnds: deadEnds, Failures: failures}
+	if clusterChecked {
+		t.ClusterBlocked = &blocked
+	}
+	return t
 }
 
 type selectionJSON struct {
-	Channels []string  `json:"channels"`
-	Head     *string   `json:"head"`
-	Error    string    `json:"error,omitempty"`
-	Rows     []rowJSON `json:"rows"`
+	Channels    []string          `json:"channels"`
+	Head        *string           `json:"head"`
+	Error       string            `json:"error,omitempty"`
+	Rows        []rowJSON         `json:"rows"`
+	Unreachable []unreachableJSON `json:"unreachable,omitempty"`
+}
+
+type unreachableJSON struct {
+	Bundle string `json:"bundle"`
+	Reason string `json:"reason"`
 }
 
 type rowJSON struct {
-	From    Installed `json:"from"`
-	Next    *string   `json:"next"`
-	End     *string   `json:"end"`
-	Hops    *int      `json:"hops"`
-	DeadEnd bool      `json:"deadEnd"`
-	Error   string    `json:"error,omitempty"`
+	From         Installed    `json:"from"`
+	Next         *string      `json:"next"`
+	End          *string      `json:"end"`
+	Hops         *int         `json:"hops"`
+	DeadEnd      bool         `json:"deadEnd"`
+	Error        string       `json:"error,omitempty"`
+	ClusterBlock *refusedJSON `json:"clusterBlock,omitempty"`
+	Refused      *refusedJSON `json:"refused,omitempty"`
+	NotOn        string       `json:"notOnCluster,omitempty"`
+}
+
+func (b *ClusterBlock) toJSON() *refusedJSON {
+	if b == nil {
+		return nil
+	}
+	return &refusedJSON{From: namePtr(b.From), To: b.To.Name, Reason: b.Reason}
 }
 
 func namePtr(b *Bundle) *string {
@@ -275,8 +442,9 @@ func namePtr(b *Bundle) *string {
 func (s *Survey) WriteJSON(w io.Writer) error { return writeJSON(w, s.toJSON()) }
 
 func (s *Survey) toJSON() surveyJSON {
-	out := surveyJSON{Package: s.Package, Semantics: s.Options.Semantics, Selections: []selectionJSON{}}
-	out.DeadEnds, out.Failures = s.Counts()
+	out := surveyJSON{Package: s.Package, Semantics: s.Options.Semantics, Cluster: s.Cluster.toJSON(), Selections: []selectionJSON{}}
+	dead, failed := s.Counts()
+	out.surveyTotals = totals(dead, failed, s.ClusterChecked, s.Blocked())
 	for _, sel := range s.Selections {
 		sj := selectionJSON{Channels: sel.Channels, Head: namePtr(sel.Head), Rows: []rowJSON{}}
 		if sel.Err != nil {
@@ -291,7 +459,11 @@ func (s *Survey) toJSON() surveyJSON {
 			if r.Err != nil {
 				rj.Error = r.Err.Error()
 			}
+			rj.ClusterBlock, rj.Refused, rj.NotOn = r.ClusterBlock.toJSON(), r.Refused.toJSON(), r.NotOn
 			sj.Rows = append(sj.Rows, rj)
+		}
+		for _, u := range sel.Unreachable {
+			sj.Unreachable = append(sj.Unreachable, unreachableJSON{Bundle: u.Bundle.Name, Reason: u.Reason})
 		}
 		out.Selections = append(out.Selections, sj)
 	}
@@ -304,7 +476,7 @@ func (s *Survey) WriteText(w io.Writer) error {
 	t := textout.New(w)
 	s.writeTables(t)
 	dead, failed := s.Counts()
-	t.Printf("\n%d dead %s, %d failed %s\n", dead, plural(dead, "end", "ends"), failed, plural(failed, "resolution", "resolutions"))
+	t.Printf("\n%d dead %s, %d failed %s%s\n", dead, plural(dead, "end", "ends"), failed, plural(failed, "resolution", "resolutions"), blockedSummary(s.ClusterChecked, s.Blocked(), s.Unreachable()))
 	return t.Err()
 }
 
@@ -346,6 +518,7 @@ func (s *Survey) writeTables(t *textout.Writer) {
 			case r.DeadEnd():
 				note = "dead end: stops at " + r.End.Name
 			}
+			note = joinNotes(note, clusterNotes(r, s.Cluster)...)
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.From.Name, r.From.Version, next, hops, note)
 		}
 		_ = tw.Flush() // writes to a strings.Builder
@@ -354,7 +527,42 @@ func (s *Survey) writeTables(t *textout.Writer) {
 				t.Printf("%s\n", strings.TrimRight(line, " \n"))
 			}
 		}
+		for _, u := range sel.Unreachable {
+			t.Printf("no cluster version reaches %s: %s\n", u.Bundle.Name, u.Reason)
+		}
 	}
+}
+
+// clusterNotes are a row's notes about cluster versions.
+func clusterNotes(r *SurveyRow, at *ClusterVersion) []string {
+	var out []string
+	if r.ClusterBlock != nil {
+		out = append(out, "no cluster version: "+blockReason(r.ClusterBlock))
+	}
+	if r.Refused != nil {
+		out = append(out, fmt.Sprintf("not on %s: %s", at, blockReason(r.Refused)))
+	}
+	if r.NotOn != "" {
+		out = append(out, fmt.Sprintf("not run on %s: %s", at, r.NotOn))
+	}
+	return out
+}
+
+func joinNotes(first string, more ...string) string {
+	if first != "" {
+		more = append([]string{first}, more...)
+	}
+	return strings.Join(more, "; ")
+}
+
+// blockedSummary is the totals' part about cluster versions, when the
+// paths were checked against them.
+func blockedSummary(checked bool, blocked, unreachable int) string {
+	if !checked {
+		return ""
+	}
+	return fmt.Sprintf(", %d %s blocked by cluster versions, %d %s no cluster version reaches",
+		blocked, plural(blocked, "path", "paths"), unreachable, plural(unreachable, "bundle", "bundles"))
 }
 
 // SurveyReport is what `upgrade-path --all` reports: one package's
@@ -364,6 +572,8 @@ type SurveyReport interface {
 	WriteJSON(io.Writer) error
 	// Problems counts the bundles that cannot reach their head.
 	Problems() int
+	// Unreachable counts the bundles no cluster version reaches.
+	Unreachable() int
 }
 
 // SurveyAll surveys the query's package, or every package of the catalog
@@ -388,6 +598,8 @@ func SurveyAll(cat *Catalog, q UpgradeQuery) (SurveyReport, error) {
 type CatalogSurvey struct {
 	Semantics Semantics
 	Packages  []*Survey
+	// Cluster is the cluster the paths were checked against, if any.
+	Cluster *ClusterVersion
 }
 
 // SurveyCatalog surveys every package of the catalog, in name order. The
@@ -405,7 +617,7 @@ func SurveyCatalog(cat *Catalog, q UpgradeQuery) (*CatalogSurvey, error) {
 	if _, err := NewResolver(&Package{}, q.Options); err != nil {
 		return nil, err
 	}
-	cs := &CatalogSurvey{Semantics: q.Semantics}
+	cs := &CatalogSurvey{Semantics: q.Semantics, Cluster: q.Cluster}
 	for _, name := range cat.PackageNames() {
 		pq := q
 		pq.Package = name
@@ -436,6 +648,30 @@ func (cs *CatalogSurvey) Counts() (deadEnds, failures int) {
 	return deadEnds, failures
 }
 
+// Blocked counts every package's rows blocked by cluster versions.
+func (cs *CatalogSurvey) Blocked() int {
+	n := 0
+	for _, s := range cs.Packages {
+		n += s.Blocked()
+	}
+	return n
+}
+
+// Unreachable counts every package's bundles no cluster version reaches.
+func (cs *CatalogSurvey) Unreachable() int {
+	n := 0
+	for _, s := range cs.Packages {
+		n += s.Unreachable()
+	}
+	return n
+}
+
+// clusterChecked reports whether any package was checked against cluster
+// versions.
+func (cs *CatalogSurvey) clusterChecked() bool {
+	return slices.ContainsFunc(cs.Packages, func(s *Survey) bool { return s.ClusterChecked })
+}
+
 // Problems counts the bundles of every package that cannot reach their
 // head.
 func (cs *CatalogSurvey) Problems() int {
@@ -456,25 +692,26 @@ func (cs *CatalogSurvey) WriteText(w io.Writer) error {
 		s.writeTables(t)
 	}
 	dead, failed := cs.Counts()
-	t.Printf("\n%s: %d dead %s, %d failed %s\n", count(len(cs.Packages), "package", "packages"),
-		dead, plural(dead, "end", "ends"), failed, plural(failed, "resolution", "resolutions"))
+	t.Printf("\n%s: %d dead %s, %d failed %s%s\n", count(len(cs.Packages), "package", "packages"),
+		dead, plural(dead, "end", "ends"), failed, plural(failed, "resolution", "resolutions"), blockedSummary(cs.clusterChecked(), cs.Blocked(), cs.Unreachable()))
 	return t.Err()
 }
 
 type catalogSurveyJSON struct {
 	Semantics Semantics    `json:"semantics"`
+	Cluster   *clusterJSON `json:"cluster,omitempty"`
 	Packages  []surveyJSON `json:"packages"`
-	DeadEnds  int          `json:"deadEnds"`
-	Failures  int          `json:"failures"`
+	surveyTotals
 }
 
 // WriteJSON writes one object: the packages' surveys (each as
 // Survey.WriteJSON writes it) and the totals.
 func (cs *CatalogSurvey) WriteJSON(w io.Writer) error {
-	out := catalogSurveyJSON{Semantics: cs.Semantics, Packages: []surveyJSON{}}
+	out := catalogSurveyJSON{Semantics: cs.Semantics, Cluster: cs.Cluster.toJSON(), Packages: []surveyJSON{}}
 	for _, s := range cs.Packages {
 		out.Packages = append(out.Packages, s.toJSON())
 	}
-	out.DeadEnds, out.Failures = cs.Counts()
+	dead, failed := cs.Counts()
+	out.surveyTotals = totals(dead, failed, cs.clusterChecked(), cs.Blocked())
 	return writeJSON(w, out)
 }

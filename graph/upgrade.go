@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/internal/textout"
 )
 
@@ -21,6 +22,12 @@ type UpgradeQuery struct {
 	// FromVersion is the installed bundle's version; required when From is
 	// not a bundle of the package (a "virtual" installed bundle).
 	FromVersion string
+	// Cluster, when set, is the cluster the path is checked against: each
+	// step to a bundle it cannot run is marked (Step.Refused).
+	Cluster *ClusterVersion
+	// Warn receives the olm.maxOpenShiftVersion values the cluster checks
+	// cannot read.
+	Warn fault.Warn
 }
 
 // resolverFor finds the package and prepares its resolver; query mistakes
@@ -78,7 +85,17 @@ func UpgradePath(cat *Catalog, q UpgradeQuery) (*Path, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.Path(from), nil
+	p := r.Path(from)
+	if q.Cluster != nil {
+		p.Cluster = q.Cluster
+		cc := newClusterChecker(q.Warn)
+		for _, st := range p.Steps {
+			if st.Next != nil {
+				st.Refused = cc.refuses(q.Cluster, st.Next)
+			}
+		}
+	}
+	return p, nil
 }
 
 // installed turns --from/--from-version into the installed bundle.
@@ -124,6 +141,35 @@ type pathJSON struct {
 	Successors []string   `json:"successors"`
 	Path       []string   `json:"path"`
 	Error      string     `json:"error,omitempty"`
+	// Cluster and Refused are there with --cluster-version only.
+	Cluster *clusterJSON  `json:"cluster,omitempty"`
+	Refused []refusedJSON `json:"refused,omitempty"`
+}
+
+type clusterJSON struct {
+	OpenShift  *string `json:"openShift"`
+	Kubernetes string  `json:"kubernetes"`
+}
+
+func (c *ClusterVersion) toJSON() *clusterJSON {
+	if c == nil {
+		return nil
+	}
+	out := &clusterJSON{Kubernetes: c.Kube.String()}
+	if c.OpenShift != nil {
+		s := c.OpenShift.String()
+		out.OpenShift = &s
+	}
+	return out
+}
+
+// refusedJSON is a step the cluster cannot take; From is null for a fresh
+// install (or, in a survey, for a bundle no cluster runs).
+type refusedJSON struct {
+	Step   int     `json:"step,omitempty"`
+	From   *string `json:"from"`
+	To     string  `json:"to"`
+	Reason string  `json:"reason"`
 }
 
 // WriteJSON writes the path as one JSON object.
@@ -134,6 +180,17 @@ func (p *Path) WriteJSON(w io.Writer) error {
 	}
 	if p.Err != nil {
 		out.Error = p.Err.Error()
+	}
+	out.Cluster = p.Cluster.toJSON()
+	for i, st := range p.Steps {
+		if st.Refused == "" {
+			continue
+		}
+		var from *string
+		if st.From != nil {
+			from = &st.From.Name
+		}
+		out.Refused = append(out.Refused, refusedJSON{Step: i + 1, From: from, To: st.Next.Name, Reason: st.Refused})
 	}
 	return writeJSON(w, out)
 }
@@ -212,6 +269,9 @@ func (p *Path) WriteText(w io.Writer, opts Options) error {
 		} else {
 			tw.Printf("  %s\n", st.Reason)
 		}
+		if st.Refused != "" {
+			tw.Printf("  ! a cluster at %s cannot take this step: %s\n", p.Cluster, st.Refused)
+		}
 	}
 	names := []string{}
 	if p.From != nil {
@@ -230,7 +290,25 @@ func (p *Path) WriteText(w io.Writer, opts Options) error {
 	default:
 		tw.Printf("path: %s (%d %s)\n", strings.Join(names, " -> "), moves, plural(moves, "upgrade", "upgrades"))
 	}
+	if p.Cluster != nil {
+		if n := p.RefusedSteps(); n > 0 {
+			tw.Printf("cluster %s: cannot take %d %s (of %d)\n", p.Cluster, n, plural(n, "step", "steps"), len(p.Bundles()))
+		} else {
+			tw.Printf("cluster %s: can take every step\n", p.Cluster)
+		}
+	}
 	return tw.Err()
+}
+
+// RefusedSteps counts the steps the path's cluster cannot take.
+func (p *Path) RefusedSteps() int {
+	n := 0
+	for _, st := range p.Steps {
+		if st.Refused != "" {
+			n++
+		}
+	}
+	return n
 }
 
 func joinOrNone(names []string) string {

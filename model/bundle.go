@@ -54,6 +54,9 @@ type Bundle struct {
 	provides  []declcfg.GVK
 	labels    []string
 	requires  []Requirement
+	// cluster holds olm.maxOpenShiftVersion and minKubeVersion
+	// (MaxOpenShiftVersion, MinKubeVersion), decoded on first use.
+	cluster clusterFacts
 }
 
 // Requirement is one dependency a bundle declares. Exactly one of GVK,
