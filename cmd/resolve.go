@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -43,8 +44,10 @@ Two forms:
       reads Subscriptions, CatalogSources, ClusterServiceVersions (installed
       operators) and OperatorGroups from Kubernetes YAML or JSON: files,
       directory trees (.yaml, .yml, .json) or - for standard input (kustomize
-      build | fbc resolve -f -). Other kinds are skipped with one note. Every
-      namespace with a Subscription or a CSV is resolved.
+      build | fbc resolve -f -). Several paths may follow one -f (-f a.yaml
+      b.yaml, as a shell glob gives them), or -f may be repeated. Other kinds
+      are skipped with one note. Every namespace with a Subscription or a CSV
+      is resolved.
 
   fbc resolve CATALOG --subscribe PACKAGE[/CHANNEL][@STARTINGCSV]...
       the quick form: one catalog and Subscriptions to it named
@@ -77,13 +80,21 @@ parse), 2 for unusable arguments or unreadable inputs.`,
   fbc resolve catalog/ --subscribe etcd/alpha
   fbc resolve olm/operatorhubio=quay.io/operatorhubio/catalog:latest -n operators \
       --subscribe cert-manager --subscribe prometheus/beta --installed prometheusoperator.0.47.0`,
-		Args: rangeArgs(0, 1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
 			req := resolve.Request{GlobalNamespace: global, Namespace: namespace}
+			if len(manifests) > 0 && len(subscribe) == 0 {
+				// -f a.yaml b.yaml (what a shell glob after -f makes):
+				// without --subscribe there is no quick form, so the
+				// other paths are manifests too.
+				manifests, args = append(manifests, args...), nil
+			}
 			switch {
+			case len(args) > 1:
+				return usageErrorf("the quick form takes one CATALOG, got %d paths (%s); manifests go after -f", len(args), strings.Join(args, " "))
 			case len(args) == 1 && len(manifests) > 0:
 				return usageErrorf("give either -f MANIFESTS or a CATALOG with --subscribe, not both")
 			case len(args) == 0 && len(manifests) == 0:
