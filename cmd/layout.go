@@ -58,6 +58,8 @@ func takenBy(nc *render.NotCatalog) string {
 	switch nc.Layout {
 	case render.LayoutTemplate:
 		return "fbc template " + nc.Path + " renders it"
+	case render.LayoutBundleFolder:
+		return "pass the bundle directory instead, " + nc.Bundle
 	case render.LayoutTemplates:
 		if len(nc.Templates) == 1 {
 			return fmt.Sprintf("fbc template %s/%s renders it", dir, nc.Templates[0])

@@ -48,6 +48,9 @@ const (
 	// LayoutTemplates is a folder of catalog templates only (an operator
 	// repository's catalog-templates/).
 	LayoutTemplates
+	// LayoutBundleFolder is a version's folder that holds one bundle
+	// directory (VERSION/bundle/) beside release-config.yaml or documents.
+	LayoutBundleFolder
 )
 
 // NotCatalog is a recognised path that is neither a catalog nor a bundle.
@@ -62,6 +65,8 @@ type NotCatalog struct {
 	Catalogs bool
 	// Templates holds the names of a LayoutTemplates folder's templates.
 	Templates []string
+	// Bundle is the bundle directory a LayoutBundleFolder holds.
+	Bundle string
 }
 
 // Recognise says what path is when it is a part of an operator repository
@@ -92,6 +97,9 @@ func Recognise(path string) *NotCatalog {
 		nc.Layout, nc.What = LayoutPackageVersion, "one version of a package in the package-manifest format (its parent folder holds "+packageManifest(filepath.Dir(filepath.Clean(path)))+")"
 	case templateFolder(nc):
 		// templateFolder set the layout, What and the templates.
+	case bundleFolder(path) != "":
+		nc.Bundle = filepath.Join(path, bundleFolder(path))
+		nc.Layout, nc.What = LayoutBundleFolder, "a folder holding one bundle directory ("+bundleFolder(path)+") and no catalog files"
 	case isOperatorDir(path):
 		nc.Layout, nc.What = LayoutOperatorDir, "an operator's folder in an operator repository (one bundle directory per version)"
 	case isOperatorsTree(path):
@@ -256,6 +264,32 @@ func isPackageVersion(dir string) bool {
 		}
 	}
 	return false
+}
+
+// bundleFolder returns the name of the one bundle directory dir holds
+// when everything else in it is a file no catalog is made of (ci.yaml,
+// release-config.yaml, documents), or "".
+func bundleFolder(dir string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	bundle := ""
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasPrefix(name, "."):
+		case e.IsDir() && bundle == "" && isBundleDir(filepath.Join(dir, name)):
+			bundle = name
+		case e.IsDir():
+			return ""
+		default:
+			if nc := recogniseFile(filepath.Join(dir, name)); nc == nil || nc.Layout == LayoutTemplate {
+				return ""
+			}
+		}
+	}
+	return bundle
 }
 
 // maxTemplates bounds the files templateFolder reads.

@@ -30,7 +30,8 @@ func TestRecognise(t *testing.T) {
 		{filepath.Join(layouts, "operators", "skupper-operator"), LayoutOperatorDir},
 		{filepath.Join(layouts, "operators", "kubernaut-operator"), LayoutOperatorDir},
 		{filepath.Join(layouts, "operators", "skupper-operator", "1.9.6"), 0}, // a bundle
-		{filepath.Join(layouts, "operators", "rabbitmq-messaging-topology-operator", "1.19.1"), 0},
+		{filepath.Join(layouts, "operators", "rabbitmq-messaging-topology-operator", "1.19.1"), LayoutBundleFolder},
+		{filepath.Join(layouts, "operators", "rabbitmq-messaging-topology-operator", "1.19.1", "bundle"), 0},
 		{filepath.Join(layouts, "operators", "skupper-operator", "ci.yaml"), LayoutRepoCI},
 		{filepath.Join(layouts, "operators", "rabbitmq-messaging-topology-operator", "1.19.1", "release-config.yaml"), LayoutReleaseConfig},
 		{filepath.Join(layouts, "operators", "kubernaut-operator", "catalog-templates", "semver.yaml"), LayoutTemplate},
