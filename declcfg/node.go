@@ -59,23 +59,6 @@ type jsonParser struct {
 	lineStart int
 }
 
-func parseJSONStream(data []byte, each func(n *yaml.Node) error) error {
-	p := &jsonParser{data: data, line: 1}
-	for {
-		p.skipSpace()
-		if p.off >= len(p.data) {
-			return nil
-		}
-		n, err := p.value(0)
-		if err != nil {
-			return err
-		}
-		if err := each(n); err != nil {
-			return err
-		}
-	}
-}
-
 func (p *jsonParser) col() int { return p.off - p.lineStart + 1 }
 
 func (p *jsonParser) errorf(format string, args ...any) error {
@@ -258,6 +241,8 @@ func (p *jsonParser) object(depth int) (*yaml.Node, error) {
 		case '}':
 			p.off++
 			return n, nil
+		case '"':
+			return nil, p.errorf("unexpected %s: ',' or '}' was expected; is a ',' missing before this key?", p.describe())
 		default:
 			return nil, p.errorf("unexpected %s: ',' or '}' was expected", p.describe())
 		}
@@ -288,6 +273,8 @@ func (p *jsonParser) array(depth int) (*yaml.Node, error) {
 		case ']':
 			p.off++
 			return n, nil
+		case '{', '[', '"':
+			return nil, p.errorf("unexpected %s: ',' or ']' was expected; is a ',' missing before this value?", p.describe())
 		default:
 			return nil, p.errorf("unexpected %s: ',' or ']' was expected", p.describe())
 		}

@@ -48,6 +48,9 @@ type LoadError struct {
 	IO bool
 	// Warning marks problems that do not make the catalog invalid.
 	Warning bool
+	// Lost is set on a syntax error that made the loader skip a document:
+	// what can be read of that document.
+	Lost *LostDoc
 }
 
 // FaultKind is Run for a file that could not be read and Input for bad
@@ -439,7 +442,8 @@ func (b *binaryStop) Read(p []byte) (int, error) {
 }
 
 // ParseFile splits a file's content into documents. Problems become the
-// file's Errors; a syntax error ends the file (later documents are unknown).
+// file's Errors; a syntax error skips the document it is in (its Lost says
+// what of it can be read) and the documents after it are read.
 func ParseFile(name string, data []byte) *File {
 	f := &File{Path: name}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
@@ -461,9 +465,9 @@ func ParseFile(name string, data []byte) *File {
 		}
 		f.Docs = append(f.Docs, Document{Pos: pos, Node: n})
 	}
-	var err error
+	var skips []skipped
 	if isJSONStream(data) {
-		err = parseJSONStream(data, func(n *yaml.Node) error { addRoot(n); return nil })
+		skips = parseJSONRecovering(data, addRoot)
 	} else {
 		scan := scanChunks(data)
 		for _, line := range scan.badSeparators {
@@ -478,20 +482,16 @@ func ParseFile(name string, data []byte) *File {
 			msg := what + " holds only comments; opm rejects it (object '' is missing root schema field): remove it"
 			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: line}, Rule: RuleEmptyDocument, Msg: msg})
 		}
-		err = parseYAMLStream(data, func(d yamlDoc) error {
+		var docs []yamlDoc
+		docs, skips = parseYAMLRecovering(data)
+		for _, d := range docs {
 			if !d.Empty { // blank documents, such as the one before a leading "---", carry nothing
 				addRoot(d.Node)
 			}
-			return nil
-		})
-	}
-	if err != nil {
-		var pe *parseError
-		if errors.As(err, &pe) {
-			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: pe.Line, Col: pe.Col}, Rule: RuleSyntax, Msg: pe.Msg})
-		} else {
-			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name}, Rule: RuleSyntax, Msg: err.Error()})
 		}
+	}
+	for _, s := range skips {
+		f.Errors = append(f.Errors, s.loadError(name))
 	}
 	return f
 }
