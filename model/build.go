@@ -12,6 +12,7 @@ import (
 // (the first) and where a package is first named.
 type Builder struct {
 	packages map[string]*Package
+	lost     []declcfg.LostDoc
 }
 
 // NewBuilder returns an empty builder.
@@ -94,9 +95,59 @@ func (b *Builder) Add(blob declcfg.Blob) {
 	}
 }
 
+// AddLost records a document the loader skipped for a syntax error. The
+// syntax error is what to fix: the problems the document's absence causes
+// in its package (no channels, a bundle in no channel, an entry without its
+// bundle, ...) are not reported. A document whose package its text does
+// not say counts for every package with a blob in its file.
+func (b *Builder) AddLost(doc declcfg.LostDoc) {
+	b.lost = append(b.lost, doc)
+}
+
+// applyLost marks the packages that lost a document.
+func (b *Builder) applyLost() {
+	for _, l := range b.lost {
+		if name := l.PackageName(); name != "" {
+			if p := b.packages[name]; p != nil {
+				p.lost = append(p.lost, l.Schema)
+			}
+			continue
+		}
+		for _, p := range b.packages {
+			if p.hasBlobIn(l.Pos.File) {
+				p.lost = append(p.lost, l.Schema)
+			}
+		}
+	}
+}
+
+// hasBlobIn reports whether a blob of the package is in file.
+func (p *Package) hasBlobIn(file string) bool {
+	if p.Pos.File == file || p.firstUse.File == file {
+		return true
+	}
+	for _, ch := range p.Channels {
+		if ch.Pos.File == file {
+			return true
+		}
+	}
+	for _, bd := range p.Bundles {
+		if bd.Pos.File == file {
+			return true
+		}
+	}
+	for _, d := range p.deprecations {
+		if d.Pos.File == file {
+			return true
+		}
+	}
+	return false
+}
+
 // Build links what was added: entries to their bundles, deprecations to
 // what they deprecate. The builder must not be used afterwards.
 func (b *Builder) Build() *Catalog {
+	b.applyLost()
 	c := &Catalog{byName: b.packages}
 	c.Packages = sortedPackages(b.packages)
 	for _, p := range c.Packages {

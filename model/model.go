@@ -68,6 +68,9 @@ type Package struct {
 	deprecations  []*declcfg.Deprecation
 	firstUse      declcfg.Pos
 	used          bool
+	// lost holds the schemas of the package's documents the loader
+	// skipped for syntax errors ("" when the text did not say).
+	lost []string
 }
 
 // Channel is one olm.channel blob of a package.

@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -74,8 +75,39 @@ type reporter struct {
 }
 
 func (r *reporter) add(rule string, pos declcfg.Pos, channel, bundle, msg string) {
+	if r.pkg.lostMayCause(rule) {
+		return
+	}
 	r.out = append(r.out, Problem{Rule: rule, Pos: pos, Package: r.pkg.Name, Channel: channel, Bundle: bundle, Message: msg,
 		Warning: rule == RuleEdgeTarget || rule == RuleDeprecatedDefault})
+}
+
+// lostCauses are, for each rule, the schemas of the documents whose loss
+// (a syntax error made the loader skip them) can cause a problem of the
+// rule: what the rule finds missing may be in the lost document.
+var lostCauses = map[string][]string{
+	RuleUnknownPackage:       {declcfg.SchemaPackage},
+	RuleEmptyPackage:         {declcfg.SchemaChannel},
+	RuleDefaultChannel:       {declcfg.SchemaChannel},
+	RuleOrphanBundle:         {declcfg.SchemaChannel},
+	RuleMissingBundle:        {declcfg.SchemaBundle},
+	RuleEdgeTarget:           {declcfg.SchemaChannel, declcfg.SchemaBundle},
+	RuleDeprecationReference: {declcfg.SchemaChannel, declcfg.SchemaBundle},
+}
+
+// lostMayCause reports whether a document the package lost may be what a
+// problem of rule finds missing. A defaultChannel that is not set is a
+// problem whatever was lost.
+func (p *Package) lostMayCause(rule string) bool {
+	if len(p.lost) == 0 || rule == RuleDefaultChannel && p.DefaultChannel == "" {
+		return false
+	}
+	for _, schema := range p.lost {
+		if schema == "" || slices.Contains(lostCauses[rule], schema) {
+			return true
+		}
+	}
+	return false
 }
 
 // or returns the first valid position: the most precise one known.

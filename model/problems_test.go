@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -149,5 +150,65 @@ func TestProblemsInMemory(t *testing.T) {
 	want := []string{"skip-range false", "missing-bundle false", "channel-head false", "edge-target true"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestLostDocuments: a document the loader skipped for a syntax error
+// silences the problems its absence causes in its package, and only those.
+func TestLostDocuments(t *testing.T) {
+	build := func(text string) []string {
+		t.Helper()
+		cfg, err := declcfg.LoadBytes("c.yaml", []byte(text))
+		var les declcfg.LoadErrors
+		if !errors.As(err, &les) {
+			t.Fatalf("the test catalog must have a syntax error: %v", err)
+		}
+		b := NewBuilder()
+		for i := range cfg.Packages {
+			b.Add(declcfg.Blob{Package: &cfg.Packages[i]})
+		}
+		for i := range cfg.Channels {
+			b.Add(declcfg.Blob{Channel: &cfg.Channels[i]})
+		}
+		for i := range cfg.Bundles {
+			b.Add(declcfg.Blob{Bundle: &cfg.Bundles[i]})
+		}
+		for _, le := range les {
+			if le.Lost != nil {
+				b.AddLost(*le.Lost)
+			}
+		}
+		var got []string
+		for _, p := range b.Build().Problems() {
+			got = append(got, fmt.Sprintf("%s %s", p.Rule, p.Package))
+		}
+		return got
+	}
+	broken := "  - name: p.b\n     replaces: p.a\n"
+	for _, tc := range []struct {
+		name, text string
+		want       []string
+	}{
+		{"a lost channel: p has channels and its bundles are in one; q has none",
+			okPackage + "schema: olm.package\nname: q\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: p\nname: stable\nentries:\n  - name: p.a\n" + broken + bundles("p.a", "p.b"),
+			[]string{"empty-package q"}},
+		{"a lost bundle: the entry has its bundle",
+			okPackage + "schema: olm.channel\npackage: p\nname: stable\nentries: [{name: p.a}, {name: p.b, replaces: p.a}]\n---\nschema: olm.bundle\npackage: p\nname: p.b\nproperties:\n  - type: t\n   value: 1\n" + bundles("p.a"),
+			nil},
+		{"a lost package blob",
+			"schema: olm.package\nname: p\n  defaultChannel: stable\n---\nschema: olm.channel\npackage: p\nname: stable\nentries: [{name: p.a}]\n" + bundles("p.a"),
+			nil},
+		{"a lost bundle does not hide a channel's problems",
+			okPackage + "schema: olm.channel\npackage: p\nname: stable\nentries: [{name: p.a}, {name: p.b}]\n---\nschema: olm.bundle\npackage: p\nname: p.c\nproperties:\n  - type: t\n   value: 1\n" + bundles("p.a", "p.b"),
+			[]string{"channel-head p"}},
+		{"a lost document whose package the text does not say counts for the file's packages",
+			okPackage + "schema: olm.channel\npackage: [p\nname: stable\n" + bundles("p.a"),
+			nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := build(tc.text); !slices.Equal(got, tc.want) {
+				t.Errorf("problems %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

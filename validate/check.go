@@ -45,7 +45,9 @@ type fileCheck struct {
 	diags      []Diagnostic
 	records    []declcfg.Blob
 	unreadable []declcfg.Pos
-	stats      Stats
+	// lost are the documents the loader skipped for syntax errors.
+	lost  []declcfg.LostDoc
+	stats Stats
 
 	// scratch is reused to decode olm.bundle.object data.
 	scratch []byte
@@ -66,6 +68,9 @@ func (c *checker) merge(fc *fileCheck) {
 	c.stats.Blobs += fc.stats.Blobs
 	for _, r := range fc.records {
 		c.builder.Add(r)
+	}
+	for _, l := range fc.lost {
+		c.builder.AddLost(l)
 	}
 	for _, p := range fc.unreadable {
 		c.unreadable[p] = true
@@ -192,6 +197,9 @@ func (c *fileCheck) file(f *declcfg.File) {
 	c.stats.Files++
 	for _, le := range f.Errors {
 		c.addLoadError(le, blobRef{})
+		if le.Lost != nil {
+			c.lost = append(c.lost, *le.Lost)
+		}
 	}
 	for _, doc := range f.Docs {
 		c.document(doc, nil, nil)
