@@ -71,7 +71,7 @@ var catalogue = []Rule{
 		"Catalogs hold only JSON and YAML: move the file out of the tree or list it in .indexignore."},
 	{declcfg.RuleSyntax, SeverityError,
 		"A file is not valid JSON or YAML.",
-		"Fix the syntax at the reported line; later documents of the same file are not checked until then."},
+		"Fix the syntax at the reported line. Only the document holding the error is skipped (in YAML up to the next --- line, in a JSON stream up to the next line starting with {): the other documents are checked, and what the skipped document would have provided, such as a package's channel or an entry's bundle, is not reported missing."},
 	{declcfg.RuleEmptyDocument, SeverityError,
 		"A YAML document or file holds only comments.",
 		"opm rejects comment-only documents: delete the document or list the file in .indexignore."},
