@@ -75,7 +75,7 @@ func ParseMaxOpenShiftVersion(raw json.RawMessage) (v MinorVersion, loose string
 	}
 	sv, err := semver.ParseTolerant(value)
 	if err != nil {
-		return MinorVersion{}, "", fmt.Errorf("is not a version OLM can read (%v)", err)
+		return MinorVersion{}, "", errors.New("is not a version OLM can read")
 	}
 	if sv.Patch != 0 || len(sv.Pre) > 0 || len(sv.Build) > 0 {
 		return MinorVersion{}, "", errors.New("has a patch, prerelease or build part, which OLM refuses")

@@ -1,13 +1,16 @@
 package validate
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/model"
 )
 
 // propertyNode is one item of a blob's properties list.
@@ -30,6 +33,7 @@ func (c *fileCheck) properties(d *docContext, root *yaml.Node) []propertyNode {
 		return nil
 	}
 	props := make([]propertyNode, 0, len(list))
+	maxOCP := 0
 	for i, item := range list {
 		item = declcfg.Deref(item)
 		if item == nil || item.Kind != yaml.MappingNode {
@@ -55,6 +59,9 @@ func (c *fileCheck) properties(d *docContext, root *yaml.Node) []propertyNode {
 			checkVersionRange(d, p.value, p.path())
 		case declcfg.PropertyConstraint:
 			checkConstraint(d, p.value, p.path(), 0)
+		case declcfg.PropertyMaxOCPVersion:
+			maxOCP++
+			checkMaxOpenShift(d, p, maxOCP)
 		}
 	}
 	return props
@@ -106,6 +113,40 @@ func checkVersionRange(d *docContext, v *yaml.Node, p *fieldPath) {
 	}
 	if _, err := declcfg.ParseRange(r); err != nil {
 		d.reportf(RuleVersionRange, n, "%s.versionRange %q is not a range OLM can parse: %v", p, r, err)
+	}
+}
+
+// checkMaxOpenShift reads olm.maxOpenShiftVersion the way OLM does
+// (model.ParseMaxOpenShiftVersion): a string or a number, MAJOR.MINOR.
+// nth counts the blob's olm.maxOpenShiftVersion properties so far: OLM
+// refuses a second one. Other kinds than strings and numbers are the shape
+// walk's.
+func checkMaxOpenShift(d *docContext, p propertyNode, nth int) {
+	v := declcfg.Deref(p.value)
+	if nth > 1 {
+		d.reportf(RuleMaxOpenShift, p.item, "properties[%d]: a second olm.maxOpenShiftVersion property; OLM refuses a bundle with several and blocks cluster upgrades while it is installed: keep one", p.index)
+		return
+	}
+	if v == nil || v.Kind != yaml.ScalarNode {
+		return
+	}
+	var raw string
+	switch v.ShortTag() {
+	case "!!str":
+		raw = strconv.Quote(v.Value)
+	case "!!int", "!!float":
+		raw = v.Value
+		if f, err := strconv.ParseFloat(v.Value, 64); err == nil && strconv.FormatFloat(f, 'f', -1, 64) != v.Value {
+			d.reportf(RuleMaxOpenShift, v, "%s %s is a number, which YAML reads as %s (and so do OLM and opm, from a YAML catalog): quote it, %q", p.path(), v.Value, strconv.FormatFloat(f, 'f', -1, 64), v.Value)
+			return
+		}
+	default:
+		return
+	}
+	if _, loose, err := model.ParseMaxOpenShiftVersion(json.RawMessage(raw)); err != nil {
+		d.reportf(RuleMaxOpenShift, v, "%s %s %v: OLM blocks cluster upgrades while the bundle is installed; write MAJOR.MINOR, e.g. \"4.18\"", p.path(), raw, err)
+	} else if loose != "" {
+		d.reportf(RuleMaxOpenShift, v, "%s %s %s; write MAJOR.MINOR, e.g. \"4.18\"", p.path(), raw, loose)
 	}
 }
 

@@ -52,6 +52,7 @@ const (
 	RuleCSVMismatch      = "csv-mismatch"
 	RuleVersionRange     = "version-range"
 	RuleConstraint       = "constraint"
+	RuleMaxOpenShift     = "max-openshift-version"
 
 	// Deprecations: the model's.
 	RuleDuplicateDeprecation = model.RuleDuplicateDeprecation
@@ -203,6 +204,9 @@ var catalogue = []Rule{
 	{RuleConstraint, SeverityError,
 		"An olm.constraint is malformed: it must set exactly one of cel, all, any, not, gvk or package, recursively, and a cel rule must compile.",
 		"Keep one constraint kind per constraint object and nest the others under all/any/not. A cel rule must compile in OLM's CEL environment (the variable properties, the function semver_compare) to a bool."},
+	{RuleMaxOpenShift, SeverityWarning,
+		"An olm.maxOpenShiftVersion is not MAJOR.MINOR: OLM cannot read it (empty, a patch, prerelease or build part, not a version, a second such property), reads it loosely (v4.18, 4.18.0, 4), or it is a number a decoder reads otherwise (4.10 as 4.1).",
+		"Write the last OpenShift release the bundle supports as a quoted MAJOR.MINOR string, e.g. \"4.18\", once per bundle. OLM marks the cluster not upgradeable past it while the bundle is installed, and for good when it cannot read the value."},
 
 	// Deprecations.
 	{RuleDuplicateDeprecation, SeverityError,
