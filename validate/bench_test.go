@@ -26,8 +26,10 @@ import (
 // with the usual YAML library.
 //
 // validate/<catalog> reports x-decode and x-yaml-v3, its time as a multiple
-// of each baseline's. The catalogs are certified-operators v4.16 from the
-// shared corpus (51 MB) and its 10x copy from `make bench-data` (504 MB).
+// of each baseline's. The catalogs are certified-operators v4.16 (51 MB,
+// olm.bundle.object), v4.18 (20 MB, olm.csv.metadata) and
+// community-operators v4.22 (8 MB, olm.csv.metadata) from the shared corpus,
+// and the v4.16 10x copy from `make bench-data` (504 MB).
 func BenchmarkValidate(b *testing.B) {
 	catalogs := benchCatalogs(b)
 	decodeTime := timeEach(b, "decode", catalogs, decode, nil)
@@ -86,6 +88,8 @@ func benchCatalogs(b *testing.B) []benchCatalog {
 	}
 	out := []benchCatalog{
 		{name: "v4.16", path: filepath.Join(shared, "corpus", "certified-operators", "catalogs", "v4.16")},
+		{name: "v4.18", path: filepath.Join(shared, "corpus", "certified-operators", "catalogs", "v4.18")},
+		{name: "community-v4.22", path: filepath.Join(shared, "corpus", "community-operators-prod", "catalogs", "v4.22")},
 		{name: "x10", path: filepath.Join("..", "testdata", "bench", "v4.16-x10")},
 	}
 	for i, c := range out {
