@@ -119,7 +119,9 @@ bundle-object-to-csv-metadata fixes.`,
 			}
 			switch {
 			case !set.Empty():
-				opts.Profiles = profile.New(set)
+				pc := profile.New(set)
+				pc.Warn = warner(cmd.ErrOrStderr())
+				opts.Profiles = pc
 			case len(bundles) > 0:
 				opts.Profiles = profile.ForBundleSources()
 			}

@@ -5,10 +5,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/operator-framework/api/pkg/validation/errors"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/model"
 	"github.com/fbc-project/fbc/validate"
 )
@@ -30,6 +32,12 @@ type Checker struct {
 
 	// up keeps what the upgrade checks compare once the catalog is known.
 	up upgrades
+
+	// Warn receives the one note about the checks that could not run on
+	// catalog bundles that carry only olm.csv.metadata.
+	Warn fault.Warn
+	// metadataOnly counts those bundles.
+	metadataOnly atomic.Int64
 }
 
 // New makes a checker for the profiles of s.
@@ -71,6 +79,9 @@ func (c *Checker) CheckBundle(in *validate.BundleContents) []validate.Diagnostic
 		// (only an image) holds nothing to check here.
 		return c.diagnostics(b, fs)
 	}
+	if b.partial && in.FromCatalog {
+		c.metadataOnly.Add(1)
+	}
 	if c.set.Has(OperatorFramework) || c.set.Has(OperatorHub) || c.set.Has(GoodPractices) {
 		fs = append(fs, c.library(b)...)
 	}
@@ -92,7 +103,14 @@ func (c *Checker) CheckBundle(in *validate.BundleContents) []validate.Diagnostic
 // CheckCatalog runs the checks that need the whole catalog.
 func (c *Checker) CheckCatalog(cat *model.Catalog) []validate.Diagnostic {
 	var out []validate.Diagnostic
-	if cat == nil || c.sourcesOnly {
+	if c.sourcesOnly {
+		return nil
+	}
+	if n := c.metadataOnly.Swap(0); n > 0 {
+		c.Warn.Printf("%d catalog %s only olm.csv.metadata, no olm.bundle.object manifests: on %s the profiles could not check %s",
+			n, plural(n, "bundle carries", "bundles carry"), plural(n, "it", "them"), strings.Join(c.metadataGaps(), "; "))
+	}
+	if cat == nil {
 		return nil
 	}
 	if c.checksUpgrades() {
@@ -108,6 +126,40 @@ func (c *Checker) CheckCatalog(cat *model.Catalog) []validate.Diagnostic {
 		}
 	}
 	return out
+}
+
+// metadataGaps names what the profiles of the run check in manifests, and
+// so cannot check in a bundle that has only olm.csv.metadata.
+func (c *Checker) metadataGaps() []string {
+	var out []string
+	if c.set.Has(OperatorFramework) {
+		out = append(out, "CRD validity and the CRDs against the CSV (crd-invalid, bundle-crds)",
+			"ServiceAccounts (bundle-service-account)", "the bundle size (bundle-size)",
+			"the CSV's required fields, install strategy and related images (csv-fields)")
+	}
+	if c.set.Has(OperatorHub) {
+		out = append(out, "the icon (hub-icon, hub-icon-data)")
+	}
+	if c.set.Has(OperatorHub) || c.set.Has(K8sVersion) {
+		out = append(out, "removed APIs in manifests (removed-api)")
+	}
+	if c.set.Has(GoodPractices) {
+		out = append(out, "resource requests and permissions to create CRDs (gp-resource-requests, gp-crd-rbac)")
+	}
+	if c.set.Has(OLMv1) {
+		out = append(out, "webhooks, deployments, object kinds and owned CRDs (olmv1-webhook, olmv1-kind, olmv1-bundle)")
+	}
+	if c.checksUpgrades() {
+		out = append(out, "CRD storage versions, scope and schemas along upgrade edges, only versions dropped from olm.gvk (crd-stored-version, crd-storage-version, crd-scope, crd-field)")
+	}
+	return out
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // checksUpgrades reports whether the profiles compare CRDs along upgrade
