@@ -28,6 +28,9 @@ var fuzzSeeds = []string{
 	"\x00\x01binary",
 	"\xef\xbb\xbf{\"schema\":\"bom\"}",
 	"{\"schema\": \"s\", \"a\": \"\\ud800\"}",
+	// Syntax errors the loader skips a document for, and reads on.
+	"schema: x\n---\nschema: olm.channel\npackage: p\nentries:\n  - name: a\n     replaces: b\n---\nschema: y\n\tz: 1\n---\nschema: z\n",
+	"{\"schema\":\"x\"}\n{\"schema\":\"olm.channel\",\"package\":\"p\" \"name\":\"s\"}\n{\"schema\":\"y\",\n{\"schema\":\"z\"}\n",
 }
 
 func addSeeds(f *testing.F) {
