@@ -115,6 +115,7 @@ func (c *Checker) CheckCatalog(cat *model.Catalog) []validate.Diagnostic {
 	}
 	if c.checksUpgrades() {
 		out = append(out, c.crdUpgradeFindings(cat)...)
+		out = append(out, c.storedVersionFindings(cat)...)
 	}
 	for _, p := range cat.Packages {
 		for _, ch := range p.Channels {

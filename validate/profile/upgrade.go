@@ -162,7 +162,7 @@ func (c *Checker) crdUpgradeFindings(cat *model.Catalog) []validate.Diagnostic {
 				nv := nu.version(v.name)
 				switch {
 				case v.served && nv == nil:
-					add(validate.RuleCRDServedVersion, versionSev, pos, "CustomResourceDefinition %s drops version %s, which %s serves; clients and objects of that version break (mark it served: false in one release, drop it in a later one)", name, v.name, e.from.Name)
+					add(validate.RuleCRDServedVersion, versionSev, pos, "CustomResourceDefinition %s drops version %s, which %s serves; clients and objects of that version break (mark it served: false in one release and drop it in a later one, and keep listing it while a bundle that upgrades to this one, directly or along a path, stores objects in it: they stay in status.storedVersions)", name, v.name, e.from.Name)
 				case v.served && !nv.served:
 					add(validate.RuleCRDServedVersion, versionSev, pos, "CustomResourceDefinition %s stops serving version %s, which %s serves", name, v.name, e.from.Name)
 				}
@@ -224,6 +224,100 @@ func (c *Checker) crdUpgradeFindings(cat *model.Catalog) []validate.Diagnostic {
 		}
 	}
 	return append(merged, out[prev:]...)
+}
+
+// storedVersionFindings follows status.storedVersions along upgrade paths:
+// a cluster lists there every version any bundle it ran stored objects
+// in, and OLM migrates nothing, so a bundle's CRD must keep the storage
+// version of every bundle from which upgrades in its channel reach it, not
+// only of the bundle just before it. The edge check reports the bundles
+// just before; this reports the ones further back, once per bundle, CRD
+// and version, with one path that leads there.
+func (c *Checker) storedVersionFindings(cat *model.Catalog) []validate.Diagnostic {
+	var out []validate.Diagnostic
+	type finding struct {
+		bundle *model.Bundle
+		crd    string
+		ver    string
+	}
+	seen := map[finding]bool{}
+	for _, p := range cat.Packages {
+		// The versions an edge already reports: the storage versions of
+		// each bundle's direct predecessors, in any channel.
+		direct := map[finding]bool{}
+		for _, ch := range p.Channels {
+			for _, e := range ch.Edges() {
+				if e.FromBundle == nil || e.To.Bundle == nil {
+					continue
+				}
+				if a := c.up.bundles[bundleKey{p.Name, e.FromBundle.Name}]; a != nil {
+					for _, cr := range a.crds {
+						direct[finding{e.To.Bundle, cr.obj.name, cr.storageVersion()}] = true
+					}
+				}
+			}
+		}
+		for _, ch := range p.Channels {
+			// from[b] lists the bundles with an edge to b.
+			from := map[*model.Bundle][]*model.Bundle{}
+			var order []*model.Bundle
+			for _, e := range ch.Edges() {
+				if e.FromBundle == nil || e.To.Bundle == nil || e.FromBundle == e.To.Bundle {
+					continue
+				}
+				if _, ok := from[e.To.Bundle]; !ok {
+					order = append(order, e.To.Bundle)
+				}
+				from[e.To.Bundle] = append(from[e.To.Bundle], e.FromBundle)
+			}
+			for _, b := range order {
+				nb := c.up.bundles[bundleKey{p.Name, b.Name}]
+				if nb == nil || !nb.manifests {
+					continue
+				}
+				// Walk back from b; next[a] is the bundle a upgrades to on
+				// the way to b, to spell out one path.
+				next := map[*model.Bundle]*model.Bundle{b: nil}
+				queue := []*model.Bundle{b}
+				for len(queue) > 0 {
+					cur := queue[0]
+					queue = queue[1:]
+					for _, a := range from[cur] {
+						if _, ok := next[a]; ok {
+							continue
+						}
+						next[a] = cur
+						queue = append(queue, a)
+						ab := c.up.bundles[bundleKey{p.Name, a.Name}]
+						if ab == nil || !ab.manifests {
+							continue
+						}
+						for _, old := range ab.crds {
+							s := old.storageVersion()
+							k := finding{b, old.obj.name, s}
+							if s == "" || direct[k] || seen[k] {
+								continue
+							}
+							i := slices.IndexFunc(nb.crds, func(n *crd) bool { return n.obj.name == old.obj.name })
+							if i < 0 || nb.crds[i].version(s) != nil {
+								continue
+							}
+							seen[k] = true
+							path := []string{a.Name}
+							for x := next[a]; x != nil; x = next[x] {
+								path = append(path, x.Name)
+							}
+							out = append(out, validate.Diagnostic{Rule: validate.RuleCRDStoredVersion, Severity: validate.SeverityError,
+								Pos: nb.crds[i].obj.Pos, Package: p.Name, Channel: ch.Name, Bundle: b.Name,
+								Message: fmt.Sprintf("upgrade path %s (channel %s): CustomResourceDefinition %s drops version %s, the storage version of %s: clusters that ran %s keep it in status.storedVersions on every later upgrade (OLM migrates nothing), and the API server refuses a CRD that does not list it",
+									strings.Join(path, " → "), ch.Name, old.obj.name, s, a.Name, a.Name)})
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // gvkVersionsDropped lists the APIs a provides whose group and kind b
