@@ -37,6 +37,10 @@ type crd struct {
 type crdVersion struct {
 	name            string
 	served, storage bool
+	// schema identifies the exact text of the version's openAPIV3Schema
+	// (v1 only; zero when there is none): crdify's same-version
+	// comparison depends on nothing else.
+	schema contentKey
 }
 
 // contentKey identifies a byte string: two 64-bit hashes with independent
@@ -135,6 +139,9 @@ func parseCRD(o *object, key contentKey) (*crd, error) {
 		c.preserveUnknownFields = s.PreserveUnknownFields
 		for _, v := range s.Versions {
 			cv := crdVersion{name: v.Name, served: v.Served, storage: v.Storage}
+			if v.Schema != nil && !isNull(v.Schema.OpenAPIV3Schema) {
+				cv.schema = keyOf(v.Schema.OpenAPIV3Schema)
+			}
 			if len(v.SelectableFields) > 0 {
 				c.selectable = true
 			}

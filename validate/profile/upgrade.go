@@ -11,10 +11,14 @@ import (
 	"unicode/utf8"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/crdify/pkg/config"
 	"sigs.k8s.io/crdify/pkg/runner"
 	"sigs.k8s.io/crdify/pkg/validations"
 	"sigs.k8s.io/crdify/pkg/validations/property"
+	crdvalidator "sigs.k8s.io/crdify/pkg/validators/crd"
+	"sigs.k8s.io/crdify/pkg/validators/version/served"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/model"
@@ -185,7 +189,7 @@ func (c *Checker) crdUpgradeFindings(cat *model.Catalog) []validate.Diagnostic {
 	if len(jobs) == 0 {
 		return out
 	}
-	r, err := runner.New(operatorControllerConfig(), runner.DefaultRegistry())
+	r, err := newCrdifyRunner()
 	if err != nil {
 		// The configuration is fixed: this cannot happen at run time.
 		panic(fmt.Sprintf("crdify configuration: %v", err))
@@ -351,8 +355,138 @@ func operatorControllerConfig() *config.Config {
 	}
 }
 
+// crdifyRunner runs crdify's three validators as its runner.Runner does
+// (whole CRD, same version, served versions), with the same-version
+// comparison, which costs nearly all of crdify's time, taken version by
+// version: it depends only on the two schemas of the version, so a
+// version whose schema text did not change has nothing to report and is
+// not compared, and a pair of schemas met before (the same CRD versions
+// appear on many edges, in different pairs of CRDs) is compared once.
+type crdifyRunner struct {
+	crd       *crdvalidator.Validator
+	served    *served.Validator
+	props     []validations.Comparator[apiextv1.JSONSchemaProps]
+	unhandled config.EnforcementPolicy
+	same      map[[2]contentKey]map[string][]validations.ComparisonResult
+}
+
+// newCrdifyRunner configures crdify as runner.New does, with
+// operator-controller's configuration.
+func newCrdifyRunner() (*crdifyRunner, error) {
+	cfg := operatorControllerConfig()
+	registry := runner.DefaultRegistry()
+	initial, err := validations.LoadValidationsFromRegistry(registry)
+	if err != nil {
+		return nil, err
+	}
+	configured, err := validations.ConfigureValidations(initial, registry, *cfg)
+	if err != nil {
+		return nil, err
+	}
+	vals := slices.Collect(maps.Values(configured))
+	props := validations.ComparatorsForValidations[apiextv1.JSONSchemaProps](vals...)
+	return &crdifyRunner{
+		crd:       crdvalidator.New(crdvalidator.WithComparators(validations.ComparatorsForValidations[apiextv1.CustomResourceDefinition](vals...)...)),
+		served:    served.New(served.WithComparators(props...), served.WithUnhandledEnforcementPolicy(cfg.UnhandledEnforcement), served.WithConversionPolicy(cfg.Conversion)),
+		props:     props,
+		unhandled: cfg.UnhandledEnforcement,
+		same:      map[[2]contentKey]map[string][]validations.ComparisonResult{},
+	}, nil
+}
+
+// run is runner.Runner.Run on a and b, the decoded forms of old and nu.
+func (r *crdifyRunner) run(old, nu *crd, a, b *apiextv1.CustomResourceDefinition) *runner.Results {
+	res := &runner.Results{
+		CRDValidation:           r.crd.Validate(a, b),
+		ServedVersionValidation: r.served.Validate(a, b),
+		SameVersionValidation:   map[string]map[string][]validations.ComparisonResult{},
+	}
+	// Last, as the comparisons read a and b without copying them.
+	for i := range a.Spec.Versions {
+		ov := &a.Spec.Versions[i]
+		nv := validations.GetCRDVersionByName(b, ov.Name)
+		if nv == nil {
+			continue
+		}
+		var key [2]contentKey
+		if v := old.version(ov.Name); v != nil {
+			key[0] = v.schema
+		}
+		if v := nu.version(ov.Name); v != nil {
+			key[1] = v.schema
+		}
+		known := key[0] != (contentKey{}) && key[1] != (contentKey{})
+		if known && key[0] == key[1] {
+			// The same schema: crdify finds no property that differs.
+			res.SameVersionValidation[ov.Name] = map[string][]validations.ComparisonResult{}
+			continue
+		}
+		found, ok := r.same[key]
+		if !ok || !known {
+			found = r.compareVersions(ov, nv)
+			if known {
+				r.same[key] = found
+			}
+		}
+		res.SameVersionValidation[ov.Name] = found
+	}
+	return res
+}
+
+// compareVersions is crdify's validations.CompareVersions without its
+// copies: crdify flattens a schema into a map from each property's path to
+// a deep copy of the property with all its descendants, which for a large
+// CRD is hundreds of megabytes and most of crdify's time. Here the map
+// holds shallow copies that share the (never modified) decoded schema;
+// the properties compared are copied deeply by CompareProperties, as
+// there. The paths, the properties that differ once their children are
+// dropped, and so the results are crdify's. A version without a schema
+// has no properties (crdify would fail on it).
+func (r *crdifyRunner) compareVersions(a, b *apiextv1.CustomResourceDefinitionVersion) map[string][]validations.ComparisonResult {
+	oldFlat, newFlat := flattenVersion(a), flattenVersion(b)
+	result := map[string][]validations.ComparisonResult{}
+	for prop, o := range oldFlat {
+		oc := withoutChildren(o)
+		n, ok := newFlat[prop]
+		if !ok {
+			result[prop] = validations.CompareProperties(oc, &apiextv1.JSONSchemaProps{}, r.unhandled, r.props...)
+			continue
+		}
+		if nc := withoutChildren(n); !equality.Semantic.DeepEqual(oc, nc) {
+			result[prop] = validations.CompareProperties(oc, nc, r.unhandled, r.props...)
+		}
+	}
+	return result
+}
+
+// flattenVersion is validations.FlattenCRDVersion with shallow copies.
+// SchemaHas hands the walker pooled copies of the nodes, reused once it
+// returns: the walker copies each (shallowly) to keep it.
+func flattenVersion(v *apiextv1.CustomResourceDefinitionVersion) map[string]*apiextv1.JSONSchemaProps {
+	flat := map[string]*apiextv1.JSONSchemaProps{}
+	if v.Schema == nil {
+		return flat
+	}
+	validations.SchemaHas(v.Schema.OpenAPIV3Schema, field.NewPath("^"), field.NewPath("^"), nil,
+		func(s *apiextv1.JSONSchemaProps, _, simpleLocation *field.Path, _ []*apiextv1.JSONSchemaProps) bool {
+			kept := *s
+			flat[simpleLocation.String()] = &kept
+			return false
+		})
+	return flat
+}
+
+// withoutChildren is validations.DropChildrenPropertiesFromJSONSchema
+// without the deep copy.
+func withoutChildren(s *apiextv1.JSONSchemaProps) *apiextv1.JSONSchemaProps {
+	out := *s
+	out.Properties = nil
+	out.Items = nil
+	return &out
+}
+
 // crdifyFindings runs crdify on two versions of a CRD and words its errors.
-func (c *Checker) crdifyFindings(r *runner.Runner, old, nu *crd) []string {
+func (c *Checker) crdifyFindings(r *crdifyRunner, old, nu *crd) []string {
 	decode := func(x *crd) *apiextv1.CustomResourceDefinition {
 		if x.beta {
 			return nil // crdify compares apiextensions.k8s.io/v1 CRDs only
@@ -367,7 +501,7 @@ func (c *Checker) crdifyFindings(r *runner.Runner, old, nu *crd) []string {
 	if a == nil || b == nil {
 		return nil
 	}
-	res := r.Run(a, b)
+	res := r.run(old, nu, a, b)
 	var out []string
 	for _, cr := range res.CRDValidation {
 		for _, e := range cr.Errors {
