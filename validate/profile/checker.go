@@ -29,6 +29,8 @@ type Checker struct {
 	crds       crdCache
 	mu         sync.Mutex
 	crdResults map[contentKey][]errors.ManifestResult
+	// sizes caches the compressed size of bundle parts (bundleSize).
+	sizes sizeCache
 
 	// up keeps what the upgrade checks compare once the catalog is known.
 	up upgrades

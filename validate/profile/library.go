@@ -84,8 +84,15 @@ func (c *Checker) library(b *bundle) []finding {
 			fs = append(fs, c.classify(b, crdValidator, c.crdVerdict(cr))...)
 		}
 		if !b.partial {
-			mb.Size, mb.CompressedSize = bundleSize(b)
-			fs = append(fs, c.classify(b, bundleValidator, c.run(bundleValidator, mb))...)
+			mb.Size, mb.CompressedSize = bundleSize(b, &c.sizes)
+			// The validator's relatedImages checks, which parse every
+			// reference, report what ruleOf drops (rule image-reference
+			// checks the references): it gets a CSV without them.
+			bv := *mb
+			csv := *b.csv
+			csv.Spec.RelatedImages = nil
+			bv.CSV = &csv
+			fs = append(fs, c.classify(b, bundleValidator, c.run(bundleValidator, &bv))...)
 		}
 	}
 	if c.set.Has(OperatorHub) {

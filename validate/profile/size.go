@@ -2,9 +2,12 @@ package profile
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/base64"
 	"io"
+	"slices"
+	"sync"
 )
 
 // The bundle size OLM can stage: operator-framework/api's BundleValidator
@@ -20,10 +23,14 @@ const (
 // or the manifests of a catalog bundle.
 //
 // Compressing is the costly part, and most bundles are far below the
-// limit: when even incompressible data (stored deflate blocks) could not
-// reach the warning size, the bound stands in for the compressed size,
-// since the validator then reports nothing either way.
-func bundleSize(b *bundle) (size, compressed int64) {
+// limit: as long as the compressed size counted so far plus, for the parts
+// not compressed yet, what even incompressible data (stored deflate
+// blocks) could become stays at or below the warning size, that sum
+// stands in for the compressed size, since the validator then reports
+// nothing either way. Parts are compressed largest first, so that the
+// fewest do, and each distinct part once per run (sizes): the bundles of
+// a package ship the same CRDs again and again.
+func bundleSize(b *bundle, sizes *sizeCache) (size, compressed int64) {
 	var parts [][]byte
 	if len(b.in.Files) > 0 {
 		for _, f := range b.in.Files {
@@ -39,13 +46,38 @@ func bundleSize(b *bundle) (size, compressed int64) {
 		size += int64(len(p))
 		bound += compressedBound(len(p))
 	}
-	if bound <= warnBundleSize {
-		return size, bound
-	}
+	slices.SortStableFunc(parts, func(x, y []byte) int { return cmp.Compare(len(y), len(x)) })
 	for _, p := range parts {
-		compressed += gzipBase64Len(p)
+		if bound <= warnBundleSize {
+			break
+		}
+		bound += sizes.gzipBase64Len(p) - compressedBound(len(p))
 	}
-	return size, compressed
+	return size, bound
+}
+
+// sizeCache remembers the compressed size of each distinct part.
+type sizeCache struct {
+	mu    sync.Mutex
+	sizes map[contentKey]int64
+}
+
+func (c *sizeCache) gzipBase64Len(data []byte) int64 {
+	k := keyOf(data)
+	c.mu.Lock()
+	n, ok := c.sizes[k]
+	c.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = gzipBase64Len(data)
+	c.mu.Lock()
+	if c.sizes == nil {
+		c.sizes = map[contentKey]int64{}
+	}
+	c.sizes[k] = n
+	c.mu.Unlock()
+	return n
 }
 
 // compressedBound is more than base64(gzip(n bytes)) can be: gzip's header
