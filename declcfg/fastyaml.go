@@ -549,11 +549,13 @@ func checkPlain(t []byte) {
 }
 
 // checkContinuation bails on continuation lines of a plain scalar that a
-// comment, a mapping value or a sequence item could end.
+// comment or a mapping value could end. Indicators at the start of a
+// continuation line are content in block context: "- e.g" more indented than
+// the enclosing block continues the scalar, as YAML 1.2 (ns-plain-char) and
+// libyaml read it, and is no sequence item.
 func checkContinuation(t []byte) {
 	if t[0] == '#' || t[len(t)-1] == ' ' || t[len(t)-1] == ':' ||
-		bytes.Contains(t, []byte(": ")) || bytes.Contains(t, []byte(" #")) ||
-		(t[0] == '-' && (len(t) == 1 || t[1] == ' ')) {
+		bytes.Contains(t, []byte(": ")) || bytes.Contains(t, []byte(" #")) {
 		panic(bail{})
 	}
 }
@@ -598,32 +600,57 @@ func (p *fastYAML) plain(t []byte, line, off, indent int) *yaml.Node {
 	return n
 }
 
-// literal parses a "|" block scalar with clip, strip or keep chomping.
-func (p *fastYAML) literal(header []byte, line, off, indent int) *yaml.Node {
-	chomp := byte(0)
-	switch string(header) {
-	case "|":
-	case "|-":
-		chomp = '-'
-	case "|+":
-		chomp = '+'
-	default:
-		panic(bail{}) // indentation indicators, trailing comments
+// blockHeader reads a literal block scalar's header: "|", then a chomping
+// indicator ('-' strip, '+' keep) and an indentation indicator (1-9), each
+// optional, in either order ("|2-", "|-2"). Anything else (trailing
+// comments, "|0", two digits) bails.
+func blockHeader(h []byte) (chomp byte, explicit int) {
+	h = h[1:]
+	for len(h) > 0 {
+		switch c := h[0]; {
+		case (c == '-' || c == '+') && chomp == 0:
+			chomp = c
+		case c >= '1' && c <= '9' && explicit == 0:
+			explicit = int(c - '0')
+		default:
+			panic(bail{})
+		}
+		h = h[1:]
 	}
+	return chomp, explicit
+}
+
+// literal parses a "|" block scalar with clip, strip or keep chomping and an
+// optional indentation indicator.
+func (p *fastYAML) literal(header []byte, line, off, indent int) *yaml.Node {
+	chomp, explicit := blockHeader(header)
 	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.LiteralStyle, Line: line + 1, Column: p.col(line, off)}
-	// The block's indentation is that of its first non-blank line; leading
-	// blank lines must be truly empty (whitespace-only ones have subtle rules).
+	// The block's indentation is the enclosing block's plus the indicator
+	// (libyaml's parser.indent + increment: indent is the column of the
+	// mapping's keys or of the sequence's dashes), or without one that of
+	// its first non-blank line; then leading blank lines must be truly empty
+	// (whitespace-only ones have subtle rules). With an indicator, blank
+	// lines of at most blockIndent spaces are empty lines, and longer ones
+	// (content) bail below.
 	first := line + 1
 	for first < len(p.lines) && p.lines[first].indent < 0 {
-		if p.lines[first].end > p.lines[first].start {
+		if explicit == 0 && p.lines[first].end > p.lines[first].start {
 			panic(bail{})
 		}
 		first++
 	}
-	if first >= len(p.lines) || p.lines[first].indent <= indent || p.isDocMarker(first) {
+	blockIndent := indent + explicit
+	if explicit == 0 {
+		if first < len(p.lines) {
+			blockIndent = p.lines[first].indent
+		}
+		if blockIndent <= indent {
+			panic(bail{}) // an empty block scalar
+		}
+	}
+	if first >= len(p.lines) || p.lines[first].indent < blockIndent || p.isDocMarker(first) {
 		panic(bail{}) // an empty block scalar
 	}
-	blockIndent := p.lines[first].indent
 	var b strings.Builder
 	last := first // last content line
 	for k := line + 1; k < len(p.lines); k++ {

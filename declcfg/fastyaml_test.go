@@ -45,21 +45,30 @@ func compareFast(data []byte) (fastOK bool, err error) {
 	if err := parseYAMLv3(data, func(d yamlDoc) error { slow = append(slow, d); return nil }); err != nil {
 		return true, fmt.Errorf("fast path accepted input yaml.v3 rejects: %v", err)
 	}
-	if len(fast) != len(slow) {
-		return true, fmt.Errorf("fast path found %d documents, yaml.v3 %d", len(fast), len(slow))
+	return true, sameDocs(fast, slow)
+}
+
+// sameDocs reports the first difference between two parses of a stream:
+// the documents, which are empty, and each other's line and tree.
+func sameDocs(got, want []yamlDoc) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("found %d documents, yaml.v3 %d", len(got), len(want))
 	}
-	for i := range fast {
-		if fast[i].Empty != slow[i].Empty {
-			return true, fmt.Errorf("document %d: empty %v/%v", i, fast[i].Empty, slow[i].Empty)
+	for i := range got {
+		if got[i].Empty != want[i].Empty {
+			return fmt.Errorf("document %d: empty %v/%v", i, got[i].Empty, want[i].Empty)
 		}
-		if fast[i].Empty {
+		if got[i].Empty {
 			continue
 		}
-		if err := sameTree(fast[i].Node, slow[i].Node, fmt.Sprintf("doc%d", i)); err != nil {
-			return true, err
+		if got[i].Line != want[i].Line {
+			return fmt.Errorf("document %d: line %d/%d", i, got[i].Line, want[i].Line)
+		}
+		if err := sameTree(got[i].Node, want[i].Node, fmt.Sprintf("doc%d", i)); err != nil {
+			return err
 		}
 	}
-	return true, nil
+	return nil
 }
 
 func TestFastYAMLMatchesYAMLv3(t *testing.T) {
@@ -82,6 +91,17 @@ func TestFastYAMLMatchesYAMLv3(t *testing.T) {
 		"sq lines":         "- description: 'version of the\n    drivers, it''s\n\n    here'\n  x: 1\n",
 		"dq lines":         "a: \"one \\\n  two\n  three\\ttab\n\n\n  four\"\nb: 2\n",
 		"plain quote cont": "a: the default\n  \"10000 ms\" is used.\n",
+		// dell-csm-operator-certified (certified v4.18): a continuation line
+		// that starts with "- " is content, not a sequence item.
+		"plain dash cont": "- description: CSIDriverType is the CSI Driver type for Dell Technologies\n    - e.g, powermax, powerflex,...\n  displayName: CSI Driver Type\n",
+		"plain dash only": "a: x\n  -\n  - y\n  [z] {w} &v *u !t |s >r 'q \"p %o @n `m ?l\nb: 1\n",
+		"plain dash seq":  "k:\n- x\n  - y\n- z\n",
+		// kubecost-operator and stackgres-community: indentation indicators.
+		"literal 2-":      "spec:\n  install:\n    description: |2-\n        indented\n      text\n\n    next: 1\n",
+		"literal 2":       "a: |2\n    x\n  y\n\n\nb: 1\n",
+		"literal -2 +1":   "- a: |-2\n      x\n    y\n  b: |+1\n    z\n\n- |2\n   w\n",
+		"literal blank 2": "a: |2\n  \n \n  x\nb: 1\n",
+		"literal 1 seq":   "k:\n- |1\n  x\n y\n",
 	}
 	// These are outside the fast path's subset; everything else must take it.
 	slowOnly := map[string]bool{"seq of seq": true, "comment": true, "anchor": true, "flow": true, "folded": true, "unicode": true}
@@ -102,6 +122,13 @@ func TestFastYAMLMatchesYAMLv3(t *testing.T) {
 // shared corpus (catalogs, templates, bundle manifests) and reports how many
 // it takes.
 func TestFastYAMLCorpus(t *testing.T) {
+	// Files that once left the fast path (a plain scalar's continuation
+	// starting with "- ", indentation indicators): they must stay on it.
+	mustBeFast := []string{
+		"certified-operators/catalogs/v4.18/dell-csm-operator-certified/catalog.yaml",
+		"certified-operators/catalogs/v4.18/kubecost-operator/catalog.yaml",
+		"community-operators-prod/catalogs/v4.22/stackgres-community/catalog.yaml",
+	}
 	root := filepath.Join("..", "..", "shared", "corpus")
 	if d := os.Getenv("FBC_SHARED"); d != "" {
 		root = filepath.Join(d, "corpus")
@@ -137,6 +164,11 @@ func TestFastYAMLCorpus(t *testing.T) {
 			}
 		} else if isCatalog {
 			t.Logf("catalog file not on the fast path: %s", p)
+			for _, f := range mustBeFast {
+				if strings.HasSuffix(p, f) {
+					t.Errorf("%s: not on the fast path", p)
+				}
+			}
 		}
 		return nil
 	})
@@ -156,6 +188,10 @@ func FuzzFastYAML(f *testing.F) {
 		"a: plain\n  folded\n\n  more\n",
 		"k: {}\nl: []\nm: 1.0\nn: ~\n",
 		"- a\n- b: c\n  d: e\n",
+		"- description: type\n    - e.g, a, b,...\n  x: 1\n",
+		"a: |2-\n    x\n  y\nb: |+1\n  z\n\n",
+		"k:\n- |-2\n   x\n",
+		"a: x\n---\nb: &y 1\nc: *y\n---\nd: 2\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -166,5 +202,53 @@ func FuzzFastYAML(f *testing.F) {
 		if _, err := compareFast(data); err != nil {
 			t.Fatalf("%v\ninput: %q", err, data)
 		}
+		if err := compareStream(data); err != nil {
+			t.Fatalf("%v\ninput: %q", err, data)
+		}
 	})
+}
+
+// compareStream holds parseYAMLStream (the fast path, document by document
+// where it does not take the whole stream) to yaml.v3 on the whole stream:
+// the same documents, or the same error.
+func compareStream(data []byte) error {
+	var got, want []yamlDoc
+	gerr := parseYAMLStream(data, func(d yamlDoc) error { got = append(got, d); return nil })
+	werr := parseYAMLv3(data, func(d yamlDoc) error { want = append(want, d); return nil })
+	if gerr != nil || werr != nil {
+		if gerr == nil || werr == nil || gerr.Error() != werr.Error() || *asParseError(gerr) != *asParseError(werr) {
+			return fmt.Errorf("stream error %v, yaml.v3 %v", gerr, werr)
+		}
+		return nil
+	}
+	return sameDocs(got, want)
+}
+
+// TestParseYAMLStreamPerDocument: a document the fast path cannot read costs
+// only itself; the others stay on the fast path, and everything keeps its
+// line and column in the file.
+func TestParseYAMLStreamPerDocument(t *testing.T) {
+	for name, src := range map[string]string{
+		"folded in the middle": "---\na: 1\n---\nb: >\n  folded\n  text\nc: [x, y]\n---\nd: |\n  lit\n",
+		"comment first":        "# head\n---\na: 1\n---\nb: 2 # c\n",
+		"anchors":              "a: &x 1\n---\nb: &x 2\nc: *x\n---\nd: 3\n",
+		"directive":            "a: 1\n---\nb: &x 2\n...\n%YAML 1.2\n---\nc: 3\n",
+		"error":                "a: 1\n---\nb: [\n---\nc: 3\n",
+		"unknown alias":        "a: &x 1\n---\nb: *x\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := compareStream([]byte(src)); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	// The document the fast path cannot read is the only one yaml.v3 reads.
+	src := []byte("---\na: 1\n---\nb: >\n  x\n---\nc: 2\n")
+	if _, ok := fastParseYAML(src); ok {
+		t.Fatal("the fast path took a folded scalar")
+	}
+	docs, ok := parseYAMLDocs(src)
+	if !ok || len(docs) != 3 || docs[2].Node.Content[0].Line != 7 || docs[1].Node.Content[1].Line != 4 || docs[1].Node.Content[1].Column != 4 {
+		t.Fatalf("parseYAMLDocs: ok %v, %d documents", ok, len(docs))
+	}
 }

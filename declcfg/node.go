@@ -342,15 +342,79 @@ type yamlDoc struct {
 }
 
 func parseYAMLStream(data []byte, each func(d yamlDoc) error) error {
-	if docs, ok := fastParseYAML(data); ok {
-		for _, d := range docs {
-			if err := each(d); err != nil {
-				return err
+	docs, ok := fastParseYAML(data)
+	if !ok {
+		docs, ok = parseYAMLDocs(data)
+	}
+	if !ok {
+		return parseYAMLv3(data, each)
+	}
+	for _, d := range docs {
+		if err := each(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseYAMLDocs parses a stream the fast path did not take a document at a
+// time, split at its "---" lines (yamlChunks): the fast path takes the
+// documents it can, yaml.v3 the others, and lines are shifted to the file's.
+// A document start line ends any node (libyaml checks for it in plain
+// scalars, refuses it in quoted ones and flow collections, and block scalars
+// are indented), so the documents are those of the whole stream; what could
+// tie documents together (directives, "..." markers, line breaks other than
+// \n, a byte order mark after the start) sends the stream to yaml.v3 whole,
+// as does any document yaml.v3 refuses, so that errors stay those of the
+// whole stream.
+func parseYAMLDocs(data []byte) ([]yamlDoc, bool) {
+	if !splittable(data) {
+		return nil, false
+	}
+	var docs []yamlDoc
+	for _, c := range yamlChunks(data) {
+		text := data[c.start:c.end]
+		got, ok := fastParseYAML(text)
+		if !ok {
+			got = got[:0]
+			if err := parseYAMLv3(text, func(d yamlDoc) error { got = append(got, d); return nil }); err != nil {
+				return nil, false
 			}
 		}
-		return nil
+		for _, d := range got {
+			d.Line += c.line - 1
+			if d.Node != nil {
+				shiftLines(d.Node, c.line-1)
+			}
+			docs = append(docs, d)
+		}
 	}
-	return parseYAMLv3(data, each)
+	return docs, true
+}
+
+// splittable reports whether a stream's documents can be parsed apart: no
+// directive or "..." line, no line break but \n, UTF-8 with no byte order
+// mark but a leading one.
+func splittable(data []byte) bool {
+	if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
+		return false // UTF-16
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if bytes.IndexByte(data, '\r') >= 0 || bytes.Contains(data, []byte("\xef\xbb\xbf")) ||
+		bytes.Contains(data, []byte("\u0085")) || bytes.Contains(data, []byte("\u2028")) || bytes.Contains(data, []byte("\u2029")) {
+		return false
+	}
+	for off := 0; off < len(data); {
+		if data[off] == '%' || bytes.HasPrefix(data[off:], []byte("...")) {
+			return false
+		}
+		nl := bytes.IndexByte(data[off:], '\n')
+		if nl < 0 {
+			break
+		}
+		off += nl + 1
+	}
+	return true
 }
 
 // parseYAMLv3 parses any YAML with yaml.v3.
