@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	mmsemver "github.com/Masterminds/semver/v3"
 	blang "github.com/blang/semver/v4"
@@ -98,8 +99,11 @@ func (r *VersionRange) Contains(v blang.Version) bool {
 
 // clusterExtensionVersion is the admission rule of the ClusterExtension CRD
 // for spec.source.catalog.version (a CEL regex plus maxLength 64). Values it
-// rejects never reach the resolver on a real cluster.
-var clusterExtensionVersion = regexp.MustCompile(`^(\s*(=||!=|>|<|>=|=>|<=|=<|~|~>|\^)\s*(v?(0|[1-9]\d*|[x|X|\*])(\.(0|[1-9]\d*|x|X|\*]))?(\.(0|[1-9]\d*|x|X|\*))?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)\s*)((?:\s+|,\s*|\s*\|\|\s*)(=||!=|>|<|>=|=>|<=|=<|~|~>|\^)\s*(v?(0|[1-9]\d*|x|X|\*])(\.(0|[1-9]\d*|x|X|\*))?(\.(0|[1-9]\d*|x|X|\*]))?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)\s*)*$`)
+// rejects never reach the resolver on a real cluster. Compiled on first use:
+// the program is about 80 KB, and every fbc command links this package.
+var clusterExtensionVersion = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\s*(=||!=|>|<|>=|=>|<=|=<|~|~>|\^)\s*(v?(0|[1-9]\d*|[x|X|\*])(\.(0|[1-9]\d*|x|X|\*]))?(\.(0|[1-9]\d*|x|X|\*))?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)\s*)((?:\s+|,\s*|\s*\|\|\s*)(=||!=|>|<|>=|=>|<=|=<|~|~>|\^)\s*(v?(0|[1-9]\d*|x|X|\*])(\.(0|[1-9]\d*|x|X|\*))?(\.(0|[1-9]\d*|x|X|\*]))?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)\s*)*$`)
+})
 
 // ClusterExtensionAccepts reports whether the ClusterExtension CRD would
 // admit s as spec.source.catalog.version, and why not.
@@ -107,7 +111,7 @@ func ClusterExtensionAccepts(s string) (bool, string) {
 	if len(s) > 64 {
 		return false, "longer than 64 characters"
 	}
-	if !clusterExtensionVersion.MatchString(s) {
+	if !clusterExtensionVersion().MatchString(s) {
 		return false, "invalid version expression"
 	}
 	return true, ""

@@ -188,7 +188,7 @@ func Load(ctx context.Context, src Source, opts LoadOptions) (_ *Catalog, err er
 		bundles:   map[bundleKey]*bundleInfo{},
 		packages:  map[string]*packageInfo{},
 	}
-	l := &loader{c: c, builder: model.NewBuilder(), w: bufio.NewWriterSize(spill, 1<<20)}
+	l := &loader{c: c, builder: model.NewBuilder(), w: bufio.NewWriterSize(spill, 64<<10)}
 	if opts.LowMemory {
 		l.live = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 		keepHeapLow(l.live)
