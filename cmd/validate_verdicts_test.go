@@ -41,6 +41,9 @@ var libraryReleases = []string{"1.22", "1.25", "1.26"}
 // documented disagreements (docs/validate.md, "Agreement with
 // operator-sdk").
 func TestBundleVerdictsAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("validates every corpus bundle: make test runs it, make test-race (-short) does not")
+	}
 	shared := sharedDir(t)
 	data, err := os.ReadFile(filepath.Join(shared, "vectors", "bundle-verdicts.json"))
 	if err != nil {
