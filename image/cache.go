@@ -1,8 +1,6 @@
 package image
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +9,8 @@ import (
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/fbc-project/fbc/internal/atomicfile"
 )
 
 // DefaultCacheDir is where pulled images are cached unless Options.CacheDir
@@ -93,11 +93,10 @@ func (c *blobCache) put(d v1.Hash, data []byte) error {
 	return w.commit()
 }
 
-// cacheWriter writes a blob to a temporary file that commit renames into
+// cacheWriter writes a blob under a temporary name that commit renames into
 // place once the content is verified.
 type cacheWriter struct {
-	f      *os.File
-	final  string
+	p      *atomicfile.Pending
 	failed error
 }
 
@@ -106,40 +105,31 @@ func (c *blobCache) writer(d v1.Hash) (*cacheWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(final), ".tmp-"+d.Hex[:12]+"-*")
+	p, err := atomicfile.Create(final, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	return &cacheWriter{f: f, final: final}, nil
+	return &cacheWriter{p: p}, nil
 }
 
 // Write never fails the stream it is teed from: a cache that cannot be
 // written only means the blob is not kept.
 func (w *cacheWriter) Write(p []byte) (int, error) {
 	if w.failed == nil {
-		_, w.failed = w.f.Write(p)
+		_, w.failed = w.p.Write(p)
 	}
 	return len(p), nil
 }
 
 func (w *cacheWriter) commit() error {
-	err := w.failed
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
+	if w.failed != nil {
+		w.p.Abort()
+		return w.failed
 	}
-	if err == nil {
-		err = os.Rename(w.f.Name(), w.final)
-	}
-	if err != nil {
-		os.Remove(w.f.Name())
-	}
-	return err
+	return w.p.Commit()
 }
 
-func (w *cacheWriter) abort() {
-	w.f.Close()
-	os.Remove(w.f.Name())
-}
+func (w *cacheWriter) abort() { w.p.Abort() }
 
 // Tag records: one file per fully qualified tag reference, named by a hash
 // of it (references may contain characters that are awkward in file names).
@@ -161,20 +151,7 @@ func (c *blobCache) tag(ref string) (v1.Hash, bool) {
 }
 
 func (c *blobCache) putTag(ref string, d v1.Hash) error {
-	p := c.tagPath(ref)
-	var suffix [6]byte
-	if _, err := rand.Read(suffix[:]); err != nil {
-		return err
-	}
-	tmp := p + ".tmp-" + hex.EncodeToString(suffix[:])
-	if err := os.WriteFile(tmp, []byte(ref+"\n"+d.String()+"\n"), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, p); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return atomicfile.WriteFile(c.tagPath(ref), []byte(ref+"\n"+d.String()+"\n"), 0o644)
 }
 
 // refetch reports whether err is a damaged blob read from the cache (which

@@ -213,15 +213,73 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 // Write streams into a temporary file next to path and renames it into
 // place only if write succeeds.
 func Write(path string, perm os.FileMode, write func(io.Writer) error) error {
-	tmp, err := writeTemp(path, perm, write)
+	p, err := Create(path, perm)
 	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := write(p); err != nil {
+		p.Abort()
 		return err
 	}
-	return nil
+	return p.Commit()
+}
+
+// Pending is a file being written under a temporary name next to its path,
+// for content that arrives piece by piece (a download teed into a cache)
+// rather than from one callback: Commit renames it into place, Abort
+// removes it. Exactly one of them must be called.
+type Pending struct {
+	f    *os.File
+	path string
+	perm os.FileMode
+}
+
+// Create starts a Pending file for path, with perm once committed.
+func Create(path string, perm os.FileMode) (*Pending, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{f: f, path: path, perm: perm}, nil
+}
+
+// Write appends to the temporary file.
+func (p *Pending) Write(b []byte) (int, error) { return p.f.Write(b) }
+
+// Commit makes the file whole on disk and renames it into place; on
+// failure nothing is left behind.
+func (p *Pending) Commit() error {
+	err := p.finish()
+	if err == nil {
+		err = os.Rename(p.f.Name(), p.path)
+	}
+	if err != nil {
+		os.Remove(p.f.Name())
+	}
+	return err
+}
+
+// Abort removes the temporary file.
+func (p *Pending) Abort() {
+	p.f.Close()
+	os.Remove(p.f.Name())
+}
+
+// finish sets the permissions, syncs and closes the temporary file.
+func (p *Pending) finish() error {
+	if err := p.f.Chmod(p.perm); err != nil {
+		p.f.Close()
+		return err
+	}
+	if err := p.f.Sync(); err != nil {
+		p.f.Close()
+		return err
+	}
+	return p.f.Close()
 }
 
 // WriteNew writes data to path through a temporary file, like WriteFile,
@@ -251,32 +309,18 @@ func WriteNew(path string, data []byte, perm os.FileMode) error {
 
 // writeTemp writes a complete temporary file next to path and returns its
 // name; on failure nothing is left behind.
-func writeTemp(path string, perm os.FileMode, write func(io.Writer) error) (name string, err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+func writeTemp(path string, perm os.FileMode, write func(io.Writer) error) (string, error) {
+	p, err := Create(path, perm)
 	if err != nil {
 		return "", err
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = write(tmp); err != nil {
+	if err := write(p); err != nil {
+		p.Abort()
 		return "", err
 	}
-	if err = tmp.Chmod(perm); err != nil {
+	if err := p.finish(); err != nil {
+		os.Remove(p.f.Name())
 		return "", err
 	}
-	if err = tmp.Sync(); err != nil {
-		return "", err
-	}
-	if err = tmp.Close(); err != nil {
-		return "", err
-	}
-	return tmp.Name(), nil
+	return p.f.Name(), nil
 }

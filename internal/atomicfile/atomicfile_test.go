@@ -262,3 +262,62 @@ func TestWriteNew(t *testing.T) {
 		t.Errorf("mode: %v %v", st.Mode(), err)
 	}
 }
+
+// A Pending file is invisible under its name until Commit, which replaces
+// what was there; Abort and a failed Write leave the old file alone and no
+// temporary file behind.
+func TestPending(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "blob")
+	p, err := Create(path, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{"hello, ", "world"} {
+		if _, err := p.Write([]byte(part)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("before Commit: %v", err)
+	}
+	if err := p.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readTestTree(t, dir); len(got) != 1 || got["blob"] != "hello, world" {
+		t.Errorf("after Commit: %v", got)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("mode: %v %v", st, err)
+	}
+
+	p, err = Create(path, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Write([]byte("half")); err != nil {
+		t.Fatal(err)
+	}
+	p.Abort()
+	if got := readTestTree(t, dir); len(got) != 1 || got["blob"] != "hello, world" {
+		t.Errorf("after Abort: %v", got)
+	}
+
+	// Commit onto a path that is a non-empty directory fails and cleans up.
+	busy := filepath.Join(dir, "busy")
+	writeTestTree(t, busy, map[string]string{"x": "y"})
+	p, err = Create(busy, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Commit(); err == nil {
+		t.Error("Commit over a non-empty directory succeeded")
+	}
+	if got := readTestTree(t, dir); len(got) != 2 || got["busy/x"] != "y" {
+		t.Errorf("after a failed Commit: %v", got)
+	}
+
+	if _, err := Create(filepath.Join(dir, "missing", "blob"), 0o600); err == nil {
+		t.Error("Create in a missing directory succeeded")
+	}
+}
