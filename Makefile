@@ -12,14 +12,18 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto -o $(BIN) .
 
 # install puts fbc where `go install` puts programs ($GOBIN, default
-# $GOPATH/bin) and says so when that folder is not on PATH.
+# $GOPATH/bin), says so when that folder is not on PATH, and runs the
+# installed fbc on the bundled sample catalog: the first thing a newcomer
+# does with it (README, Set up).
 install:
 	CGO_ENABLED=0 $(GO) install -trimpath -buildvcs=auto .
 	@bin=$$($(GO) env GOBIN); [ -n "$$bin" ] || bin=$$($(GO) env GOPATH)/bin; \
 	case ":$$PATH:" in \
 	*":$$bin:"*) echo "installed $$bin/fbc" ;; \
 	*) echo "installed $$bin/fbc; $$bin is not on your PATH: add it to run fbc (export PATH=\"$$bin:\$$PATH\")" ;; \
-	esac
+	esac; \
+	echo "$$ fbc validate testdata/catalog"; \
+	"$$bin/fbc" validate testdata/catalog
 
 # test-deps fetches what the end-to-end tests need on a fresh machine (the
 # docker-registry binary, into a cache folder: nothing is installed).

@@ -12,7 +12,7 @@ import (
 
 // TestReadmeSetUp holds README.md to its promise: the "Set up" section has
 // exactly two commands, make install (a Makefile target that go-installs
-// fbc) and make test (which CI runs through .ci/run, with make test-race
+// fbc and runs it on the bundled sample catalog) and make test (which CI runs through .ci/run, with make test-race
 // after it); the section then tells the newcomer to run fbc validate on the
 // bundled sample catalog, which passes as typed (run here in process, from
 // the repository root).
@@ -50,6 +50,11 @@ func TestReadmeSetUp(t *testing.T) {
 	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
 	if err != nil || !regexp.MustCompile(`(?m)^install:\n(\t.*\n)*\t.*\$\(GO\) install `).Match(mk) {
 		t.Errorf("the Makefile has no install target running go install (%v)", err)
+	}
+	// make install is the command that runs the main job on the sample
+	// catalog: its recipe ends by running the installed fbc on it.
+	if !regexp.MustCompile(`(?m)^install:\n(\t.*\n)*\t.*/fbc" validate testdata/catalog\n`).Match(mk) {
+		t.Errorf("make install does not run the installed fbc validate testdata/catalog")
 	}
 	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
 	if err != nil || !strings.Contains(string(ci), "\nmake test\n") {
