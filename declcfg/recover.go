@@ -2,6 +2,7 @@ package declcfg
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -185,15 +186,9 @@ func yamlChunks(data []byte) []yamlChunk {
 	var chunks []yamlChunk
 	cur := yamlChunk{line: 1}
 	content := false
-	line := 1
-	for off := 0; off < len(data); line++ {
-		end := bytes.IndexByte(data[off:], '\n')
-		if end < 0 {
-			end = len(data)
-		} else {
-			end += off
-		}
-		l := data[off:end]
+	off, line := 0, 1
+	for raw := range bytes.Lines(data) {
+		l := bytes.TrimSuffix(raw, []byte("\n"))
 		if isDocStart(l) && content {
 			cur.end = off
 			chunks = append(chunks, cur)
@@ -207,7 +202,8 @@ func yamlChunks(data []byte) []yamlChunk {
 		default:
 			content = true
 		}
-		off = end + 1
+		off += len(raw)
+		line++
 	}
 	cur.end = len(data)
 	return append(chunks, cur)
@@ -274,11 +270,11 @@ func topFields(text []byte, isJSON bool) (schema, pkg, name string) {
 	set := func(key, value string) {
 		switch key {
 		case "schema":
-			schema = cmpOr(schema, value)
+			schema = cmp.Or(schema, value)
 		case "package":
-			pkg = cmpOr(pkg, value)
+			pkg = cmp.Or(pkg, value)
 		case "name":
-			name = cmpOr(name, value)
+			name = cmp.Or(name, value)
 		}
 	}
 	if t := bytes.TrimSpace(text); isJSON || len(t) > 0 && t[0] == '{' {
@@ -287,13 +283,6 @@ func topFields(text []byte, isJSON bool) (schema, pkg, name string) {
 		yamlTopFields(text, set)
 	}
 	return schema, pkg, name
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // yamlTopFields reads "key: value" lines at the left margin.

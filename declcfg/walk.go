@@ -519,16 +519,9 @@ func scanChunks(data []byte) chunkScan {
 		firstComment, content = 0, false
 	}
 	line := 0
-	for off := 0; off < len(data); {
-		end := bytes.IndexByte(data[off:], '\n')
-		if end < 0 {
-			end = len(data)
-		} else {
-			end += off
-		}
+	for raw := range bytes.Lines(data) {
 		line++
-		l := data[off:end]
-		off = end + 1
+		l := bytes.TrimSuffix(raw, []byte("\n"))
 		if bytes.HasPrefix(l, []byte("---")) {
 			s.separators++
 			if rest := bytes.TrimSpace(l[3:]); len(rest) > 0 && rest[0] != '#' {

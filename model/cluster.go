@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,22 +22,7 @@ func (v MinorVersion) String() string { return fmt.Sprintf("%d.%d", v.Major, v.M
 
 // Compare is -1, 0 or 1 as v is lower than, equal to or higher than o.
 func (v MinorVersion) Compare(o MinorVersion) int {
-	switch {
-	case v.Major != o.Major:
-		return cmpUint(v.Major, o.Major)
-	default:
-		return cmpUint(v.Minor, o.Minor)
-	}
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Or(cmp.Compare(v.Major, o.Major), cmp.Compare(v.Minor, o.Minor))
 }
 
 // MaxOpenShift is a bundle's olm.maxOpenShiftVersion as OLM reads it
