@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/fbc-project/fbc/serve/api"
@@ -160,7 +161,13 @@ func measure(o options, s server, calls []call) (result, []call, error) {
 		}
 	}()
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	// The server binds its port a moment after it starts: a connection
+	// refused then puts a client into gRPC's reconnect backoff (1 s at
+	// first), which would be measured instead of the server. Retry as
+	// often as the poll below.
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{BaseDelay: 10 * time.Millisecond,
+			Multiplier: 1, MaxDelay: 10 * time.Millisecond}, MinConnectTimeout: time.Second}))
 	if err != nil {
 		return res, nil, err
 	}
