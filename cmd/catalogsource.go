@@ -27,7 +27,7 @@ func catalogWalker(cmd *cobra.Command, renderer func() (*render.Renderer, error)
 		if err != nil {
 			return err
 		}
-		return r.WalkCatalog(ctx, p, fn)
+		return r.WalkCatalog(ctx, p, declcfg.WalkOptions{Concurrency: concurrency}, fn)
 	}
 }
 

@@ -113,7 +113,9 @@ func runServe(ctx context.Context, cmd *cobra.Command, src string, opts serve.Op
 	defer srv.Close()
 	start := time.Now()
 	cat, err := serve.Load(ctx, func(ctx context.Context, fn func(*declcfg.File) error) error {
-		return r.WalkCatalog(ctx, src, fn)
+		// One file at a time, its long values not copied: Load drops each
+		// file's documents before the next.
+		return r.WalkCatalog(ctx, src, declcfg.WalkOptions{Concurrency: 1, Borrow: true}, fn)
 	}, serve.LoadOptions{LowMemory: true})
 	switch {
 	case ctx.Err() != nil:

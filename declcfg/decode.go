@@ -135,7 +135,7 @@ func (o *object) str(name string) (string, *yaml.Node) {
 		o.d.errorf(v, RuleFieldType, "%q must be a string, not %s", name, NotStringText(v))
 		return "", v
 	}
-	return v.Value, v
+	return ownString(v.Value), v
 }
 
 func (o *object) list(name string) ([]*yaml.Node, *yaml.Node) {

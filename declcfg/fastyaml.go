@@ -20,9 +20,11 @@ import (
 // TestFastYAMLMatchesYAMLv3 and FuzzFastYAML hold the two to the same trees.
 
 type fastYAML struct {
-	data  []byte
-	lines []lineSpan
-	i     int // current line index
+	data []byte
+	// borrow lets long plain scalars share data's memory (borrowString).
+	borrow bool
+	lines  []lineSpan
+	i      int // current line index
 	// start overrides where the current line's content begins (a compact
 	// mapping inside "- key: value" starts after the dash).
 	start int
@@ -36,13 +38,13 @@ type lineSpan struct {
 // bail aborts the fast path.
 type bail struct{}
 
-func fastParseYAML(data []byte) (docs []yamlDoc, ok bool) {
+func fastParseYAML(data []byte, borrow bool) (docs []yamlDoc, ok bool) {
 	// Tabs are whitespace in some places and content in others; opm never
 	// writes them, so files with tabs go to yaml.v3.
 	if !printable(data) || bytes.IndexByte(data, '\t') >= 0 {
 		return nil, false
 	}
-	p := &fastYAML{data: data, start: -1}
+	p := &fastYAML{data: data, start: -1, borrow: borrow}
 	p.splitLines()
 	defer func() {
 		if r := recover(); r != nil {
@@ -594,7 +596,7 @@ func (p *fastYAML) plain(t []byte, line, off, indent int) *yaml.Node {
 	if b != nil {
 		n.Value = string(b)
 	} else {
-		n.Value = string(t)
+		n.Value = scalarString(t, p.borrow)
 	}
 	n.Tag = n.ShortTag()
 	return n

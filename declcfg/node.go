@@ -54,6 +54,7 @@ func isJSONStream(data []byte) bool {
 // jsonParser parses a stream of JSON values into yaml nodes.
 type jsonParser struct {
 	data      []byte
+	borrow    bool // long strings share data's memory (borrowString)
 	off       int
 	line      int
 	lineStart int
@@ -184,7 +185,7 @@ func (p *jsonParser) str() (string, error) {
 			p.off = i + 1
 			raw := data[start:p.off]
 			if !escaped && utf8.Valid(raw) {
-				return string(raw[1 : len(raw)-1]), nil
+				return scalarString(raw[1:len(raw)-1], p.borrow), nil
 			}
 			var s string
 			if err := json.Unmarshal(raw, &s); err != nil {
@@ -341,10 +342,10 @@ type yamlDoc struct {
 	Empty bool
 }
 
-func parseYAMLStream(data []byte, each func(d yamlDoc) error) error {
-	docs, ok := fastParseYAML(data)
+func parseYAMLStream(data []byte, borrow bool, each func(d yamlDoc) error) error {
+	docs, ok := fastParseYAML(data, borrow)
 	if !ok {
-		docs, ok = parseYAMLDocs(data)
+		docs, ok = parseYAMLDocs(data, borrow)
 	}
 	if !ok {
 		return parseYAMLv3(data, each)
@@ -367,14 +368,14 @@ func parseYAMLStream(data []byte, each func(d yamlDoc) error) error {
 // \n, a byte order mark after the start) sends the stream to yaml.v3 whole,
 // as does any document yaml.v3 refuses, so that errors stay those of the
 // whole stream.
-func parseYAMLDocs(data []byte) ([]yamlDoc, bool) {
+func parseYAMLDocs(data []byte, borrow bool) ([]yamlDoc, bool) {
 	if !splittable(data) {
 		return nil, false
 	}
 	var docs []yamlDoc
 	for _, c := range yamlChunks(data) {
 		text := data[c.start:c.end]
-		got, ok := fastParseYAML(text)
+		got, ok := fastParseYAML(text, borrow)
 		if !ok {
 			got = got[:0]
 			if err := parseYAMLv3(text, func(d yamlDoc) error { got = append(got, d); return nil }); err != nil {

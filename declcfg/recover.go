@@ -119,9 +119,9 @@ func asParseError(err error) *parseError {
 // parseYAMLRecovering parses a YAML stream. When it does not parse, it is
 // parsed again a document at a time, split at its "---" lines, so that a
 // syntax error skips only its own document.
-func parseYAMLRecovering(data []byte) ([]yamlDoc, []skipped) {
+func parseYAMLRecovering(data []byte, borrow bool) ([]yamlDoc, []skipped) {
 	var docs []yamlDoc
-	err := parseYAMLStream(data, func(d yamlDoc) error { docs = append(docs, d); return nil })
+	err := parseYAMLStream(data, borrow, func(d yamlDoc) error { docs = append(docs, d); return nil })
 	if err == nil {
 		return docs, nil
 	}
@@ -133,7 +133,7 @@ func parseYAMLRecovering(data []byte) ([]yamlDoc, []skipped) {
 	for i, c := range chunks {
 		text := data[c.start:c.end]
 		var got []yamlDoc
-		if cerr := parseYAMLStream(text, func(d yamlDoc) error { got = append(got, d); return nil }); cerr != nil {
+		if cerr := parseYAMLStream(text, borrow, func(d yamlDoc) error { got = append(got, d); return nil }); cerr != nil {
 			pe := asParseError(cerr)
 			if pe.Line > 0 {
 				pe.Line += c.line - 1
@@ -222,9 +222,9 @@ func hasContentAfterMarker(l []byte) bool {
 // parseJSONRecovering parses a JSON stream. A value that does not parse is
 // skipped up to the next line that starts with '{' (after the line of the
 // error), where reading resumes.
-func parseJSONRecovering(data []byte, each func(n *yaml.Node)) []skipped {
+func parseJSONRecovering(data []byte, borrow bool, each func(n *yaml.Node)) []skipped {
 	var skips []skipped
-	p := &jsonParser{data: data, line: 1}
+	p := &jsonParser{data: data, line: 1, borrow: borrow}
 	for {
 		p.skipSpace()
 		if p.off >= len(p.data) {

@@ -90,6 +90,12 @@ type WalkOptions struct {
 	Concurrency int
 	// MaxFileSize rejects larger files (default 2 GiB).
 	MaxFileSize int64
+	// Borrow lets long scalar values of the parsed documents share the
+	// bytes read from the file instead of copying them: less to allocate
+	// and collect, for a reader that drops each file's documents before the
+	// next (a borrowed value kept longer keeps its whole file in memory).
+	// DecodeDocument's blobs hold copies either way.
+	Borrow bool
 }
 
 func (o WalkOptions) withDefaults() WalkOptions {
@@ -303,7 +309,7 @@ func walkFiles(ctx context.Context, fsys fs.FS, items []walkItem, opts WalkOptio
 	for range opts.Concurrency {
 		go func() {
 			for i := range jobs {
-				results[i] <- readAndParse(ctx, fsys, items[i], opts.MaxFileSize)
+				results[i] <- readAndParse(ctx, fsys, items[i], opts)
 			}
 		}()
 	}
@@ -323,7 +329,8 @@ func walkFiles(ctx context.Context, fsys fs.FS, items []walkItem, opts WalkOptio
 	return nil
 }
 
-func readAndParse(ctx context.Context, fsys fs.FS, it walkItem, maxSize int64) *File {
+func readAndParse(ctx context.Context, fsys fs.FS, it walkItem, opts WalkOptions) *File {
+	maxSize := opts.MaxFileSize
 	if it.err != nil {
 		return &File{Path: it.display, Errors: []*LoadError{it.err}}
 	}
@@ -352,7 +359,7 @@ func readAndParse(ctx context.Context, fsys fs.FS, it walkItem, maxSize int64) *
 	case err != nil:
 		return ioErr(ioMessage(err))
 	}
-	f := ParseFile(it.display, data)
+	f := parseFile(it.display, data, opts.Borrow)
 	if it.inTree {
 		addIgnoreHints(f)
 	}
@@ -444,7 +451,11 @@ func (b *binaryStop) Read(p []byte) (int, error) {
 // ParseFile splits a file's content into documents. Problems become the
 // file's Errors; a syntax error skips the document it is in (its Lost says
 // what of it can be read) and the documents after it are read.
-func ParseFile(name string, data []byte) *File {
+func ParseFile(name string, data []byte) *File { return parseFile(name, data, false) }
+
+// parseFile is ParseFile; with borrow, long scalar values of the documents
+// share data's memory (borrowString), which must then not change.
+func parseFile(name string, data []byte, borrow bool) *File {
 	f := &File{Path: name}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if off, ok := binaryOffset(data); ok {
@@ -467,7 +478,7 @@ func ParseFile(name string, data []byte) *File {
 	}
 	var skips []skipped
 	if isJSONStream(data) {
-		skips = parseJSONRecovering(data, addRoot)
+		skips = parseJSONRecovering(data, borrow, addRoot)
 	} else {
 		scan := scanChunks(data)
 		for _, line := range scan.badSeparators {
@@ -483,7 +494,7 @@ func ParseFile(name string, data []byte) *File {
 			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: line}, Rule: RuleEmptyDocument, Msg: msg})
 		}
 		var docs []yamlDoc
-		docs, skips = parseYAMLRecovering(data)
+		docs, skips = parseYAMLRecovering(data, borrow)
 		for _, d := range docs {
 			if !d.Empty { // blank documents, such as the one before a leading "---", carry nothing
 				addRoot(d.Node)

@@ -50,15 +50,15 @@ func (r *Renderer) IsCatalogImage(ctx context.Context, ref string) (bool, error)
 // configs directory from the image. A bundle (directory or image) is
 // rendered first and handed over as one file holding its olm.bundle blob.
 // Migrations and WithChannels do not apply. Servers use it to read a
-// catalog once.
-func (r *Renderer) WalkCatalog(ctx context.Context, ref string, fn func(*declcfg.File) error) error {
+// catalog once. opts tune how files are read (declcfg.WalkOptions).
+func (r *Renderer) WalkCatalog(ctx context.Context, ref string, opts declcfg.WalkOptions, fn func(*declcfg.File) error) error {
 	kind, err := classify(ref)
 	if err != nil {
 		return &Error{Source: ref, Err: err}
 	}
 	switch kind {
 	case KindCatalogDir, KindCatalogFile, KindStdin:
-		return declcfg.WalkPath(ctx, ref, r.opts.Stdin, declcfg.WalkOptions{Concurrency: 1}, fn)
+		return declcfg.WalkPath(ctx, ref, r.opts.Stdin, opts, fn)
 	case kindImage:
 		c, err := r.images()
 		if err != nil {
@@ -78,7 +78,7 @@ func (r *Renderer) WalkCatalog(ctx context.Context, ref string, fn func(*declcfg
 			if err != nil {
 				return &Error{Source: ref, Err: err}
 			}
-			return declcfg.WalkFS(ctx, sub, InImage(ref, img.Digest(), dir), declcfg.WalkOptions{}, fn)
+			return declcfg.WalkFS(ctx, sub, InImage(ref, img.Digest(), dir), opts, fn)
 		}
 	}
 	// A bundle: render it as render would and hand the blob over as JSON.
