@@ -17,17 +17,17 @@ import (
 // image cache.
 
 // catalogWalker walks a path as declcfg does, and an image as render does.
-func catalogWalker(cmd *cobra.Command, renderer func() (*render.Renderer, error), concurrency int) func(context.Context, string, func(*declcfg.File) error) error {
+func catalogWalker(cmd *cobra.Command, renderer func() (*render.Renderer, error), opts declcfg.WalkOptions) func(context.Context, string, func(*declcfg.File) error) error {
 	stdin := cmd.InOrStdin()
 	return func(ctx context.Context, p string, fn func(*declcfg.File) error) error {
 		if !render.IsImage(p) {
-			return declcfg.WalkPath(ctx, p, stdin, declcfg.WalkOptions{Concurrency: concurrency}, fn)
+			return declcfg.WalkPath(ctx, p, stdin, opts, fn)
 		}
 		r, err := renderer()
 		if err != nil {
 			return err
 		}
-		return r.WalkCatalog(ctx, p, declcfg.WalkOptions{Concurrency: concurrency}, fn)
+		return r.WalkCatalog(ctx, p, opts, fn)
 	}
 }
 

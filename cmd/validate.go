@@ -108,7 +108,7 @@ bundle-object-to-csv-metadata fixes.`,
 				Stdin:      cmd.InOrStdin(),
 				Bundles:    bundles,
 				ReadBundle: reader.read,
-				Walk:       catalogWalker(cmd, func() (*render.Renderer, error) { return r, nil }, 0),
+				Walk:       catalogWalker(cmd, func() (*render.Renderer, error) { return r, nil }, validate.WalkOptions(0)),
 			}
 			if targetOCP != "" {
 				v, err := validate.ParseOCPVersion(targetOCP)

@@ -90,6 +90,11 @@ type WalkOptions struct {
 	Concurrency int
 	// MaxFileSize rejects larger files (default 2 GiB).
 	MaxFileSize int64
+	// Ahead bounds the files read and parsed before fn takes them (default
+	// twice Concurrency). A caller whose fn hands each file to workers of
+	// its own and returns at once (validate) gains nothing from more than
+	// Concurrency: parsed files would only wait, each holding its tree.
+	Ahead int
 	// Borrow lets long scalar values of the parsed documents share the
 	// bytes read from the file instead of copying them: less to allocate
 	// and collect, for a reader that drops each file's documents before the
@@ -101,6 +106,9 @@ type WalkOptions struct {
 func (o WalkOptions) withDefaults() WalkOptions {
 	if o.Concurrency <= 0 {
 		o.Concurrency = runtime.GOMAXPROCS(0)
+	}
+	if o.Ahead <= 0 {
+		o.Ahead = 2 * o.Concurrency
 	}
 	if o.MaxFileSize <= 0 {
 		o.MaxFileSize = 2 << 30
@@ -289,7 +297,7 @@ func walkFiles(ctx context.Context, fsys fs.FS, items []walkItem, opts WalkOptio
 	for i := range results {
 		results[i] = make(chan *File, 1)
 	}
-	window := make(chan struct{}, 2*opts.Concurrency)
+	window := make(chan struct{}, opts.Ahead)
 	jobs := make(chan int)
 	go func() {
 		defer close(jobs)
