@@ -45,7 +45,7 @@ func healthOf(t *testing.T, client healthpb.HealthClient, service string) health
 // Health says NOT_SERVING and registry calls fail with Unavailable until
 // the catalog is set; then SERVING, and reflection lists the services.
 func TestLifecycle(t *testing.T) {
-	srv, err := Listen(Options{GRPCAddr: "127.0.0.1:0"})
+	srv, err := Listen(Options{GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", Name: "life"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +63,20 @@ func TestLifecycle(t *testing.T) {
 	_, err = rc.GetPackage(ctx, &api.GetPackageRequest{Name: "alpha-operator"})
 	if status.Code(err) != codes.Unavailable {
 		t.Errorf("GetPackage while loading: %v, want Unavailable", err)
+	}
+	// catalogd's API says when to come back while loading; a catalog of
+	// another name is not found whatever the state.
+	base := "http://" + srv.HTTPAddr().String() + "/catalogs/"
+	for _, path := range []string{"life/api/v1/all", "life/api/v1/metas?schema=olm.package"} {
+		for _, method := range []string{http.MethodGet, http.MethodHead} {
+			res, _ := get(t, method, base+path)
+			if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") != "1" {
+				t.Errorf("%s %s while loading: %d, Retry-After %q; want 503, 1", method, path, res.StatusCode, res.Header.Get("Retry-After"))
+			}
+		}
+	}
+	if res, _ := get(t, http.MethodGet, base+"other/api/v1/all"); res.StatusCode != http.StatusNotFound {
+		t.Errorf("another catalog while loading: %d, want 404", res.StatusCode)
 	}
 	watch, err := hc.Watch(ctx, &healthpb.HealthCheckRequest{})
 	if err != nil {
@@ -85,6 +99,9 @@ func TestLifecycle(t *testing.T) {
 	}
 	if _, err := rc.GetPackage(ctx, &api.GetPackageRequest{Name: "alpha-operator"}); err != nil {
 		t.Errorf("GetPackage after loading: %v", err)
+	}
+	if res, body := get(t, http.MethodGet, base+"life/api/v1/all"); res.StatusCode != http.StatusOK || res.Header.Get("Retry-After") != "" || !bytes.Contains(body, []byte(`"alpha-operator"`)) {
+		t.Errorf("all after loading: %d, Retry-After %q, %d bytes", res.StatusCode, res.Header.Get("Retry-After"), len(body))
 	}
 
 	refl, err := reflectionpb.NewServerReflectionClient(conn).ServerReflectionInfo(ctx)
