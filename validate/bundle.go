@@ -14,6 +14,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/imageref"
+	"github.com/fbc-project/fbc/internal/manifestscan"
 	"github.com/fbc-project/fbc/model"
 )
 
@@ -26,7 +27,7 @@ func (c *fileCheck) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle
 
 	var pkgProps []propertyNode
 	objects := 0
-	var csv *csvIdentity
+	var csv *manifestscan.Manifest
 	var contents *BundleContents
 	if c.opts.Profiles != nil && d.standalone == nil {
 		contents = &BundleContents{Bundle: b, Pos: d.pos(root), FromCatalog: true}
@@ -42,13 +43,13 @@ func (c *fileCheck) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle
 		case declcfg.PropertyBundleObject:
 			objects++
 			id, data := c.bundleObjectAt(d, p, where(p), objects-1)
-			if id != nil && csv == nil && id.kind == "ClusterServiceVersion" {
+			if id != nil && csv == nil && id.Kind == "ClusterServiceVersion" {
 				csv = id
 			}
 			if contents != nil && id != nil {
 				// data is the scratch buffer, reused for the next object.
 				contents.Objects = append(contents.Objects, BundleObject{Pos: d.pos(field(p.value, "data")), JSON: objectJSON(data),
-					APIVersion: id.apiVersion, Kind: id.kind, Name: id.name})
+					APIVersion: id.APIVersion, Kind: id.Kind, Name: id.Name})
 			}
 		}
 	}
@@ -191,15 +192,10 @@ func checkRelease(r string) error {
 	return err
 }
 
-// csvIdentity is what the mismatch check needs from a bundle object.
-type csvIdentity struct {
-	apiVersion, kind, name, version string
-}
-
 // bundleObject checks that an olm.bundle.object holds base64 of a Kubernetes
 // object and returns its identity and the decoded object (in a buffer the
 // next call reuses).
-func (c *fileCheck) bundleObject(d *docContext, p propertyNode, where string) (*csvIdentity, []byte) {
+func (c *fileCheck) bundleObject(d *docContext, p propertyNode, where string) (*manifestscan.Manifest, []byte) {
 	dn := field(p.value, "data")
 	data := strValue(dn)
 	if data == "" {
@@ -218,10 +214,10 @@ func (c *fileCheck) bundleObject(d *docContext, p propertyNode, where string) (*
 		return nil, nil
 	}
 	buf = buf[:n]
-	var m manifest
+	var m manifestscan.Manifest
 	trimmed := bytes.TrimLeft(buf, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '{' {
-		m, err = scanManifest(trimmed)
+		m, err = manifestscan.Scan(trimmed)
 	} else {
 		// opm converts YAML manifests to JSON when it loads them.
 		m, err = yamlManifest(buf)
@@ -231,7 +227,7 @@ func (c *fileCheck) bundleObject(d *docContext, p propertyNode, where string) (*
 		return nil, nil
 	}
 	var missing []string
-	for _, f := range []struct{ name, value string }{{"apiVersion", m.apiVersion}, {"kind", m.kind}, {"metadata.name", m.name}} {
+	for _, f := range []struct{ name, value string }{{"apiVersion", m.APIVersion}, {"kind", m.Kind}, {"metadata.name", m.Name}} {
 		if f.value == "" {
 			missing = append(missing, f.name)
 		}
@@ -240,11 +236,11 @@ func (c *fileCheck) bundleObject(d *docContext, p propertyNode, where string) (*
 		d.reportf(RuleBundleObject, dn, "%s: olm.bundle.object data is not a Kubernetes object: it has no %s", where, strings.Join(missing, ", "))
 		return nil, nil
 	}
-	return &csvIdentity{apiVersion: m.apiVersion, kind: m.kind, name: m.name, version: m.version}, buf
+	return &m, buf
 }
 
 // yamlManifest reads the identity of a YAML manifest.
-func yamlManifest(data []byte) (manifest, error) {
+func yamlManifest(data []byte) (manifestscan.Manifest, error) {
 	var obj struct {
 		APIVersion any `json:"apiVersion"`
 		Kind       any `json:"kind"`
@@ -256,10 +252,10 @@ func yamlManifest(data []byte) (manifest, error) {
 		} `json:"spec"`
 	}
 	if err := sigsyaml.Unmarshal(data, &obj); err != nil {
-		return manifest{}, err
+		return manifestscan.Manifest{}, err
 	}
 	str := func(v any) string { s, _ := v.(string); return s }
-	return manifest{apiVersion: str(obj.APIVersion), kind: str(obj.Kind), name: str(obj.Metadata.Name), version: str(obj.Spec.Version)}, nil
+	return manifestscan.Manifest{APIVersion: str(obj.APIVersion), Kind: str(obj.Kind), Name: str(obj.Metadata.Name), Version: str(obj.Spec.Version)}, nil
 }
 
 // preview quotes the start of decoded data for a message.
@@ -275,18 +271,18 @@ func preview(b []byte) string {
 // or, without an inline CSV, with the version its own name ends with.
 // A bundle with a release is named <package>-v<version>-<release>
 // (rule bundle-release), so its name is not compared with the version.
-func (c *fileCheck) csvMismatch(d *docContext, root *yaml.Node, b *declcfg.Bundle, version *semver.Version, hasRelease bool, csv *csvIdentity) {
+func (c *fileCheck) csvMismatch(d *docContext, root *yaml.Node, b *declcfg.Bundle, version *semver.Version, hasRelease bool, csv *manifestscan.Manifest) {
 	if b.Name == "" {
 		return
 	}
 	nameNode := field(root, "name")
 	if csv != nil {
-		if csv.name != b.Name {
-			d.reportf(RuleCSVMismatch, nameNode, "bundle %q holds ClusterServiceVersion %q; name the bundle after its CSV (opm render does)", b.Name, csv.name)
+		if csv.Name != b.Name {
+			d.reportf(RuleCSVMismatch, nameNode, "bundle %q holds ClusterServiceVersion %q; name the bundle after its CSV (opm render does)", b.Name, csv.Name)
 		}
-		if version != nil && csv.version != "" {
-			if cv, err := semver.ParseTolerant(csv.version); err == nil && !cv.Equals(*version) {
-				d.reportf(RuleCSVMismatch, nameNode, "bundle %q has olm.package version %s, but its ClusterServiceVersion's spec.version is %s", b.Name, version, csv.version)
+		if version != nil && csv.Version != "" {
+			if cv, err := semver.ParseTolerant(csv.Version); err == nil && !cv.Equals(*version) {
+				d.reportf(RuleCSVMismatch, nameNode, "bundle %q has olm.package version %s, but its ClusterServiceVersion's spec.version is %s", b.Name, version, csv.Version)
 			}
 		}
 		return

@@ -11,6 +11,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/manifestscan"
 	"github.com/fbc-project/fbc/model"
 )
 
@@ -194,7 +195,7 @@ func (c *fileCheck) bundleSource(src *BundleSource) {
 // bundleObjectAt checks the n-th olm.bundle.object of a blob. For a
 // bundle directory or image, each is a file of manifests/, in order: its
 // problems point at the file, not at a property the user never wrote.
-func (c *fileCheck) bundleObjectAt(d *docContext, p propertyNode, where string, n int) (*csvIdentity, []byte) {
+func (c *fileCheck) bundleObjectAt(d *docContext, p propertyNode, where string, n int) (*manifestscan.Manifest, []byte) {
 	if d.standalone == nil || n >= len(d.standalone.Objects) {
 		return c.bundleObject(d, p, where)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/manifestscan"
 )
 
 // OCPVersion is an OpenShift minor release, such as 4.17: catalogs are
@@ -42,7 +43,7 @@ var csvMetadataSince = OCPVersion{4, 17}
 // metadataFormat reports, for a target release that needs olm.csv.metadata,
 // a bundle that still carries olm.bundle.object properties, once, at the
 // first of them, saying whether render's migration can rewrite it.
-func (c *fileCheck) metadataFormat(d *docContext, b *declcfg.Bundle, props []propertyNode, csv *csvIdentity) {
+func (c *fileCheck) metadataFormat(d *docContext, b *declcfg.Bundle, props []propertyNode, csv *manifestscan.Manifest) {
 	target := c.opts.TargetOCP
 	if target == nil || !target.atLeast(csvMetadataSince) {
 		return
