@@ -14,6 +14,9 @@ import (
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/fbc-project/fbc/internal/borrow"
+	"github.com/fbc-project/fbc/internal/fastyaml"
 )
 
 // Both JSON and YAML files are parsed into yaml.v3 nodes, so that one code
@@ -185,7 +188,7 @@ func (p *jsonParser) str() (string, error) {
 			p.off = i + 1
 			raw := data[start:p.off]
 			if !escaped && utf8.Valid(raw) {
-				return scalarString(raw[1:len(raw)-1], p.borrow), nil
+				return borrow.String(raw[1:len(raw)-1], p.borrow), nil
 			}
 			var s string
 			if err := json.Unmarshal(raw, &s); err != nil {
@@ -336,14 +339,10 @@ func yamlErrorLine(line int, msg string) int {
 
 // yamlDoc is one document of a YAML stream. Empty is set for documents with
 // no content (ParseFile finds comment-only ones in the text).
-type yamlDoc struct {
-	Node  *yaml.Node
-	Line  int
-	Empty bool
-}
+type yamlDoc = fastyaml.Doc
 
 func parseYAMLStream(data []byte, borrow bool, each func(d yamlDoc) error) error {
-	docs, ok := fastParseYAML(data, borrow)
+	docs, ok := fastyaml.Parse(data, borrow)
 	if !ok {
 		docs, ok = parseYAMLDocs(data, borrow)
 	}
@@ -375,7 +374,7 @@ func parseYAMLDocs(data []byte, borrow bool) ([]yamlDoc, bool) {
 	var docs []yamlDoc
 	for _, c := range yamlChunks(data) {
 		text := data[c.start:c.end]
-		got, ok := fastParseYAML(text, borrow)
+		got, ok := fastyaml.Parse(text, borrow)
 		if !ok {
 			got = got[:0]
 			if err := parseYAMLv3(text, func(d yamlDoc) error { got = append(got, d); return nil }); err != nil {
@@ -437,17 +436,7 @@ func parseYAMLv3(data []byte, each func(d yamlDoc) error) error {
 			}
 			return &parseError{Line: line, Msg: msg}
 		}
-		d := yamlDoc{Line: doc.Line}
-		if len(doc.Content) == 0 {
-			d.Empty = true
-		} else {
-			root := doc.Content[0]
-			d.Node, d.Line = root, root.Line
-			if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" && root.Value == "" {
-				d.Empty = true
-			}
-		}
-		if err := each(d); err != nil {
+		if err := each(fastyaml.DocOf(&doc)); err != nil {
 			return err
 		}
 	}

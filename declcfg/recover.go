@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/fbc-project/fbc/internal/fastyaml"
 )
 
 // A syntax error costs only the document it is in: the loader skips that
@@ -290,7 +292,7 @@ func yamlTopFields(text []byte, set func(key, value string)) {
 	for len(text) > 0 {
 		var line []byte
 		line, text, _ = bytes.Cut(text, []byte("\n"))
-		key, rest, ok := splitKey(bytes.TrimRight(line, " \r"))
+		key, rest, ok := fastyaml.SplitKey(bytes.TrimRight(line, " \r"))
 		if !ok || len(line) == 0 || line[0] == ' ' {
 			continue
 		}
@@ -299,7 +301,7 @@ func yamlTopFields(text []byte, set func(key, value string)) {
 			continue // not a one-line string
 		}
 		if v[0] == '"' || v[0] == '\'' {
-			if end := closingQuote(v); end > 0 {
+			if end := fastyaml.ClosingQuote(v); end > 0 {
 				v = v[:end+1]
 			}
 		} else if i := bytes.Index(v, []byte(" #")); i >= 0 {
@@ -446,8 +448,8 @@ func misindented(lines []string, first, from int, exact bool) (line, col int, fo
 			stack, opens = nil, false
 			continue
 		}
-		seq := isSeqItem([]byte(t))
-		_, _, isKey := splitKey([]byte(t))
+		seq := fastyaml.IsSeqItem([]byte(t))
+		_, _, isKey := fastyaml.SplitKey([]byte(t))
 		if !seq && !isKey {
 			opens = false // a scalar, or the continuation of one
 			continue
@@ -487,10 +489,10 @@ func misindented(lines []string, first, from int, exact bool) (line, col int, fo
 				opens = true
 				continue
 			}
-			if isSeqItem([]byte(rest)) {
+			if fastyaml.IsSeqItem([]byte(rest)) {
 				return 0, 0, false
 			}
-			if _, _, ok := splitKey([]byte(rest)); !ok {
+			if _, _, ok := fastyaml.SplitKey([]byte(rest)); !ok {
 				opens = false
 				if openScalar(rest) {
 					return 0, 0, false
@@ -499,7 +501,7 @@ func misindented(lines []string, first, from int, exact bool) (line, col int, fo
 			}
 			stack = append(stack, indentBlock{col, false})
 		}
-		_, value, _ := splitKey([]byte(rest))
+		_, value, _ := fastyaml.SplitKey([]byte(rest))
 		v := strings.TrimSpace(string(value))
 		if j := strings.Index(v, " #"); j >= 0 && !strings.HasPrefix(v, "\"") && !strings.HasPrefix(v, "'") {
 			v = strings.TrimSpace(v[:j])
@@ -527,7 +529,7 @@ func misindented(lines []string, first, from int, exact bool) (line, col int, fo
 func openScalar(v string) bool {
 	switch v[0] {
 	case '"', '\'':
-		return closingQuote([]byte(v)) < 0
+		return fastyaml.ClosingQuote([]byte(v)) < 0
 	case '[', '{':
 		depth := 0
 		for _, c := range v {

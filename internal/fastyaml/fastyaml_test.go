@@ -1,81 +1,58 @@
-package declcfg
+package fastyaml_test
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/fbc-project/fbc/internal/fastyaml"
+	"github.com/fbc-project/fbc/internal/fastyaml/fastyamltest"
+	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
-// sameTree reports the first difference between two node trees, comparing
-// what the rest of fbc reads: kind, resolved tag, value, style and position.
-func sameTree(a, b *yaml.Node, path string) error {
-	if a == nil || b == nil {
-		if a != b {
-			return fmt.Errorf("%s: one side is nil", path)
+// decodeV3 parses a stream with yaml.v3, the library fastyaml stands in for.
+func decodeV3(data []byte) ([]fastyaml.Doc, error) {
+	var docs []fastyaml.Doc
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
 		}
-		return nil
-	}
-	style := func(n *yaml.Node) yaml.Style { return n.Style &^ (yaml.TaggedStyle) }
-	if a.Kind != b.Kind || a.ShortTag() != b.ShortTag() || a.Value != b.Value || style(a) != style(b) ||
-		a.Line != b.Line || a.Column != b.Column || len(a.Content) != len(b.Content) {
-		return fmt.Errorf("%s: fast {kind %d tag %s style %d %d:%d len %d %.60q} != yaml.v3 {kind %d tag %s style %d %d:%d len %d %.60q}", path,
-			a.Kind, a.ShortTag(), a.Style, a.Line, a.Column, len(a.Content), a.Value,
-			b.Kind, b.ShortTag(), b.Style, b.Line, b.Column, len(b.Content), b.Value)
-	}
-	for i := range a.Content {
-		if err := sameTree(a.Content[i], b.Content[i], fmt.Sprintf("%s/%d", path, i)); err != nil {
-			return err
+		if err != nil {
+			return nil, err
 		}
+		docs = append(docs, fastyaml.DocOf(&doc))
 	}
-	return nil
 }
 
 // compareFast parses data both ways; fastOK tells whether the fast path took
 // it. A difference is an error.
 func compareFast(data []byte) (fastOK bool, err error) {
-	fast, ok := fastParseYAML(data, false)
+	fast, ok := fastyaml.Parse(data, false)
 	if !ok {
 		return false, nil
 	}
 	// Borrowing long scalars from data changes where values live, never
 	// what they are.
-	if borrowed, ok := fastParseYAML(data, true); !ok {
+	if borrowed, ok := fastyaml.Parse(data, true); !ok {
 		return true, fmt.Errorf("the fast path took the input only without borrowing")
-	} else if err := sameDocs(borrowed, fast); err != nil {
+	} else if err := fastyamltest.SameDocs(borrowed, fast); err != nil {
 		return true, fmt.Errorf("borrowing: %v", err)
 	}
-	var slow []yamlDoc
-	if err := parseYAMLv3(data, func(d yamlDoc) error { slow = append(slow, d); return nil }); err != nil {
+	slow, err := decodeV3(data)
+	if err != nil {
 		return true, fmt.Errorf("fast path accepted input yaml.v3 rejects: %v", err)
 	}
-	return true, sameDocs(fast, slow)
-}
-
-// sameDocs reports the first difference between two parses of a stream:
-// the documents, which are empty, and each other's line and tree.
-func sameDocs(got, want []yamlDoc) error {
-	if len(got) != len(want) {
-		return fmt.Errorf("found %d documents, yaml.v3 %d", len(got), len(want))
-	}
-	for i := range got {
-		if got[i].Empty != want[i].Empty {
-			return fmt.Errorf("document %d: empty %v/%v", i, got[i].Empty, want[i].Empty)
-		}
-		if got[i].Empty {
-			continue
-		}
-		if got[i].Line != want[i].Line {
-			return fmt.Errorf("document %d: line %d/%d", i, got[i].Line, want[i].Line)
-		}
-		if err := sameTree(got[i].Node, want[i].Node, fmt.Sprintf("doc%d", i)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return true, fastyamltest.SameDocs(fast, slow)
 }
 
 func TestFastYAMLMatchesYAMLv3(t *testing.T) {
@@ -136,13 +113,7 @@ func TestFastYAMLCorpus(t *testing.T) {
 		"certified-operators/catalogs/v4.18/kubecost-operator/catalog.yaml",
 		"community-operators-prod/catalogs/v4.22/stackgres-community/catalog.yaml",
 	}
-	root := filepath.Join("..", "..", "shared", "corpus")
-	if d := os.Getenv("FBC_SHARED"); d != "" {
-		root = filepath.Join(d, "corpus")
-	}
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("corpus not available: %v", err)
-	}
+	root := sharedtest.Corpus(t)
 	var files, fast, catalogs, catalogsFast int
 	var fastBytes, allBytes int64
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
@@ -188,21 +159,7 @@ func TestFastYAMLCorpus(t *testing.T) {
 // FuzzFastYAML: whatever the fast path accepts, yaml.v3 must parse to the
 // same trees.
 func FuzzFastYAML(f *testing.F) {
-	for _, s := range []string{
-		"---\nschema: olm.channel\nentries:\n- name: a\n  skips:\n  - b\n",
-		"a: |\n  x\n\n  y\nb: |-\n  z\n",
-		"a: 'x\n  y'\nb: \"p\\\n  q\"\n",
-		"a: plain\n  folded\n\n  more\n",
-		"k: {}\nl: []\nm: 1.0\nn: ~\n",
-		"- a\n- b: c\n  d: e\n",
-		"- description: type\n    - e.g, a, b,...\n  x: 1\n",
-		"a: |2-\n    x\n  y\nb: |+1\n  z\n\n",
-		"k:\n- |-2\n   x\n",
-		"a: x\n---\nb: &y 1\nc: *y\n---\nd: 2\n",
-		"a: " + strings.Repeat("QUJD", 300) + "\nb: |\n  " + strings.Repeat("x", 1100) + "\n",
-	} {
-		f.Add([]byte(s))
-	}
+	fastyamltest.AddSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1<<16 {
 			return
@@ -210,53 +167,5 @@ func FuzzFastYAML(f *testing.F) {
 		if _, err := compareFast(data); err != nil {
 			t.Fatalf("%v\ninput: %q", err, data)
 		}
-		if err := compareStream(data); err != nil {
-			t.Fatalf("%v\ninput: %q", err, data)
-		}
 	})
-}
-
-// compareStream holds parseYAMLStream (the fast path, document by document
-// where it does not take the whole stream) to yaml.v3 on the whole stream:
-// the same documents, or the same error.
-func compareStream(data []byte) error {
-	var got, want []yamlDoc
-	gerr := parseYAMLStream(data, false, func(d yamlDoc) error { got = append(got, d); return nil })
-	werr := parseYAMLv3(data, func(d yamlDoc) error { want = append(want, d); return nil })
-	if gerr != nil || werr != nil {
-		if gerr == nil || werr == nil || gerr.Error() != werr.Error() || *asParseError(gerr) != *asParseError(werr) {
-			return fmt.Errorf("stream error %v, yaml.v3 %v", gerr, werr)
-		}
-		return nil
-	}
-	return sameDocs(got, want)
-}
-
-// TestParseYAMLStreamPerDocument: a document the fast path cannot read costs
-// only itself; the others stay on the fast path, and everything keeps its
-// line and column in the file.
-func TestParseYAMLStreamPerDocument(t *testing.T) {
-	for name, src := range map[string]string{
-		"folded in the middle": "---\na: 1\n---\nb: >\n  folded\n  text\nc: [x, y]\n---\nd: |\n  lit\n",
-		"comment first":        "# head\n---\na: 1\n---\nb: 2 # c\n",
-		"anchors":              "a: &x 1\n---\nb: &x 2\nc: *x\n---\nd: 3\n",
-		"directive":            "a: 1\n---\nb: &x 2\n...\n%YAML 1.2\n---\nc: 3\n",
-		"error":                "a: 1\n---\nb: [\n---\nc: 3\n",
-		"unknown alias":        "a: &x 1\n---\nb: *x\n",
-	} {
-		t.Run(name, func(t *testing.T) {
-			if err := compareStream([]byte(src)); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
-	// The document the fast path cannot read is the only one yaml.v3 reads.
-	src := []byte("---\na: 1\n---\nb: >\n  x\n---\nc: 2\n")
-	if _, ok := fastParseYAML(src, false); ok {
-		t.Fatal("the fast path took a folded scalar")
-	}
-	docs, ok := parseYAMLDocs(src, false)
-	if !ok || len(docs) != 3 || docs[2].Node.Content[0].Line != 7 || docs[1].Node.Content[1].Line != 4 || docs[1].Node.Content[1].Column != 4 {
-		t.Fatalf("parseYAMLDocs: ok %v, %d documents", ok, len(docs))
-	}
 }

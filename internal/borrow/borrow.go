@@ -1,0 +1,26 @@
+// Package borrow decides when a parsed scalar may share the bytes of the
+// file it was read from instead of copying them. The hand-rolled parsers
+// (internal/fastyaml, internal/jsonstream) borrow through String; declcfg
+// copies what it keeps (its ownString) from Min on.
+package borrow
+
+import "unsafe"
+
+// Min is the length from which a parsed scalar may share the file's bytes
+// instead of copying them. Long scalars are bundle manifests (base64 or
+// JSON), icons and descriptions: copying them doubled what parsing a file
+// allocated. Short ones (names, versions, keys) are always copied, so that
+// what outlives the parse does not keep a whole file alive.
+const Min = 1024
+
+// String returns b as a string: with borrow and when it is long, one that
+// shares b's memory; a copy otherwise. Borrowing is for readers that own the
+// buffer and drop the parsed documents file by file (declcfg's
+// WalkOptions.Borrow): a borrowed string kept longer keeps its whole file in
+// memory.
+func String(b []byte, borrow bool) string {
+	if !borrow || len(b) < Min {
+		return string(b)
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
