@@ -11,6 +11,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/fbc-project/fbc/internal/fastyaml"
+	"github.com/fbc-project/fbc/internal/jsonstream"
 )
 
 // A syntax error costs only the document it is in: the loader skips that
@@ -114,6 +115,10 @@ func asParseError(err error) *parseError {
 	var pe *parseError
 	if errors.As(err, &pe) {
 		return pe
+	}
+	var se *jsonstream.SyntaxError
+	if errors.As(err, &se) {
+		return &parseError{Line: se.Line, Col: se.Col, Msg: se.Msg}
 	}
 	return &parseError{Msg: err.Error()}
 }
@@ -226,14 +231,10 @@ func hasContentAfterMarker(l []byte) bool {
 // error), where reading resumes.
 func parseJSONRecovering(data []byte, borrow bool, each func(n *yaml.Node)) []skipped {
 	var skips []skipped
-	p := &jsonParser{data: data, line: 1, borrow: borrow}
-	for {
-		p.skipSpace()
-		if p.off >= len(p.data) {
-			return skips
-		}
-		start, startLine := p.off, p.line
-		n, err := p.value(0)
+	p := jsonstream.NewParser(data, borrow)
+	for p.More() {
+		start, startLine := p.Offset(), p.Line()
+		n, err := p.Value()
 		if err == nil {
 			each(n)
 			continue
@@ -243,8 +244,9 @@ func parseJSONRecovering(data []byte, borrow bool, each func(n *yaml.Node)) []sk
 		text := data[start:resume]
 		last := startLine + bytes.Count(bytes.TrimRight(text, " \t\r\n"), []byte("\n"))
 		skips = append(skips, skipped{err: pe, text: text, first: startLine, last: last, resumed: resume < len(data), json: true})
-		p.off, p.line, p.lineStart = resume, resumeLine, resume
+		p.Seek(resume, resumeLine)
 	}
+	return skips
 }
 
 // jsonResume finds where to read on after a value that failed at pe: the

@@ -1,43 +1,19 @@
 package fastyaml_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/fbc-project/fbc/internal/fastyaml"
 	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
-// benchFiles reads the catalog.yaml files of the certified v4.16 (bundle
-// manifests as base64 olm.bundle.object) and v4.18 (olm.csv.metadata)
-// catalogs of the shared corpus.
-func benchFiles(b *testing.B) ([][]byte, int64) {
-	corpus := sharedtest.Corpus(b)
-	var files [][]byte
-	var size int64
-	for _, v := range []string{"v4.16", "v4.18"} {
-		matches, err := filepath.Glob(filepath.Join(corpus, "certified-operators", "catalogs", v, "*", "catalog.yaml"))
-		if err != nil || len(matches) == 0 {
-			b.Skipf("no catalog.yaml under certified-operators/catalogs/%s: %v", v, err)
-		}
-		for _, m := range matches {
-			data, err := os.ReadFile(m)
-			if err != nil {
-				b.Fatal(err)
-			}
-			files = append(files, data)
-			size += int64(len(data))
-		}
-	}
-	return files, size
-}
-
 // BenchmarkParse parses the same real catalogs with Parse and with the
 // library it stands in for (a yaml.v3 Decoder loop into yaml.Node); the
 // ratio metric of the fastyaml run is the yaml.v3 time over its own.
 func BenchmarkParse(b *testing.B) {
-	files, size := benchFiles(b)
+	// The certified v4.16 (bundle manifests as base64 olm.bundle.object) and
+	// v4.18 (olm.csv.metadata) catalogs.
+	files, size := sharedtest.ReadCorpus(b, "certified-operators/catalogs/v4.16/*/catalog.yaml", "certified-operators/catalogs/v4.18/*/catalog.yaml")
 	var library float64
 	b.Run("yaml.v3", func(b *testing.B) {
 		b.SetBytes(size)

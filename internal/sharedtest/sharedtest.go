@@ -45,3 +45,27 @@ func Corpus(tb testing.TB) string {
 	}
 	return c
 }
+
+// ReadCorpus reads the corpus files matching each pattern (a filepath.Glob
+// pattern relative to the corpus), for benchmarks that parse real data;
+// size is their total length. It skips the test when a pattern matches
+// nothing.
+func ReadCorpus(tb testing.TB, patterns ...string) (files [][]byte, size int64) {
+	tb.Helper()
+	corpus := Corpus(tb)
+	for _, pattern := range patterns {
+		matches, err := filepath.Glob(filepath.Join(corpus, pattern))
+		if err != nil || len(matches) == 0 {
+			tb.Skipf("no corpus file matches %s: %v", pattern, err)
+		}
+		for _, m := range matches {
+			data, err := os.ReadFile(m)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			files = append(files, data)
+			size += int64(len(data))
+		}
+	}
+	return files, size
+}
