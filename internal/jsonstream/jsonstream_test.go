@@ -191,6 +191,7 @@ func TestErrors(t *testing.T) {
 		"{\"a\": \"x\ty\"}":       `1:9 invalid control character byte 0x09 in string`,
 		"{\"a\": \"\\q\"}":        `1:7 invalid string: invalid character 'q' in string escape code`,
 		"{\"a\": \"x":             `1:7 unterminated string`,
+		"{\"a\": \"x\\\n\ty\"}":   `2:1 invalid control character byte 0x09 in string`,
 		"{\"a\": nul}":            `1:7 unexpected 'n': a JSON value was expected`,
 		"{\"a\": \xc3\xa9}":       `1:7 unexpected byte 0xc3: a JSON value was expected`,
 		strings.Repeat("[", 1002): `1:1002 nesting deeper than 1000 levels`,
