@@ -17,6 +17,7 @@ import (
 
 	"github.com/fbc-project/fbc/internal/fastyaml"
 	"github.com/fbc-project/fbc/internal/jsonstream"
+	"github.com/fbc-project/fbc/internal/textscan"
 )
 
 // Both JSON and YAML files are parsed into yaml.v3 nodes, so that one code
@@ -423,6 +424,9 @@ func writeJSONString(buf *bytes.Buffer, s string) {
 	buf.WriteByte('"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i += textscan.JSONSafeString(s[i:]); i == len(s) {
+			break
+		}
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
 			i++

@@ -28,6 +28,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/fbc-project/fbc/internal/borrow"
+	"github.com/fbc-project/fbc/internal/textscan"
 )
 
 // Doc is one document of a YAML stream: its root node and line. Empty is set
@@ -100,6 +101,9 @@ func Parse(data []byte, borrow bool) (docs []Doc, ok bool) {
 // handle).
 func printable(data []byte) bool {
 	for i := 0; i < len(data); {
+		if i += textscan.Printable(data[i:]); i == len(data) {
+			break
+		}
 		c := data[i]
 		if c < utf8.RuneSelf {
 			if (c < 0x20 && c != '\n') || c == 0x7f {

@@ -28,6 +28,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/fbc-project/fbc/internal/borrow"
+	"github.com/fbc-project/fbc/internal/textscan"
 )
 
 // MaxDepth is how deeply values may nest.
@@ -195,6 +196,9 @@ func (p *Parser) str() (string, error) {
 	i := start + 1
 	escaped := false
 	for i < len(data) {
+		if i += textscan.JSONSafe(data[i:]); i == len(data) {
+			break
+		}
 		c := data[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			i++
