@@ -8,6 +8,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/model"
+	"github.com/fbc-project/fbc/validate/internal/cueshape"
 )
 
 // checker runs one validation. Files arrive one at a time; each document is
@@ -184,7 +185,7 @@ func (d *docContext) report(rule string, n *yaml.Node, msg string) {
 }
 
 // shapeReport adapts report to what a shape walk produces.
-func (d *docContext) shapeReport(rule string, n *yaml.Node, _ *fieldPath, msg string) {
+func (d *docContext) shapeReport(rule string, n *yaml.Node, _ *cueshape.Path, msg string) {
 	d.report(rule, n, msg)
 }
 
@@ -244,7 +245,7 @@ func (c *fileCheck) document(doc declcfg.Document, given *declcfg.Blob, standalo
 	root := declcfg.Deref(doc.Node)
 	foldedDuplicates(d, root, c.schema.schemas[blob.Schema])
 	if sh := c.schema.schemas[blob.Schema]; sh != nil {
-		sh.walk(root, rootPath(blob.Schema+" blob"), d.shapeReport)
+		sh.Walk(root, cueshape.Root(blob.Schema+" blob"), d.shapeReport)
 	} else if !c.policyDefines(func(p *policy) bool { return p.definesSchema(blob.Schema) }) {
 		c.unknownSchema(d, root, blob.Schema)
 	}
@@ -274,18 +275,17 @@ func (c *fileCheck) document(doc declcfg.Document, given *declcfg.Blob, standalo
 // ..."). The shape walk reports the pairs in which one key is a field of a
 // known schema spelt exactly; this finds the rest (custom schemas, unknown
 // fields, two misspellings of one field).
-func foldedDuplicates(d *docContext, root *yaml.Node, sh *shape) {
+func foldedDuplicates(d *docContext, root *yaml.Node, sh *cueshape.Shape) {
 	entries, err := declcfg.MappingEntries(root)
 	if err != nil {
 		return // duplicate keys: the loader reports them
 	}
-	declared := func(key string) bool { return sh != nil && sh.byName[key] != nil }
 	for i, e := range entries {
-		if e.KeyNode == nil || declared(e.Key) {
+		if e.KeyNode == nil || sh.Declares(e.Key) {
 			continue
 		}
 		for _, f := range entries[:i] {
-			if f.Key != e.Key && strings.EqualFold(f.Key, e.Key) && !declared(f.Key) {
+			if f.Key != e.Key && strings.EqualFold(f.Key, e.Key) && !sh.Declares(f.Key) {
 				d.reportf(declcfg.RuleDuplicateKey, e.KeyNode,
 					"keys %q and %q differ only in case; opm compares a blob's keys case-insensitively and rejects the blob (duplicate keys): keep one of them", f.Key, e.Key)
 				break

@@ -6,8 +6,9 @@ import (
 	"os"
 
 	"cuelang.org/go/cue"
-	"cuelang.org/go/cue/cuecontext"
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/fbc-project/fbc/validate/internal/cueshape"
 )
 
 // A policy is the CUE of one policy directory (fbc validate --schema): the user's own rules, on
@@ -41,7 +42,7 @@ import (
 // policy may use any CUE feature.
 type policy struct {
 	dir        string
-	rt         *cueRuntime
+	rt         *cueshape.Runtime
 	schemas    map[string]cue.Value
 	properties map[string]cue.Value
 }
@@ -57,17 +58,17 @@ func (e *PolicyError) Error() string { return fmt.Sprintf("policy %s: %v", e.Dir
 func (e *PolicyError) Unwrap() error { return e.Err }
 
 func loadPolicy(dir string) (*policy, error) {
-	ctx := cuecontext.New()
-	v, err := loadCUEFiles(ctx, os.DirFS(dir), ".", dir)
+	rt := cueshape.NewRuntime()
+	v, err := rt.Load(os.DirFS(dir), ".", dir)
 	if err != nil {
 		return nil, &PolicyError{Dir: dir, Err: err}
 	}
-	p := &policy{dir: dir, rt: &cueRuntime{ctx: ctx}}
+	p := &policy{dir: dir, rt: rt}
 	var hasSchemas, hasProps bool
-	if p.schemas, hasSchemas, err = mapEntries(v, "schemas"); err != nil {
+	if p.schemas, hasSchemas, err = cueshape.Fields(v, "schemas"); err != nil {
 		return nil, &PolicyError{Dir: dir, Err: err}
 	}
-	if p.properties, hasProps, err = mapEntries(v, "properties"); err != nil {
+	if p.properties, hasProps, err = cueshape.Fields(v, "properties"); err != nil {
 		return nil, &PolicyError{Dir: dir, Err: err}
 	}
 	if !hasSchemas && !hasProps {
@@ -85,14 +86,14 @@ func (p *policy) checkBlob(d *docContext, root *yaml.Node, schema string, props 
 		p.eval(d, s, root, nil)
 	}
 	for _, pr := range props {
-		if s, ok := p.properties[pr.typ]; ok && !isNull(pr.value) {
+		if s, ok := p.properties[pr.typ]; ok && !cueshape.IsNull(pr.value) {
 			p.eval(d, s, pr.value, pr.path())
 		}
 	}
 }
 
-func (p *policy) eval(d *docContext, s cue.Value, n *yaml.Node, fp *fieldPath) {
-	evalCUE(p.rt, s, n, fp, func(_ string, at *yaml.Node, _ *fieldPath, msg string) {
+func (p *policy) eval(d *docContext, s cue.Value, n *yaml.Node, fp *cueshape.Path) {
+	cueshape.Eval(p.rt, s, n, fp, func(_ string, at *yaml.Node, _ *cueshape.Path, msg string) {
 		d.report(RulePolicy, at, fmt.Sprintf("%s (policy in %s)", msg, p.dir))
 	})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/model"
+	"github.com/fbc-project/fbc/validate/internal/cueshape"
 )
 
 // propertyNode is one item of a blob's properties list.
@@ -21,8 +22,8 @@ type propertyNode struct {
 	value *yaml.Node // nil when absent
 }
 
-func (p propertyNode) path() *fieldPath {
-	return (*fieldPath)(nil).field("properties").elem(p.index).field("value")
+func (p propertyNode) path() *cueshape.Path {
+	return (*cueshape.Path)(nil).Field("properties").Elem(p.index).Field("value")
 }
 
 // properties checks each property value of a blob against the definition of
@@ -51,8 +52,8 @@ func (c *fileCheck) properties(d *docContext, root *yaml.Node) []propertyNode {
 			}
 			continue
 		}
-		if !isNull(p.value) {
-			sh.walk(p.value, p.path(), d.shapeReport)
+		if !cueshape.IsNull(p.value) {
+			sh.Walk(p.value, p.path(), d.shapeReport)
 		}
 		switch p.typ {
 		case declcfg.PropertyPackageRequired:
@@ -105,7 +106,7 @@ func (c *fileCheck) unknownSchema(d *docContext, root *yaml.Node, schema string)
 // checkVersionRange parses olm.package.required's versionRange the way OLM
 // does (blang/semver ParseRange, without the empty alternative that crashes
 // it).
-func checkVersionRange(d *docContext, v *yaml.Node, p *fieldPath) {
+func checkVersionRange(d *docContext, v *yaml.Node, p *cueshape.Path) {
 	n := field(v, "versionRange")
 	r := strValue(n)
 	if r == "" {
@@ -157,42 +158,42 @@ const maxConstraintDepth = 32
 
 // checkConstraint checks that a constraint sets exactly one kind, and so do
 // the constraints nested in all, any and not.
-func checkConstraint(d *docContext, v *yaml.Node, p *fieldPath, depth int) {
+func checkConstraint(d *docContext, v *yaml.Node, p *cueshape.Path, depth int) {
 	v = declcfg.Deref(v)
 	if v == nil || v.Kind != yaml.MappingNode {
 		return // the shape walk reports it
 	}
 	if depth > maxConstraintDepth {
-		d.reportf(RuleConstraint, v, "%s: constraints nest deeper than %d levels", subject(p), maxConstraintDepth)
+		d.reportf(RuleConstraint, v, "%s: constraints nest deeper than %d levels", p.Subject(), maxConstraintDepth)
 		return
 	}
 	var set []string
 	for _, k := range constraintKinds {
-		if n := field(v, k); n != nil && !isNull(n) {
+		if n := field(v, k); n != nil && !cueshape.IsNull(n) {
 			set = append(set, k)
 		}
 	}
 	switch len(set) {
 	case 0:
-		d.reportf(RuleConstraint, v, "%s sets no constraint: give it exactly one of %s", subject(p), strings.Join(constraintKinds, ", "))
+		d.reportf(RuleConstraint, v, "%s sets no constraint: give it exactly one of %s", p.Subject(), strings.Join(constraintKinds, ", "))
 	case 1:
 	default:
-		d.reportf(RuleConstraint, v, "%s sets %s: a constraint has exactly one kind; combine several under all", subject(p), strings.Join(set, " and "))
+		d.reportf(RuleConstraint, v, "%s sets %s: a constraint has exactly one kind; combine several under all", p.Subject(), strings.Join(set, " and "))
 	}
 	if pkg := field(v, "package"); pkg != nil {
-		checkVersionRange(d, pkg, p.field("package"))
+		checkVersionRange(d, pkg, p.Field("package"))
 	}
 	if rule := field(field(v, "cel"), "rule"); rule != nil {
 		if r := strValue(rule); strings.TrimSpace(r) != "" {
 			if why := checkCELRule(r); why != "" {
-				d.reportf(RuleConstraint, rule, "%s: CEL rule %s", p.field("cel").field("rule"), why)
+				d.reportf(RuleConstraint, rule, "%s: CEL rule %s", p.Field("cel").Field("rule"), why)
 			}
 		}
 	}
 	for _, k := range []string{"all", "any", "not"} {
-		cp := p.field(k).field("constraints")
+		cp := p.Field(k).Field("constraints")
 		for i, sub := range items(field(field(v, k), "constraints")) {
-			checkConstraint(d, sub, cp.elem(i), depth+1)
+			checkConstraint(d, sub, cp.Elem(i), depth+1)
 		}
 	}
 }

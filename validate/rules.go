@@ -5,6 +5,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/model"
+	"github.com/fbc-project/fbc/validate/internal/cueshape"
 )
 
 // Rule ids of the checks in this package. They are stable: users filter on
@@ -12,10 +13,10 @@ import (
 // problems found while loading are declcfg's (declcfg.RuleSyntax, ...).
 const (
 	// Shape: checked against the embedded CUE schemas.
-	RuleUnknownField    = "unknown-field"
-	RuleMissingField    = "missing-field"
-	RuleEmptyValue      = "empty-value"
-	RuleInvalidValue    = "invalid-value"
+	RuleUnknownField    = cueshape.RuleUnknownField
+	RuleMissingField    = cueshape.RuleMissingField
+	RuleEmptyValue      = cueshape.RuleEmptyValue
+	RuleInvalidValue    = cueshape.RuleInvalidValue
 	RuleUnknownProperty = "unknown-property"
 	RuleUnknownSchema   = "unknown-schema"
 	RulePolicy          = "policy"

@@ -1,8 +1,10 @@
 package validate
 
 import (
-	"github.com/fbc-project/fbc/declcfg"
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/validate/internal/cueshape"
 )
 
 // UnknownFields reports the fields of a document that its schema does not
@@ -32,42 +34,8 @@ func UnknownFields(doc declcfg.Document) []*declcfg.LoadError {
 		return nil
 	}
 	var out []*declcfg.LoadError
-	sh.unknownFields(root, rootPath(schema+" blob"), func(rule string, n *yaml.Node, _ *fieldPath, msg string) {
+	sh.UnknownFields(root, cueshape.Root(schema+" blob"), func(rule string, n *yaml.Node, _ *cueshape.Path, msg string) {
 		out = append(out, &declcfg.LoadError{Pos: declcfg.Pos{File: doc.Pos.File, Line: n.Line, Col: n.Column}, Rule: rule, Msg: msg, Warning: true})
 	})
 	return out
-}
-
-// unknownFields walks n as walk does but reports only keys that s does not
-// declare. Keys that match a field only without regard to case are read by
-// the decoder (which warns about them), so they are not unknown; parts left
-// to CUE evaluation are not looked into.
-func (s *shape) unknownFields(n *yaml.Node, p *fieldPath, report shapeReport) {
-	n = declcfg.Deref(n)
-	if n == nil || s.residual != nil {
-		return
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		entries, err := declcfg.MappingEntries(n)
-		if err != nil {
-			return
-		}
-		for _, e := range entries {
-			f := s.byName[e.Key]
-			if f == nil && s.caseTwin(e.Key, entries) != "" {
-				continue // a duplicate key, not an unknown one
-			}
-			if f == nil {
-				f = s.caseFold(e.Key, entries)
-			}
-			s.entry(n, e, f, p, report, (*shape).unknownFields)
-		}
-	case yaml.SequenceNode:
-		if s.elem != nil {
-			for i, c := range n.Content {
-				s.elem.unknownFields(c, p.elem(i), report)
-			}
-		}
-	}
 }

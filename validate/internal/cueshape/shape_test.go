@@ -1,4 +1,4 @@
-package validate
+package cueshape
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"cuelang.org/go/cue"
@@ -20,7 +21,8 @@ import (
 )
 
 // The shape walk is an accelerated reading of the CUE schema. These tests
-// prove that it reports what full CUE evaluation of the same blob reports:
+// prove, on validate's built-in schema, that it reports what full CUE
+// evaluation of the same blob reports:
 // on real catalogs (which must both pass), and on thousands of blobs with
 // one random defect each (where both must name the same field and the same
 // kind of problem).
@@ -29,32 +31,92 @@ import (
 type finding struct{ path, rule string }
 
 // walkFindings runs the shape walk of a blob (and of its properties' values).
-func walkFindings(t testing.TB, s *catalogSchema, root *yaml.Node) []finding {
-	t.Helper()
+func walkFindings(s *testSchema, root *yaml.Node) []finding {
 	var out []finding
-	report := func(rule string, _ *yaml.Node, p *fieldPath, _ string) {
+	report := func(rule string, _ *yaml.Node, p *Path, _ string) {
 		if rule != declcfg.RuleKeyCase {
 			out = append(out, finding{p.String(), rule})
 		}
 	}
-	schema := strValue(field(root, "schema"))
-	if sh := s.schemas[schema]; sh != nil {
-		sh.walk(root, nil, report)
+	if sh := s.schemas[str(member(root, "schema"))]; sh != nil {
+		sh.Walk(root, nil, report)
 	}
-	for i, item := range items(field(root, "properties")) {
-		typ := strValue(field(item, "type"))
-		v := field(item, "value")
-		if sh := s.properties[typ]; sh != nil && !isNull(v) {
-			sh.walk(v, (*fieldPath)(nil).field("properties").elem(i).field("value"), report)
+	if props := member(root, "properties"); props != nil && props.Kind == yaml.SequenceNode {
+		for i, item := range props.Content {
+			v := member(item, "value")
+			if sh := s.properties[str(member(item, "type"))]; sh != nil && !IsNull(v) {
+				sh.Walk(v, (*Path)(nil).Field("properties").Elem(i).Field("value"), report)
+			}
 		}
 	}
 	return dedupFindings(out)
 }
 
+// member returns the value of key in mapping n, or nil.
+func member(n *yaml.Node, key string) *yaml.Node {
+	entries, err := declcfg.MappingEntries(declcfg.Deref(n))
+	if err != nil {
+		return nil
+	}
+	for _, e := range entries {
+		if e.Key == key {
+			return declcfg.Deref(e.Value)
+		}
+	}
+	return nil
+}
+
+// str returns the string n holds, or "".
+func str(n *yaml.Node) string {
+	if n == nil || nodeKind(n) != cue.StringKind {
+		return ""
+	}
+	return n.Value
+}
+
+// testSchema is validate's built-in schema, read from its files and
+// compiled as validate compiles it.
+type testSchema struct {
+	rt                  *Runtime
+	cue                 cue.Value
+	schemas, properties map[string]*Shape
+}
+
+var (
+	builtinOnce sync.Once
+	builtin     *testSchema
+	builtinErr  error
+)
+
+// builtinSchema compiles ../../schema, the files validate embeds.
+func builtinSchema(t testing.TB) *testSchema {
+	t.Helper()
+	builtinOnce.Do(func() {
+		rt := NewRuntime()
+		v, err := rt.Load(os.DirFS("../../schema"), ".", "schema")
+		if err != nil {
+			builtinErr = err
+			return
+		}
+		c := NewCompiler(rt)
+		s := &testSchema{rt: rt, cue: v}
+		if s.schemas, err = c.CompileMap(v, "schemas"); err == nil {
+			s.properties, err = c.CompileMap(v, "properties")
+		}
+		if err == nil && len(c.Residuals()) > 0 {
+			err = fmt.Errorf("residuals: %v", c.Residuals())
+		}
+		builtin, builtinErr = s, err
+	})
+	if builtinErr != nil {
+		t.Fatal(builtinErr)
+	}
+	return builtin
+}
+
 // cueFindings evaluates the blob with CUE: the blob against its schema's
 // definition, and each property value against its type's definition.
-func cueFindings(t testing.TB, s *catalogSchema, val map[string]any) []finding {
-	t.Helper()
+func cueFindings(s *testSchema, val map[string]any) []finding {
 	var out []finding
 	eval := func(def cue.Value, v any, prefix string) {
 		err := def.Unify(s.rt.ctx.Encode(v)).Validate(cue.Concrete(true))
@@ -168,14 +230,17 @@ func dedupFindings(fs []finding) []finding {
 	return slices.Compact(fs)
 }
 
-// corpusBlobs returns the documents of the project's sample catalogs and, if
-// the shared corpus is present, of one real catalog.
+// sampleCatalog is the project's sample catalog.
+const sampleCatalog = "../../../testdata/catalog"
+
+// corpusBlobs returns the documents of the project's sample catalog and, if
+// the shared corpus is present, of two real catalogs.
 func corpusBlobs(t testing.TB) []*yaml.Node {
 	t.Helper()
-	dirs := []string{"../testdata/catalog"}
+	dirs := []string{sampleCatalog}
 	shared := os.Getenv("FBC_SHARED")
 	if shared == "" {
-		shared = "../../shared"
+		shared = "../../../../shared"
 	}
 	for _, d := range []string{"corpus/community-operators-prod/catalogs/v4.22", "corpus/certified-operators/catalogs/v4.18"} {
 		if _, err := os.Stat(filepath.Join(shared, d)); err == nil {
@@ -184,15 +249,23 @@ func corpusBlobs(t testing.TB) []*yaml.Node {
 	}
 	var docs []*yaml.Node
 	for _, d := range dirs {
-		err := declcfg.WalkPath(context.Background(), d, nil, declcfg.WalkOptions{}, func(f *declcfg.File) error {
-			for _, doc := range f.Docs {
-				docs = append(docs, doc.Node)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+		docs = append(docs, catalogBlobs(t, d)...)
+	}
+	return docs
+}
+
+// catalogBlobs returns the documents of the catalog at dir.
+func catalogBlobs(t testing.TB, dir string) []*yaml.Node {
+	t.Helper()
+	var docs []*yaml.Node
+	err := declcfg.WalkPath(context.Background(), dir, nil, declcfg.WalkOptions{}, func(f *declcfg.File) error {
+		for _, doc := range f.Docs {
+			docs = append(docs, doc.Node)
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return docs
 }
@@ -210,11 +283,8 @@ func toNode(t testing.TB, v any) *yaml.Node {
 	return doc.Content[0]
 }
 
-func TestShapeMatchesCUEOnRealCatalogs(t *testing.T) {
-	s, err := builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
+func TestMatchesCUEOnRealCatalogs(t *testing.T) {
+	s := builtinSchema(t)
 	docs := corpusBlobs(t)
 	if len(docs) < 10 {
 		t.Fatalf("only %d documents found", len(docs))
@@ -225,7 +295,7 @@ func TestShapeMatchesCUEOnRealCatalogs(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := stripNulls(v).(map[string]any)
-		walk, full := walkFindings(t, s, root), cueFindings(t, s, m)
+		walk, full := walkFindings(s, root), cueFindings(s, m)
 		if !slices.Equal(walk, full) {
 			t.Errorf("%v %v at line %d: walk found %v, CUE found %v", m["schema"], m["name"], root.Line, walk, full)
 		}
@@ -233,11 +303,20 @@ func TestShapeMatchesCUEOnRealCatalogs(t *testing.T) {
 	t.Logf("%d real blobs agree", len(docs))
 }
 
+// chooser picks a number in [0, n): a *rand.Rand, or the fuzzer's bytes.
+type chooser interface{ Intn(n int) int }
+
 // mutate applies one random defect to a copy of v: a field removed, set to
 // null, to the wrong type, to "" or to an unknown name, or an unknown field
 // added. It returns a description for failure messages.
-func mutate(r *rand.Rand, v map[string]any) (map[string]any, string) {
+func mutate(r chooser, v map[string]any) (map[string]any, string) {
 	cp := deepCopy(v).(map[string]any)
+	return cp, defect(r, cp, nil)
+}
+
+// defect applies one random defect to v, in place, and describes it. extra,
+// when not nil, is one more wrong value to choose from.
+func defect(r chooser, v map[string]any, extra any) string {
 	// Collect the objects and lists of the blob, with their paths.
 	type spot struct {
 		path string
@@ -260,50 +339,60 @@ func mutate(r *rand.Rand, v map[string]any) (map[string]any, string) {
 			}
 		}
 	}
-	collect(cp, "")
+	collect(v, "")
 	sp := spots[r.Intn(len(spots))]
 	if sp.list != nil {
 		if len(sp.list) == 0 {
-			return cp, "nothing"
+			return "nothing"
 		}
 		i := r.Intn(len(sp.list))
-		sp.list[i] = wrongValue(r, sp.list[i])
-		return cp, fmt.Sprintf("%s[%d] = %#v", sp.path, i, sp.list[i])
+		sp.list[i] = wrongValue(r, sp.list[i], extra)
+		return fmt.Sprintf("%s[%d] = %#v", sp.path, i, sp.list[i])
 	}
 	keys := sortedKeys(sp.obj)
 	if len(keys) == 0 || r.Intn(6) == 0 {
 		sp.obj["zzUnknown"] = "x"
-		return cp, sp.path + ".zzUnknown added"
+		return sp.path + ".zzUnknown added"
 	}
 	k := keys[r.Intn(len(keys))]
 	switch r.Intn(3) {
 	case 0:
 		delete(sp.obj, k)
-		return cp, sp.path + "." + k + " removed"
+		return sp.path + "." + k + " removed"
 	case 1:
 		sp.obj[k] = nil
-		return cp, sp.path + "." + k + " = null"
+		return sp.path + "." + k + " = null"
 	}
-	sp.obj[k] = wrongValue(r, sp.obj[k])
-	return cp, fmt.Sprintf("%s.%s = %#v", sp.path, k, sp.obj[k])
+	sp.obj[k] = wrongValue(r, sp.obj[k], extra)
+	return fmt.Sprintf("%s.%s = %#v", sp.path, k, sp.obj[k])
 }
 
 // wrongValue replaces a value by one of another kind (or an empty string or
-// null). An object is never replaced by another object: that would be
-// several defects at once (unknown and missing fields), of which CUE reports
-// only some.
-func wrongValue(r *rand.Rand, old any) any {
+// null, or extra when it is not nil). An object is never replaced by another
+// object: that would be several defects at once (unknown and missing
+// fields), of which CUE reports only some.
+func wrongValue(r chooser, old any, extra any) any {
 	choices := []any{"", 42, 1.5, true, []any{"x"}, map[string]any{"k": "v"}, "some text", nil}
+	if extra != nil {
+		choices = append(choices, extra)
+	}
 	_, oldIsObject := old.(map[string]any)
-	for {
-		c := choices[r.Intn(len(choices))]
-		if _, isObject := c.(map[string]any); isObject && oldIsObject {
-			continue
-		}
-		if fmt.Sprint(c) != fmt.Sprint(old) {
+	fits := func(c any) bool {
+		_, isObject := c.(map[string]any)
+		return !(isObject && oldIsObject) && fmt.Sprint(c) != fmt.Sprint(old)
+	}
+	for range 2 * len(choices) {
+		if c := choices[r.Intn(len(choices))]; fits(c) {
 			return c
 		}
 	}
+	// A chooser that keeps choosing the same (a fuzzer's exhausted bytes).
+	for _, c := range choices {
+		if fits(c) {
+			return c
+		}
+	}
+	return nil
 }
 
 func sortedKeys(m map[string]any) []string {
@@ -333,11 +422,8 @@ func deepCopy(v any) any {
 	return v
 }
 
-func TestShapeMatchesCUEOnMutatedBlobs(t *testing.T) {
-	s, err := builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
+func TestMatchesCUEOnMutatedBlobs(t *testing.T) {
+	s := builtinSchema(t)
 	docs := corpusBlobs(t)
 	r := rand.New(rand.NewSource(1))
 	const perBlob = 1
@@ -351,8 +437,8 @@ func TestShapeMatchesCUEOnMutatedBlobs(t *testing.T) {
 		shrinkStrings(base)
 		for range perBlob {
 			m, what := mutate(r, base)
-			full := cueFindings(t, s, stripNulls(deepCopy(m)).(map[string]any))
-			walk := walkFindings(t, s, toNode(t, m))
+			full := cueFindings(s, stripNulls(deepCopy(m)).(map[string]any))
+			walk := walkFindings(s, toNode(t, m))
 			checked++
 			if len(full) > 0 {
 				defects++
