@@ -272,7 +272,7 @@ func (d *decoder) channel(o *object, pos Pos, pkg, name string) *Channel {
 				e.Skips = append(e.Skips, "")
 				continue
 			}
-			e.Skips = append(e.Skips, sn.Value)
+			e.Skips = append(e.Skips, ownString(sn.Value))
 		}
 		c.Entries = append(c.Entries, e)
 	}

@@ -665,7 +665,9 @@ func dirBundleFiles(dir string) bundleFiles {
 // loadCatalog loads an FBC directory, file or stream, handing fn each
 // file's blobs.
 func loadCatalog(ctx context.Context, ref string, opts Options, fn func(*declcfg.DeclarativeConfig) error) error {
-	lo := declcfg.LoadOptions{Stdin: opts.Stdin, Warn: opts.Warn}
+	// The blobs handed to fn own their values, and each file's documents
+	// are dropped once decoded: long values need not be copied first.
+	lo := declcfg.LoadOptions{Stdin: opts.Stdin, Warn: opts.Warn, Walk: declcfg.WalkOptions{Borrow: true}}
 	if opts.Inspect != nil {
 		lo.Inspect = func(doc declcfg.Document) []*declcfg.LoadError {
 			found := opts.Inspect(doc)
