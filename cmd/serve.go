@@ -113,9 +113,10 @@ func runServe(ctx context.Context, cmd *cobra.Command, src string, opts serve.Op
 	defer srv.Close()
 	start := time.Now()
 	cat, err := serve.Load(ctx, func(ctx context.Context, fn func(*declcfg.File) error) error {
-		// One file at a time, its long values not copied: Load drops each
-		// file's documents before the next.
-		return r.WalkCatalog(ctx, src, declcfg.WalkOptions{Concurrency: 1, Borrow: true}, fn)
+		// One file at a time, its long values not copied, and read into
+		// the buffer of a file done with: Load keeps nothing of a file's
+		// documents once it has indexed them.
+		return r.WalkCatalog(ctx, src, declcfg.WalkOptions{Concurrency: 1, Borrow: true, Reuse: true}, fn)
 	}, serve.LoadOptions{LowMemory: true})
 	switch {
 	case ctx.Err() != nil:

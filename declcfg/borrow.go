@@ -1,10 +1,6 @@
 package declcfg
 
-import (
-	"strings"
-
-	"github.com/fbc-project/fbc/internal/borrow"
-)
+import "github.com/fbc-project/fbc/internal/borrow"
 
 // borrowMin is the length from which the parsers may borrow a scalar from
 // the file's bytes (borrow.String, WalkOptions.Borrow).
@@ -12,9 +8,4 @@ const borrowMin = borrow.Min
 
 // ownString returns s in memory of its own when it may share a file's bytes,
 // for values kept after the file is parsed (typed blobs).
-func ownString(s string) string {
-	if len(s) < borrowMin {
-		return s
-	}
-	return strings.Clone(s)
-}
+func ownString(s string) string { return borrow.Own(s) }

@@ -118,3 +118,52 @@ func TestWalkBorrow(t *testing.T) {
 		}
 	}
 }
+
+// TestWalkReuse: with Reuse, a later file is read into the buffer of one fn
+// is done with, and every file still parses as it does without.
+func TestWalkReuse(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"a.yaml": "schema: olm.package\nname: a\ndescription: " + strings.Repeat("long ", 400) + "\n",
+		"b.yaml": "schema: olm.package\nname: b\n",
+		"c.json": `{"schema":"olm.package","name":"c","description":"` + strings.Repeat("x", borrowMin) + `"}` + "\n",
+		"d.yaml": "schema: olm.channel\npackage: a\nname: stable\nentries:\n- name: a.v1\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	walk := func(opts WalkOptions) (out []string, bufs [][]byte) {
+		if err := WalkPath(context.Background(), dir, nil, opts, func(f *File) error {
+			for _, d := range f.Docs {
+				js, err := NodeToJSON(d.Node, true)
+				if err != nil {
+					return err
+				}
+				out = append(out, f.Path+" "+string(js))
+			}
+			bufs = append(bufs, f.buf)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out, bufs
+	}
+	want, _ := walk(WalkOptions{Concurrency: 1, Ahead: 1})
+	got, bufs := walk(WalkOptions{Concurrency: 1, Ahead: 1, Borrow: true, Reuse: true})
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("with Reuse:\n%s\nwithout:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// a.yaml is the largest and read first: every later file fits in its
+	// buffer, which comes round again and again.
+	first := unsafe.SliceData(bufs[0])
+	if first == nil {
+		t.Fatal("no buffer recorded for the first file")
+	}
+	for i, b := range bufs[1:] {
+		if unsafe.SliceData(b) != first {
+			t.Errorf("file %d was read into a new buffer", i+2)
+		}
+	}
+}

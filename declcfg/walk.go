@@ -81,6 +81,9 @@ type File struct {
 	Path   string
 	Docs   []Document
 	Errors []*LoadError
+
+	// buf is the buffer the file was read into, for WalkOptions.Reuse.
+	buf []byte
 }
 
 // WalkOptions tunes walking.
@@ -101,6 +104,11 @@ type WalkOptions struct {
 	// next (a borrowed value kept longer keeps its whole file in memory).
 	// DecodeDocument's blobs hold copies either way.
 	Borrow bool
+	// Reuse reads later files into the buffers of files fn is done with,
+	// instead of allocating one per file: for a reader that uses nothing
+	// of a File (its nodes, their values, which Borrow shares with the
+	// buffer) once fn has returned.
+	Reuse bool
 }
 
 func (o WalkOptions) withDefaults() WalkOptions {
@@ -314,10 +322,20 @@ func walkFiles(ctx context.Context, fsys fs.FS, items []walkItem, opts WalkOptio
 			}
 		}
 	}()
+	// With Reuse, buffers go round: at most one per file in flight.
+	var free chan []byte
+	if opts.Reuse {
+		free = make(chan []byte, 1)
+	}
 	for range opts.Concurrency {
 		go func() {
 			for i := range jobs {
-				results[i] <- readAndParse(ctx, fsys, items[i], opts)
+				var buf []byte
+				select {
+				case buf = <-free:
+				default:
+				}
+				results[i] <- readAndParse(ctx, fsys, items[i], opts, buf)
 			}
 		}()
 	}
@@ -329,6 +347,12 @@ func walkFiles(ctx context.Context, fsys fs.FS, items []walkItem, opts WalkOptio
 			return ctx.Err()
 		}
 		err := fn(f)
+		if free != nil && f.buf != nil {
+			select {
+			case free <- f.buf:
+			default:
+			}
+		}
 		<-window
 		if err != nil {
 			return err
@@ -337,7 +361,9 @@ func walkFiles(ctx context.Context, fsys fs.FS, items []walkItem, opts WalkOptio
 	return nil
 }
 
-func readAndParse(ctx context.Context, fsys fs.FS, it walkItem, opts WalkOptions) *File {
+// readAndParse reads and parses one file; buf, when not nil, is a buffer
+// to read a regular file into.
+func readAndParse(ctx context.Context, fsys fs.FS, it walkItem, opts WalkOptions, buf []byte) *File {
 	maxSize := opts.MaxFileSize
 	if it.err != nil {
 		return &File{Path: it.display, Errors: []*LoadError{it.err}}
@@ -354,12 +380,12 @@ func readAndParse(ctx context.Context, fsys fs.FS, it walkItem, opts WalkOptions
 		if st.Size() > maxSize {
 			return ioErr(fmt.Sprintf("file is %d bytes, larger than the %d-byte limit", st.Size(), maxSize))
 		}
-		data, err = readFile(fsys, it.name, st.Size(), maxSize)
+		data, err = readFile(fsys, it.name, buf, st.Size(), maxSize)
 	} else {
 		// A pipe or device named on the command line (fbc validate
 		// <(opm render ...)): opening a FIFO waits for a writer and it may
 		// never end, so both stop on interrupt.
-		data, err = readStream(ctx, func() ([]byte, error) { return readFile(fsys, it.name, 0, maxSize) })
+		data, err = readStream(ctx, func() ([]byte, error) { return readFile(fsys, it.name, nil, 0, maxSize) })
 	}
 	switch {
 	case errors.Is(err, errTooLarge):
@@ -368,6 +394,9 @@ func readAndParse(ctx context.Context, fsys fs.FS, it walkItem, opts WalkOptions
 		return ioErr(ioMessage(err))
 	}
 	f := parseFile(it.display, data, opts.Borrow)
+	if opts.Reuse {
+		f.buf = data
+	}
 	if it.inTree {
 		addIgnoreHints(f)
 	}
@@ -391,20 +420,31 @@ func addIgnoreHints(f *File) {
 
 var errTooLarge = errors.New("input too large")
 
-func readFile(fsys fs.FS, name string, sizeHint, limit int64) ([]byte, error) {
+// readFile reads a file, into buf when it is not nil.
+func readFile(fsys fs.FS, name string, buf []byte, sizeHint, limit int64) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readLimited(f, sizeHint, limit)
+	return readLimitedInto(f, buf, sizeHint, limit)
 }
 
 // readLimited reads r to its end, at most limit bytes (errTooLarge beyond).
 // A binary input is read only until its first NUL byte: ParseFile rejects
 // it from what was read, and /dev/zero is not read forever.
 func readLimited(r io.Reader, sizeHint, limit int64) ([]byte, error) {
-	buf := bytes.NewBuffer(make([]byte, 0, min(sizeHint, limit)+bytes.MinRead))
+	return readLimitedInto(r, nil, sizeHint, limit)
+}
+
+// readLimitedInto is readLimited into into's memory when it is large
+// enough.
+func readLimitedInto(r io.Reader, into []byte, sizeHint, limit int64) ([]byte, error) {
+	want := int(min(sizeHint, limit)) + bytes.MinRead
+	if cap(into) < want {
+		into = make([]byte, 0, want)
+	}
+	buf := bytes.NewBuffer(into[:0])
 	n, err := buf.ReadFrom(&binaryStop{r: io.LimitReader(r, limit+1)})
 	if err != nil {
 		return nil, err

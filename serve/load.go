@@ -20,6 +20,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/borrow"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/model"
 	"github.com/fbc-project/fbc/render"
@@ -302,8 +303,10 @@ func (l *loader) document(doc declcfg.Document) error {
 		return nil
 	}
 	fields, _ := v.(map[string]any)
-	ref := blobRef{off: l.off, schema: stringField(fields, "schema"),
-		pkg: stringField(fields, "package"), name: stringField(fields, "name")}
+	// The index outlives the file: its keys must not share the file's
+	// bytes (WalkOptions.Borrow, Reuse).
+	ref := blobRef{off: l.off, schema: borrow.Own(stringField(fields, "schema")),
+		pkg: borrow.Own(stringField(fields, "package")), name: borrow.Own(stringField(fields, "name"))}
 	var info *bundleInfo
 	if ref.schema == declcfg.SchemaBundle {
 		// Read what answers need from the full blob, then drop the

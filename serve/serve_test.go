@@ -437,6 +437,6 @@ func TestDefaultName(t *testing.T) {
 // dirSource reads a catalog directory, a single catalog file, or "-".
 func dirSource(path string) Source {
 	return func(ctx context.Context, fn func(*declcfg.File) error) error {
-		return declcfg.WalkPath(ctx, path, nil, declcfg.WalkOptions{Concurrency: 1, Borrow: true}, fn)
+		return declcfg.WalkPath(ctx, path, nil, declcfg.WalkOptions{Concurrency: 1, Borrow: true, Reuse: true}, fn)
 	}
 }

@@ -4,7 +4,10 @@
 // copies what it keeps (its ownString) from Min on.
 package borrow
 
-import "unsafe"
+import (
+	"strings"
+	"unsafe"
+)
 
 // Min is the length from which a parsed scalar may share the file's bytes
 // instead of copying them. Long scalars are bundle manifests (base64 or
@@ -23,4 +26,13 @@ func String(b []byte, borrow bool) string {
 		return string(b)
 	}
 	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// Own returns s in memory of its own when it may have been borrowed (it is
+// Min bytes or longer), for a value kept after its file is parsed.
+func Own(s string) string {
+	if len(s) < Min {
+		return s
+	}
+	return strings.Clone(s)
 }
