@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -223,13 +224,29 @@ type nodeWriter struct {
 // NodeToJSON encodes a node as compact JSON. Mapping keys keep their order
 // unless sortKeys is set (which opm does for blobs of unknown schemas).
 func NodeToJSON(n *yaml.Node, sortKeys bool) ([]byte, error) {
-	var buf bytes.Buffer
+	// The JSON is written into a buffer kept for the next call and copied
+	// out once its size is known: growing a fresh buffer by doubling
+	// allocated about twice the output.
+	buf := jsonBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledBuffer {
+			buf.Reset()
+			jsonBuffers.Put(buf)
+		}
+	}()
 	w := &nodeWriter{sortKeys: sortKeys}
-	if err := w.write(&buf, n, 0); err != nil {
+	if err := w.write(buf, n, 0); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return bytes.Clone(buf.Bytes()), nil
 }
+
+var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBuffer bounds the buffers kept for NodeToJSON: most values are
+// small, a CSV's metadata a few hundred KB; a bundle object's base64 (MBs)
+// gets a buffer of its own rather than keeping one that large.
+const maxPooledBuffer = 512 << 10
 
 func nodeError(n *yaml.Node, format string, args ...any) error {
 	return &parseError{Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...)}
@@ -268,6 +285,9 @@ func (w *nodeWriter) write(buf *bytes.Buffer, n *yaml.Node, depth int) error {
 		buf.WriteByte(']')
 		return nil
 	case yaml.MappingNode:
+		if !w.sortKeys && !hasMergeKey(n) {
+			return w.writeMapping(buf, n, depth)
+		}
 		pairs, err := mappingPairs(n)
 		if err != nil {
 			return err
@@ -302,6 +322,54 @@ type pair struct {
 
 // mappingPairs returns a mapping's key/value pairs, resolving YAML merge keys
 // and rejecting duplicate keys (which JSON decoders would silently collapse).
+// hasMergeKey reports whether a mapping has a "<<" merge key.
+func hasMergeKey(n *yaml.Node) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+			return true
+		}
+	}
+	return false
+}
+
+// writeMapping writes a mapping without merge keys in its own key order,
+// refusing duplicate keys as mappingPairs does, without gathering pairs.
+func (w *nodeWriter) writeMapping(buf *bytes.Buffer, n *yaml.Node, depth int) error {
+	var seen map[string]*yaml.Node
+	if len(n.Content) > 32 {
+		seen = make(map[string]*yaml.Node, len(n.Content)/2)
+	}
+	buf.WriteByte('{')
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return nodeError(k, "mapping keys must be scalars")
+		}
+		if seen != nil {
+			if prev, ok := seen[k.Value]; ok {
+				return nodeError(k, "duplicate key %q (first defined at line %d)", k.Value, prev.Line)
+			}
+			seen[k.Value] = k
+		} else {
+			for j := 0; j < i; j += 2 {
+				if prev := n.Content[j]; prev.Value == k.Value {
+					return nodeError(k, "duplicate key %q (first defined at line %d)", k.Value, prev.Line)
+				}
+			}
+		}
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		writeJSONString(buf, k.Value)
+		buf.WriteByte(':')
+		if err := w.write(buf, v, depth+1); err != nil {
+			return err
+		}
+	}
+	buf.WriteByte('}')
+	return nil
+}
+
 func mappingPairs(n *yaml.Node) ([]pair, error) {
 	pairs := make([]pair, 0, len(n.Content)/2)
 	var seen map[string]*yaml.Node
