@@ -76,15 +76,14 @@ type blobEncoder struct {
 	format Format
 	buf    bytes.Buffer
 	enc    *json.Encoder
+	// indented holds the JSON blob indented (appendIndented).
+	indented []byte
 }
 
 func newBlobEncoder(f Format) *blobEncoder {
 	e := &blobEncoder{format: f}
 	e.enc = json.NewEncoder(&e.buf)
 	e.enc.SetEscapeHTML(false)
-	if f == FormatJSON {
-		e.enc.SetIndent("", "    ")
-	}
 	return e
 }
 
@@ -95,7 +94,8 @@ func (e *blobEncoder) encode(v any) ([]byte, error) {
 		return nil, err
 	}
 	if e.format != FormatYAML {
-		return e.buf.Bytes(), nil
+		e.indented = appendIndented(e.indented[:0], e.buf.Bytes())
+		return e.indented, nil
 	}
 	y, err := yaml.JSONToYAML(e.buf.Bytes())
 	if err != nil {
