@@ -76,8 +76,9 @@ type blobEncoder struct {
 	format Format
 	buf    bytes.Buffer
 	enc    *json.Encoder
-	// indented holds the JSON blob indented (appendIndented).
-	indented []byte
+	// compact holds a bundle encoded by appendBundleJSON, indented the
+	// JSON blob indented (appendIndented).
+	compact, indented []byte
 }
 
 func newBlobEncoder(f Format) *blobEncoder {
@@ -90,6 +91,13 @@ func newBlobEncoder(f Format) *blobEncoder {
 // encode returns the blob's bytes; they are valid until the next call.
 func (e *blobEncoder) encode(v any) ([]byte, error) {
 	e.buf.Reset()
+	if b, isBundle := v.(*Bundle); isBundle && e.format != FormatYAML {
+		if compact, ok := appendBundleJSON(e.compact[:0], b); ok {
+			e.compact = compact
+			e.indented = appendIndented(e.indented[:0], compact)
+			return e.indented, nil
+		}
+	}
 	if err := e.enc.Encode(v); err != nil {
 		return nil, err
 	}
