@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/fbc-project/fbc/internal/borrow"
 )
 
 // within reports whether s's bytes lie inside data.
@@ -32,7 +34,7 @@ func scalarAt(t *testing.T, root *yaml.Node, key string) string {
 }
 
 func TestBorrowedScalars(t *testing.T) {
-	long := strings.Repeat("QUJD", borrowMin/4+1)
+	long := strings.Repeat("QUJD", borrow.Min/4+1)
 	for name, src := range map[string]string{
 		"yaml": "schema: olm.package\nname: p\ndescription: " + long + "\n",
 		"json": `{"schema": "olm.package", "name": "p", "description": "` + long + `"}` + "\n",
@@ -75,7 +77,7 @@ func TestBorrowedScalars(t *testing.T) {
 // TestWalkBorrow: walking with Borrow finds the same documents.
 func TestWalkBorrow(t *testing.T) {
 	dir := t.TempDir()
-	long := strings.Repeat("eyJh", borrowMin)
+	long := strings.Repeat("eyJh", borrow.Min)
 	files := map[string]string{
 		"a.yaml": "schema: olm.package\nname: a\nicon:\n  base64data: " + long + "\n  mediatype: image/png\n---\nschema: olm.bundle\nname: a.v1\npackage: a\nimage: x\nproperties:\n- type: olm.bundle.object\n  value:\n    data: " + long + "\n",
 		"b.json": `{"schema":"olm.bundle","name":"b.v1","package":"b","image":"y","properties":[{"type":"olm.bundle.object","value":{"data":"` + long + `"}}]}` + "\n",
@@ -126,7 +128,7 @@ func TestWalkReuse(t *testing.T) {
 	files := map[string]string{
 		"a.yaml": "schema: olm.package\nname: a\ndescription: " + strings.Repeat("long ", 400) + "\n",
 		"b.yaml": "schema: olm.package\nname: b\n",
-		"c.json": `{"schema":"olm.package","name":"c","description":"` + strings.Repeat("x", borrowMin) + `"}` + "\n",
+		"c.json": `{"schema":"olm.package","name":"c","description":"` + strings.Repeat("x", borrow.Min) + `"}` + "\n",
 		"d.yaml": "schema: olm.channel\npackage: a\nname: stable\nentries:\n- name: a.v1\n",
 	}
 	for name, body := range files {

@@ -24,7 +24,9 @@ func appendBundleJSON(dst []byte, b *Bundle) ([]byte, bool) {
 			buf.WriteByte(',')
 		}
 		first = false
-		buf.WriteString(`"` + name + `":`)
+		buf.WriteByte('"')
+		buf.WriteString(name)
+		buf.WriteString(`":`)
 		writeJSONString(buf, value)
 	}
 	buf.WriteByte('{')
@@ -83,21 +85,9 @@ func compactJSON(raw []byte) bool {
 		case ' ', '\t', '\r', '\n':
 			return false
 		case '"':
-			j := i + 1
-			for {
-				j += textscan.JSONSafe(raw[j:])
-				if j >= len(raw) {
-					return false
-				}
-				if raw[j] == '"' {
-					break
-				}
-				if raw[j] == '\\' {
-					j++
-				}
-				j++
+			if i = textscan.StringEnd(raw, i); i < 0 {
+				return false
 			}
-			i = j
 		}
 	}
 	return true

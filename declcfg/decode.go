@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/fbc-project/fbc/internal/borrow"
 )
 
 // Blob is one decoded document: exactly one of the pointers is set.
@@ -135,7 +137,7 @@ func (o *object) str(name string) (string, *yaml.Node) {
 		o.d.errorf(v, RuleFieldType, "%q must be a string, not %s", name, NotStringText(v))
 		return "", v
 	}
-	return ownString(v.Value), v
+	return borrow.Own(v.Value), v
 }
 
 func (o *object) list(name string) ([]*yaml.Node, *yaml.Node) {
@@ -272,7 +274,7 @@ func (d *decoder) channel(o *object, pos Pos, pkg, name string) *Channel {
 				e.Skips = append(e.Skips, "")
 				continue
 			}
-			e.Skips = append(e.Skips, ownString(sn.Value))
+			e.Skips = append(e.Skips, borrow.Own(sn.Value))
 		}
 		c.Entries = append(c.Entries, e)
 	}

@@ -31,18 +31,8 @@ func appendIndented(dst, src []byte) []byte {
 		}
 		switch c {
 		case '"':
-			j := i + 1
-			for j < len(src) {
-				j += textscan.JSONSafe(src[j:])
-				if j >= len(src) || src[j] == '"' {
-					break
-				}
-				if src[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(src) {
+			j := textscan.StringEnd(src, i)
+			if j < 0 {
 				return slowIndent(dst[:start], src)
 			}
 			dst = append(dst, src[i:j+1]...)

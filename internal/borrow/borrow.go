@@ -1,7 +1,7 @@
 // Package borrow decides when a parsed scalar may share the bytes of the
 // file it was read from instead of copying them. The hand-rolled parsers
 // (internal/fastyaml, internal/jsonstream) borrow through String; declcfg
-// copies what it keeps (its ownString) from Min on.
+// copies what it keeps (Own) from Min on.
 package borrow
 
 import (

@@ -68,3 +68,22 @@ func Printable(b []byte) int {
 
 // JSONSafeString is JSONSafe of a string's bytes (read, not copied).
 func JSONSafeString(s string) int { return JSONSafe(unsafe.Slice(unsafe.StringData(s), len(s))) }
+
+// StringEnd returns the index of the quote that closes the JSON string
+// opening at b[open] (a '"'), skipping escaped characters, or -1 when the
+// string does not close. It does not check the escapes.
+func StringEnd(b []byte, open int) int {
+	for j := open + 1; j < len(b); j++ {
+		j += JSONSafe(b[j:])
+		if j >= len(b) {
+			break
+		}
+		switch b[j] {
+		case '"':
+			return j
+		case '\\':
+			j++
+		}
+	}
+	return -1
+}

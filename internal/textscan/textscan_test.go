@@ -26,6 +26,9 @@ func check(t *testing.T, b []byte) {
 	if got, want := Printable(b), naive(b, printable); got != want {
 		t.Fatalf("Printable(%q) = %d, want %d", b, got, want)
 	}
+	if len(b) > 0 && b[0] == '"' && StringEnd(b, 0) != naiveStringEnd(b, 0) {
+		t.Fatalf("StringEnd(%q) = %d, want %d", b, StringEnd(b, 0), naiveStringEnd(b, 0))
+	}
 	if loopJSONSafe(b) != JSONSafe(b) || loopPrintable(b) != Printable(b) {
 		t.Fatalf("the benchmarks' baseline loops disagree on %q", b)
 	}
@@ -113,3 +116,26 @@ func bench(b *testing.B, in []byte, words, bytes func([]byte) int) {
 // go test ./internal/textscan -run '^$' -bench .
 func BenchmarkJSONSafe(b *testing.B)  { bench(b, benchInput(false), JSONSafe, loopJSONSafe) }
 func BenchmarkPrintable(b *testing.B) { bench(b, benchInput(true), Printable, loopPrintable) }
+
+// naiveStringEnd is StringEnd a byte at a time.
+func naiveStringEnd(b []byte, open int) int {
+	for j := open + 1; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			return j
+		case '\\':
+			j++
+		}
+	}
+	return -1
+}
+
+func TestStringEnd(t *testing.T) {
+	for _, s := range []string{`""`, `"abc"`, `"a\"b"`, `"a\\"`, `"\\\"x"`, `"unterminated`, `"ends in \`,
+		`"` + strings.Repeat("QUJD", 40) + `\"` + strings.Repeat("é", 20) + `" tail`} {
+		b := []byte(s)
+		if got, want := StringEnd(b, 0), naiveStringEnd(b, 0); got != want {
+			t.Errorf("StringEnd(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
