@@ -45,8 +45,9 @@ func addSeeds(f *testing.F) {
 	}
 }
 
-// FuzzParseFile checks that no input makes the loader panic or hang, and that
-// every problem it reports names the file.
+// FuzzParseFile checks that no input makes the loader panic or hang, that
+// every problem it reports names the file, and that a streamed file
+// (WalkOptions.Stream) yields what ParseFile does.
 func FuzzParseFile(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -54,11 +55,13 @@ func FuzzParseFile(f *testing.F) {
 			return
 		}
 		done := make(chan *File, 1)
+		var streamDiff string
 		go func() {
 			f := ParseFile("fuzz.yaml", data)
 			for _, doc := range f.Docs {
 				DecodeDocument(doc)
 			}
+			streamDiff = sameParse("fuzz.yaml", data)
 			done <- f
 		}()
 		var file *File
@@ -66,6 +69,9 @@ func FuzzParseFile(f *testing.F) {
 		case file = <-done:
 		case <-time.After(5 * time.Second):
 			t.Fatalf("loading took more than 5s on %q", data)
+		}
+		if streamDiff != "" {
+			t.Fatalf("streamed: %s\ninput: %q", streamDiff, data)
 		}
 		for _, e := range file.Errors {
 			if e.Pos.File != "fuzz.yaml" {

@@ -138,24 +138,11 @@ func parseYAMLRecovering(data []byte, borrow bool) ([]yamlDoc, []skipped) {
 	)
 	chunks := yamlChunks(data)
 	for i, c := range chunks {
-		text := data[c.start:c.end]
-		var got []yamlDoc
-		if cerr := parseYAMLStream(text, borrow, func(d yamlDoc) error { got = append(got, d); return nil }); cerr != nil {
-			pe := asParseError(cerr)
-			if pe.Line > 0 {
-				pe.Line += c.line - 1
-			}
-			last := c.line + bytes.Count(bytes.TrimRight(text, " \t\r\n"), []byte("\n"))
-			skips = append(skips, skipped{err: pe, text: text, first: c.line, last: last, resumed: i < len(chunks)-1})
-			continue
+		got, skip := parseChunk(data, c, borrow, i < len(chunks)-1)
+		if skip != nil {
+			skips = append(skips, *skip)
 		}
-		for _, d := range got {
-			d.Line += c.line - 1
-			if d.Node != nil {
-				shiftLines(d.Node, c.line-1)
-			}
-			split = append(split, d)
-		}
+		split = append(split, got...)
 	}
 	if len(skips) == 0 {
 		// Every document parses on its own, but not the stream (a
@@ -164,6 +151,51 @@ func parseYAMLRecovering(data []byte, borrow bool) ([]yamlDoc, []skipped) {
 		return docs, []skipped{{err: asParseError(err), whole: true}}
 	}
 	return split, skips
+}
+
+// parseChunk parses one part of a YAML stream (yamlChunks) on its own, with
+// the lines of the whole stream; a part that does not parse is skipped
+// (resumed says whether parts follow it).
+func parseChunk(data []byte, c yamlChunk, borrow, resumed bool) ([]yamlDoc, *skipped) {
+	text := data[c.start:c.end]
+	var got []yamlDoc
+	if err := parseYAMLStream(text, borrow, func(d yamlDoc) error { got = append(got, d); return nil }); err != nil {
+		pe := asParseError(err)
+		if pe.Line > 0 {
+			pe.Line += c.line - 1
+		}
+		last := c.line + bytes.Count(bytes.TrimRight(text, " \t\r\n"), []byte("\n"))
+		return nil, &skipped{err: pe, text: text, first: c.line, last: last, resumed: resumed}
+	}
+	for i := range got {
+		got[i].Line += c.line - 1
+		if got[i].Node != nil {
+			shiftLines(got[i].Node, c.line-1)
+		}
+	}
+	return got, nil
+}
+
+// parseYAMLEach parses a splittable YAML stream (see splittable) a document
+// at a time, handing each to each as soon as it is read: what
+// parseYAMLRecovering reads of the stream, without holding it whole. A part
+// that does not parse is skipped, as there.
+func parseYAMLEach(data []byte, borrow bool, each func(n *yaml.Node)) []skipped {
+	var skips []skipped
+	chunks := yamlChunks(data)
+	for i, c := range chunks {
+		got, skip := parseChunk(data, c, borrow, i < len(chunks)-1)
+		if skip != nil {
+			skips = append(skips, *skip)
+			continue
+		}
+		for _, d := range got {
+			if !d.Empty {
+				each(d.Node)
+			}
+		}
+	}
+	return skips
 }
 
 // shiftLines moves every node of a tree down by lines.

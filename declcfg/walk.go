@@ -84,6 +84,37 @@ type File struct {
 
 	// buf is the buffer the file was read into, for WalkOptions.Reuse.
 	buf []byte
+	// pending is the text of a file walked with WalkOptions.Stream, until
+	// Each parses it.
+	pending *pendingText
+}
+
+// pendingText is a file read but not parsed yet (WalkOptions.Stream).
+type pendingText struct {
+	data   []byte
+	borrow bool
+	inTree bool
+}
+
+// Each hands fn the file's documents in order. A file walked with
+// WalkOptions.Stream is parsed here, a document at a time: each document's
+// tree is made just before fn sees it, so a reader that keeps nothing of it
+// holds one document's tree at a time instead of the file's. Errors is
+// complete once Each returns. Each parses a streamed file once; later calls
+// find no documents.
+func (f *File) Each(fn func(Document)) {
+	p := f.pending
+	if p == nil {
+		for _, d := range f.Docs {
+			fn(d)
+		}
+		return
+	}
+	f.pending = nil
+	f.parse(p.data, p.borrow, true, fn)
+	if p.inTree {
+		addIgnoreHints(f)
+	}
 }
 
 // WalkOptions tunes walking.
@@ -109,6 +140,12 @@ type WalkOptions struct {
 	// of a File (its nodes, their values, which Borrow shares with the
 	// buffer) once fn has returned.
 	Reuse bool
+	// Stream hands fn each file read but not parsed: File.Each parses it a
+	// document at a time, on whichever goroutine calls it, so that parsing
+	// runs where the documents are used and only one document's tree need
+	// be alive per file (validate checks each document and keeps a slim
+	// copy). The documents and errors are those ParseFile finds.
+	Stream bool
 }
 
 func (o WalkOptions) withDefaults() WalkOptions {
@@ -393,6 +430,9 @@ func readAndParse(ctx context.Context, fsys fs.FS, it walkItem, opts WalkOptions
 	case err != nil:
 		return ioErr(ioMessage(err))
 	}
+	if opts.Stream {
+		return &File{Path: it.display, pending: &pendingText{data: data, borrow: opts.Borrow, inTree: it.inTree}}
+	}
 	f := parseFile(it.display, data, opts.Borrow)
 	if opts.Reuse {
 		f.buf = data
@@ -505,12 +545,23 @@ func ParseFile(name string, data []byte) *File { return parseFile(name, data, fa
 // share data's memory (borrowString), which must then not change.
 func parseFile(name string, data []byte, borrow bool) *File {
 	f := &File{Path: name}
+	f.parse(data, borrow, false, func(d Document) { f.Docs = append(f.Docs, d) })
+	return f
+}
+
+// parse reads data's documents, handing each object to each and adding the
+// problems to f.Errors. With stream, a YAML stream whose documents can be
+// read apart (splittable) is parsed a document at a time, each handed over
+// as soon as it is read; the documents and errors are those of the whole
+// stream's parse.
+func (f *File) parse(data []byte, borrow, stream bool, each func(Document)) {
+	name := f.Path
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if off, ok := binaryOffset(data); ok {
 		line := bytes.Count(data[:off], []byte("\n")) + 1
 		f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: line}, Rule: RuleBinaryFile,
 			Msg: fmt.Sprintf("not a text file (binary byte at offset %d); a catalog holds only JSON or YAML", off)})
-		return f
+		return
 	}
 	addRoot := func(n *yaml.Node) {
 		pos := Pos{File: name, Line: n.Line, Col: n.Column}
@@ -522,7 +573,7 @@ func parseFile(name string, data []byte, borrow bool) *File {
 				Msg: fmt.Sprintf("document is %s; every catalog document must be an object with a \"schema\" field", KindName(n))})
 			return
 		}
-		f.Docs = append(f.Docs, Document{Pos: pos, Node: n})
+		each(Document{Pos: pos, Node: n})
 	}
 	var skips []skipped
 	if isJSONStream(data) {
@@ -541,18 +592,21 @@ func parseFile(name string, data []byte, borrow bool) *File {
 			msg := what + " holds only comments; opm rejects it (object '' is missing root schema field): remove it"
 			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: line}, Rule: RuleEmptyDocument, Msg: msg})
 		}
-		var docs []yamlDoc
-		docs, skips = parseYAMLRecovering(data, borrow)
-		for _, d := range docs {
-			if !d.Empty { // blank documents, such as the one before a leading "---", carry nothing
-				addRoot(d.Node)
+		if stream && splittable(data) {
+			skips = parseYAMLEach(data, borrow, addRoot)
+		} else {
+			var docs []yamlDoc
+			docs, skips = parseYAMLRecovering(data, borrow)
+			for _, d := range docs {
+				if !d.Empty { // blank documents, such as the one before a leading "---", carry nothing
+					addRoot(d.Node)
+				}
 			}
 		}
 	}
 	for _, s := range skips {
 		f.Errors = append(f.Errors, s.loadError(name))
 	}
-	return f
 }
 
 // chunkScan is what the text of a YAML file says about its documents as

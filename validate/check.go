@@ -193,17 +193,16 @@ func (d *docContext) reportf(rule string, n *yaml.Node, format string, args ...a
 	d.report(rule, n, fmt.Sprintf(format, args...))
 }
 
-// file checks one parsed file.
+// file checks one file, a document at a time as Each reads them (a
+// streamed file is parsed here), then the problems found reading it.
 func (c *fileCheck) file(f *declcfg.File) {
 	c.stats.Files++
+	f.Each(func(doc declcfg.Document) { c.document(doc, nil, nil) })
 	for _, le := range f.Errors {
 		c.addLoadError(le, blobRef{})
 		if le.Lost != nil {
 			c.lost = append(c.lost, *le.Lost)
 		}
-	}
-	for _, doc := range f.Docs {
-		c.document(doc, nil, nil)
 	}
 }
 
