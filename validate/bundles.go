@@ -183,7 +183,7 @@ func (c *fileCheck) bundleSource(src *BundleSource) {
 	blob := declcfg.Blob{Schema: declcfg.SchemaBundle, Bundle: b.Bundle}
 	saved := b.Bundle.Pos
 	b.Bundle.Pos = b.Pos
-	doc, err := blobDocument(blob)
+	doc, err := declcfg.BlobDocument(blob)
 	if err != nil {
 		c.add(RuleBundleRead, b.Pos, ref, err.Error())
 		return

@@ -5,12 +5,12 @@ package validate
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/fbc-project/fbc/declcfg"
 )
@@ -118,20 +118,17 @@ func (r *Result) Count() (errors, warnings int) {
 // exist, a policy directory that does not compile); all problems with
 // catalog content are diagnostics.
 //
-// Files are parsed and checked in parallel; each file's YAML nodes are
-// dropped once its documents are checked, so memory depends on the largest
-// files and the number of blobs, not on the size of the catalog.
+// Files are parsed and checked in parallel, a document at a time: each
+// document's tree is dropped once it is checked, so memory depends on the
+// largest documents and the number of blobs, not on the size of the catalog.
 func Validate(ctx context.Context, paths []string, opts Options) (*Result, error) {
 	c, err := newChecker(opts)
 	if err != nil {
 		return nil, err
 	}
-	workers := opts.Concurrency
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	// Files arrive parsed, in path order. Each is checked on its own
-	// goroutine (at most workers at once); their results queue up in the
+	workers := workerCount(opts.Concurrency)
+	// Files arrive read, in path order. Each is parsed and checked on its
+	// own goroutine (at most workers at once); their results queue up in the
 	// same order and are merged one by one, so the outcome does not depend
 	// on scheduling.
 	pending := make(chan chan *fileCheck, workers)
@@ -184,9 +181,7 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 // all alive at once, and no more files are read ahead than there are
 // workers.
 func WalkOptions(concurrency int) declcfg.WalkOptions {
-	if concurrency <= 0 {
-		concurrency = runtime.GOMAXPROCS(0)
-	}
+	concurrency = workerCount(concurrency)
 	return declcfg.WalkOptions{Concurrency: concurrency, Ahead: concurrency, Stream: true, Borrow: true}
 }
 
@@ -218,45 +213,59 @@ func ValidateConfig(ctx context.Context, cfg *declcfg.DeclarativeConfig, opts Op
 	for i := range cfg.Others {
 		blobs = append(blobs, declcfg.Blob{Schema: cfg.Others[i].Schema, Meta: &cfg.Others[i]})
 	}
-	fc := c.newFileCheck()
-	for _, b := range blobs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		doc, err := blobDocument(b)
-		if err != nil {
-			return nil, err
-		}
-		fc.document(doc, &b, nil)
+	// The blobs are checked in parts of configPart, on as many workers as
+	// Validate has; the parts are merged in order, so the result does not
+	// depend on scheduling.
+	parts := make([]*fileCheck, (len(blobs)+configPart-1)/configPart)
+	errs := make([]error, len(parts))
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range min(workerCount(opts.Concurrency), len(parts)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(parts) {
+					return
+				}
+				fc := c.newFileCheck()
+				for _, b := range blobs[i*configPart : min((i+1)*configPart, len(blobs))] {
+					if err := ctx.Err(); err != nil {
+						errs[i] = err
+						return
+					}
+					doc, err := declcfg.BlobDocument(b)
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					fc.document(doc, &b, nil)
+				}
+				parts[i] = fc
+			}
+		})
 	}
-	c.merge(fc)
+	wg.Wait()
+	for i, fc := range parts {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		c.merge(fc)
+	}
 	return c.result(), nil
 }
 
-// blobDocument turns a typed blob into the node tree the checks walk.
-func blobDocument(b declcfg.Blob) (declcfg.Document, error) {
-	var v any
-	switch {
-	case b.Package != nil:
-		v = b.Package
-	case b.Channel != nil:
-		v = b.Channel
-	case b.Bundle != nil:
-		v = b.Bundle
-	case b.Deprecation != nil:
-		v = b.Deprecation
-	default:
-		v = b.Meta
+// configPart is how many blobs of an in-memory catalog one worker checks
+// at a time.
+const configPart = 32
+
+// workerCount is Options.Concurrency, or the number of CPUs.
+func workerCount(concurrency int) int {
+	if concurrency <= 0 {
+		return runtime.GOMAXPROCS(0)
 	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return declcfg.Document{}, fmt.Errorf("encoding %s blob: %w", b.Schema, err)
-	}
-	f := declcfg.ParseFile("", data)
-	if len(f.Docs) != 1 {
-		return declcfg.Document{}, fmt.Errorf("encoding %s blob: %v", b.Schema, declcfg.LoadErrors(f.Errors))
-	}
-	return f.Docs[0], nil
+	return concurrency
 }
 
 func (c *checker) result() *Result {

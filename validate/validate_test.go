@@ -3,6 +3,7 @@ package validate_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -342,5 +343,49 @@ func TestParseOCPVersion(t *testing.T) {
 		case want != "" && (err != nil || v.String() != want):
 			t.Errorf("%q: %v, %v; want %s", in, v, err, want)
 		}
+	}
+}
+
+// TestValidateConfigParts: an in-memory catalog too big for one part is
+// checked on several workers, every blob once, with the same result
+// whatever their number.
+func TestValidateConfigParts(t *testing.T) {
+	cfg := &declcfg.DeclarativeConfig{}
+	bad := 0
+	for i := range 90 {
+		pkg := fmt.Sprintf("p%02d", i)
+		cfg.Packages = append(cfg.Packages, declcfg.Package{Schema: "olm.package", Name: pkg, DefaultChannel: "stable"})
+		cfg.Channels = append(cfg.Channels, declcfg.Channel{Schema: "olm.channel", Package: pkg, Name: "stable",
+			Entries: []declcfg.ChannelEntry{{Name: pkg + ".v1"}}})
+		version := "1.0.0"
+		if i%3 == 0 {
+			version = "1.0"
+			bad++
+		}
+		cfg.Bundles = append(cfg.Bundles, declcfg.Bundle{Schema: "olm.bundle", Package: pkg, Name: pkg + ".v1", Image: "quay.io/a/" + pkg + ":1",
+			Properties: []declcfg.Property{declcfg.MustProperty("olm.package", declcfg.PackageProperty{PackageName: pkg, Version: version})}})
+	}
+	var first []validate.Diagnostic
+	for _, workers := range []int{1, 2, 7} {
+		res, err := validate.ValidateConfig(context.Background(), cfg, validate.Options{Concurrency: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stats.Bundles != 90 || res.Stats.Channels != 90 || res.Stats.Packages != 90 {
+			t.Errorf("%d workers: stats %+v", workers, res.Stats)
+		}
+		if got := rules(res.Diagnostics); len(got) != bad || slices.ContainsFunc(got, func(r string) bool { return r != "bundle-version" }) {
+			t.Errorf("%d workers: %d bad versions, got %v", workers, bad, got)
+		}
+		if first == nil {
+			first = res.Diagnostics
+		} else if !slices.Equal(first, res.Diagnostics) {
+			t.Errorf("%d workers: %s\n1 worker: %s", workers, dump(res.Diagnostics), dump(first))
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := validate.ValidateConfig(ctx, cfg, validate.Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
 	}
 }
