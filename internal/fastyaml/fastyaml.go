@@ -582,9 +582,36 @@ func (p *fastYAML) scalarToken(t []byte, line, off int) *yaml.Node {
 	default:
 		checkPlain(t)
 		n.Value = string(t)
-		n.Tag = n.ShortTag()
+		n.Tag = plainTag(n)
 	}
 	return n
+}
+
+// plainTag is the tag YAML's core schema resolves a plain scalar to, as
+// yaml.v3's ShortTag does. Most values of a catalog (names, images,
+// descriptions) start with a letter that can start no other kind of value,
+// or are one of the few words that are not strings; those are told here,
+// where yaml.v3 boxes every value it resolves (an allocation per scalar).
+// Values that could be numbers, timestamps or floats go to yaml.v3.
+func plainTag(n *yaml.Node) string {
+	v := n.Value
+	if v == "" {
+		return n.ShortTag()
+	}
+	switch c := v[0]; {
+	case c == '+' || c == '-' || c == '.' || '0' <= c && c <= '9':
+		return n.ShortTag()
+	case strings.IndexByte("yYnNtTfFoO~<", c) >= 0:
+		switch v {
+		case "true", "True", "TRUE", "false", "False", "FALSE":
+			return "!!bool"
+		case "~", "null", "Null", "NULL":
+			return "!!null"
+		case "<<":
+			return "!!merge"
+		}
+	}
+	return "!!str"
 }
 
 // checkPlain bails on plain scalars whose meaning depends on rules the fast
@@ -657,7 +684,7 @@ func (p *fastYAML) plain(t []byte, line, off, indent int) *yaml.Node {
 	} else {
 		n.Value = borrow.String(t, p.borrow)
 	}
-	n.Tag = n.ShortTag()
+	n.Tag = plainTag(n)
 	return n
 }
 
