@@ -193,11 +193,19 @@ func (d *docContext) reportf(rule string, n *yaml.Node, format string, args ...a
 	d.report(rule, n, fmt.Sprintf(format, args...))
 }
 
-// file checks one file, a document at a time as Each reads them (a
-// streamed file is parsed here), then the problems found reading it.
+// file checks one file, a document at a time as Each reads them, then the
+// problems found reading it. A streamed file is parsed on a goroutine of its
+// own while the documents already read are checked, a few at most waiting.
 func (c *fileCheck) file(f *declcfg.File) {
 	c.stats.Files++
-	f.Each(func(doc declcfg.Document) { c.document(doc, nil, nil) })
+	docs := make(chan declcfg.Document, 1)
+	go func() {
+		defer close(docs)
+		f.Each(func(doc declcfg.Document) { docs <- doc })
+	}()
+	for doc := range docs {
+		c.document(doc, nil, nil)
+	}
 	for _, le := range f.Errors {
 		c.addLoadError(le, blobRef{})
 		if le.Lost != nil {
