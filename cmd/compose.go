@@ -120,9 +120,10 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 			if err != nil {
 				return composeHint(err)
 			}
+			defer res.Close()
 			printNotes(stderr, res.Notes)
 			if !noValidate {
-				if err := validateComposed(cmd, res.Config, outDir); err != nil {
+				if err := validateComposed(cmd, res, outDir); err != nil {
 					return err
 				}
 			}
@@ -130,6 +131,7 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 				Format:  declcfg.Format(output.String()),
 				Folder:  res.Folder,
 				Replace: force,
+				Expand:  res.Expand,
 			})
 			if err != nil {
 				return composeHint(fmt.Errorf("writing %s: %w", outDir, err))
@@ -177,11 +179,17 @@ func composeHint(err error) error {
 
 // validateComposed checks the composed catalog before it is written: errors
 // are listed on stderr and stop the write (exit 1); warnings are counted.
-func validateComposed(cmd *cobra.Command, cfg *declcfg.DeclarativeConfig, outDir string) error {
-	res, err := validate.ValidateConfig(cmd.Context(), cfg, validate.Options{})
+// The catalog is checked a package at a time, with its spooled values back.
+func validateComposed(cmd *cobra.Command, composed *compose.Result, outDir string) error {
+	check, err := validate.NewConfigCheck(validate.Options{})
 	if err != nil {
 		return fmt.Errorf("validating the result: %w", err)
 	}
+	err = composed.EachPackage(func(part *declcfg.DeclarativeConfig) error { return check.Add(cmd.Context(), part) })
+	if err != nil {
+		return fmt.Errorf("validating the result: %w", err)
+	}
+	res := check.Result()
 	stderr := cmd.ErrOrStderr()
 	if errs, warns := res.Count(); errs > 0 {
 		if err := vreport.WriteText(stderr, res, vreport.Options{Color: useColor(stderr)}); err != nil {

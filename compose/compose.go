@@ -44,7 +44,11 @@ type Options struct {
 	Progress func(done, total int)
 }
 
-// Result is a composed catalog and where each package goes.
+// Result is a composed catalog and where each package goes. Config holds
+// its bundles' large olm.bundle.object and olm.csv.metadata values in a
+// temporary file (placeholders stand in for them): Expand and EachPackage
+// put them back a part at a time, and run the migrations. Close releases
+// the file.
 type Result struct {
 	Config *declcfg.DeclarativeConfig
 	// Folder maps a package to its folder in the output tree.
@@ -52,7 +56,43 @@ type Result struct {
 	// Notes are what merging and selecting changed on their own, or could
 	// not do, for the user to read.
 	Notes []Note
+
+	spool   *valueSpool
+	migrate string
 }
+
+// Expand returns part of Config (some of its blobs) as it is written: with
+// its spooled values back and the migrations run. part is not changed.
+func (r *Result) Expand(part *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, error) {
+	out, err := r.spool.restore(part)
+	if err != nil {
+		return nil, err
+	}
+	if err := render.Migrate(out, r.migrate); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EachPackage hands fn the composed catalog a package at a time, expanded,
+// in package order (the package-less blobs first, when there are any): only
+// one package's values are in memory at a time.
+func (r *Result) EachPackage(fn func(*declcfg.DeclarativeConfig) error) error {
+	parts := byPackage(r.Config)
+	for _, name := range sortedKeys(parts) {
+		part, err := r.Expand(parts[name])
+		if err != nil {
+			return err
+		}
+		if err := fn(part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close releases the file that holds the spooled values.
+func (r *Result) Close() error { return r.spool.Close() }
 
 // SourceError is a source that could not be read: a path that does not
 // exist, a bundle directory given as a catalog, an image that cannot be
@@ -149,7 +189,22 @@ func Compose(ctx context.Context, opts Options) (*Result, error) {
 			origins = append(origins, origin{name: fmt.Sprintf("%s (reference %q of %s)", ref.Image, ref.Name, c.File), loc: loc, local: local, ref: ref})
 		}
 	}
-	cfgs, err := readSources(ctx, origins, opts)
+	spool, err := newValueSpool("")
+	if err != nil {
+		return nil, err
+	}
+	res, err := compose(ctx, origins, opts, policy, spool)
+	if err != nil {
+		spool.Close()
+		return nil, err
+	}
+	return res, nil
+}
+
+// compose is Compose once the sources are known, their large values going
+// to spool as they are read.
+func compose(ctx context.Context, origins []origin, opts Options, policy ConflictPolicy, spool *valueSpool) (*Result, error) {
+	cfgs, err := readSources(ctx, origins, opts, spool)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +234,9 @@ func Compose(ctx context.Context, opts Options) (*Result, error) {
 		}
 		return nil, fmt.Errorf("%w: %s %s no catalog blobs", ErrEmpty, listNames(names, 10), verb)
 	}
-	if err := render.Migrate(out, opts.MigrateLevel); err != nil {
+	// The migrations run as the result is expanded (Result.Expand), on
+	// each part with its values back; a level they do not know fails here.
+	if err := render.Migrate(&declcfg.DeclarativeConfig{}, opts.MigrateLevel); err != nil {
 		return nil, err
 	}
 	folders := map[string]string{}
@@ -199,16 +256,18 @@ func Compose(ctx context.Context, opts Options) (*Result, error) {
 		byFolder[f] = pkg
 	}
 	return &Result{
-		Config: out,
-		Folder: func(pkg string) string { return folders[pkg] },
-		Notes:  append(merged.Notes, notes...),
+		Config:  out,
+		Folder:  func(pkg string) string { return folders[pkg] },
+		Notes:   append(merged.Notes, notes...),
+		spool:   spool,
+		migrate: opts.MigrateLevel,
 	}, nil
 }
 
 // readSources reads every source through the renderer, several at once.
 // Local sources are checked first, so that a missing path or a bundle
 // directory is reported as such rather than as an image reference.
-func readSources(ctx context.Context, origins []origin, opts Options) ([]*declcfg.DeclarativeConfig, error) {
+func readSources(ctx context.Context, origins []origin, opts Options, spool *valueSpool) ([]*declcfg.DeclarativeConfig, error) {
 	r := opts.Renderer
 	if r == nil {
 		var err error
@@ -231,7 +290,9 @@ func readSources(ctx context.Context, origins []origin, opts Options) ([]*declcf
 	}
 	cfgs := make([]*declcfg.DeclarativeConfig, len(origins))
 	if len(locs) > 0 {
-		rendered, err := r.RenderEach(ctx, locs, render.Request{Allowed: render.KindCatalogs, CatalogsAsLoaded: true, Progress: opts.Progress})
+		req := render.Request{Allowed: render.KindCatalogs, CatalogsAsLoaded: true, Progress: opts.Progress,
+			Part: func(_ int, part *declcfg.DeclarativeConfig) error { return spool.stash(part) }}
+		rendered, err := r.RenderEach(ctx, locs, req)
 		if err != nil {
 			return nil, err
 		}

@@ -79,9 +79,10 @@ func BenchmarkCompose(b *testing.B) {
 					b.Fatal(err)
 				}
 				out := filepath.Join(dir, "out")
-				if err := WriteDir(res.Config, out, DirOptions{Folder: res.Folder, Replace: true}); err != nil {
+				if err := WriteDir(res.Config, out, DirOptions{Folder: res.Folder, Replace: true, Expand: res.Expand}); err != nil {
 					b.Fatal(err)
 				}
+				res.Close()
 			}
 		})
 	}

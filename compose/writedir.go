@@ -22,6 +22,9 @@ type DirOptions struct {
 	Folder func(pkg string) string
 	// Replace allows replacing a directory that is not empty.
 	Replace bool
+	// Expand, when set, turns each file's blobs into what is written, one
+	// file at a time (Result.Expand: a composed catalog's spooled values).
+	Expand func(*declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, error)
 }
 
 // WriteDir writes cfg as a catalog tree: <dir>/<folder>/catalog.<format> for
@@ -44,7 +47,14 @@ func WriteDir(cfg *declcfg.DeclarativeConfig, dir string, opts DirOptions) error
 			if err := os.MkdirAll(d, 0o755); err != nil {
 				return err
 			}
-			if err := writeCatalogFile(filepath.Join(d, "catalog."+string(opts.Format)), files[folder], opts.Format); err != nil {
+			part := files[folder]
+			if opts.Expand != nil {
+				var err error
+				if part, err = opts.Expand(part); err != nil {
+					return err
+				}
+			}
+			if err := writeCatalogFile(filepath.Join(d, "catalog."+string(opts.Format)), part, opts.Format); err != nil {
 				return err
 			}
 		}

@@ -118,6 +118,13 @@ type Request struct {
 	// Progress, when set, is called after each source is done with the
 	// number done and the total (from several goroutines).
 	Progress func(done, total int)
+	// Part, when set, sees each part of a source (a catalog file's blobs,
+	// a bundle) before RenderEach gathers it, with the source's index, and
+	// may change it: compose moves large property values out of memory
+	// there, so that a gathered catalog holds only what it needs. Parts of
+	// different sources come from several goroutines at once. An error
+	// fails the source.
+	Part func(src int, part *declcfg.DeclarativeConfig) error
 }
 
 func (q Request) allowed() Kind {
@@ -486,6 +493,11 @@ func (r *call) renderTo(ctx context.Context, s source, i int, sink Sink) result 
 	if sink == nil {
 		cfg := &declcfg.DeclarativeConfig{}
 		res := r.render(ctx, s, func(part *declcfg.DeclarativeConfig) error {
+			if r.req.Part != nil {
+				if err := r.req.Part(i, part); err != nil {
+					return err
+				}
+			}
 			cfg.Merge(part)
 			return nil
 		})

@@ -190,12 +190,43 @@ func WalkOptions(concurrency int) declcfg.WalkOptions {
 // of the blob they concern when the blob has one (a loaded catalog), and no
 // position otherwise.
 func ValidateConfig(ctx context.Context, cfg *declcfg.DeclarativeConfig, opts Options) (*Result, error) {
+	k, err := NewConfigCheck(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.Add(ctx, cfg); err != nil {
+		return nil, err
+	}
+	return k.Result(), nil
+}
+
+// ConfigCheck checks an in-memory catalog handed over in parts (compose's
+// result, a package at a time), with the same rules and the same result as
+// ValidateConfig on the whole: each part's blobs are checked as it comes,
+// and the rules that span the catalog run in Result.
+type ConfigCheck struct {
+	c *checker
+}
+
+// NewConfigCheck starts a check.
+func NewConfigCheck(opts Options) (*ConfigCheck, error) {
 	c, err := newChecker(opts)
 	if err != nil {
 		return nil, err
 	}
+	return &ConfigCheck{c: c}, nil
+}
+
+// Result runs the catalog-wide rules and returns every diagnostic.
+func (k *ConfigCheck) Result() *Result { return k.c.result() }
+
+// Add checks the blobs of cfg (nil adds nothing). Of cfg, the check keeps
+// what the catalog-wide rules read (names, edges, versions), not property
+// values.
+func (k *ConfigCheck) Add(ctx context.Context, cfg *declcfg.DeclarativeConfig) error {
+	c, opts := k.c, k.c.opts
 	if cfg == nil {
-		return c.result(), nil
+		return nil
 	}
 	var blobs []declcfg.Blob
 	for i := range cfg.Packages {
@@ -249,11 +280,11 @@ func ValidateConfig(ctx context.Context, cfg *declcfg.DeclarativeConfig, opts Op
 	wg.Wait()
 	for i, fc := range parts {
 		if errs[i] != nil {
-			return nil, errs[i]
+			return errs[i]
 		}
 		c.merge(fc)
 	}
-	return c.result(), nil
+	return nil
 }
 
 // configPart is how many blobs of an in-memory catalog one worker checks
