@@ -189,10 +189,7 @@ func Compose(ctx context.Context, opts Options) (*Result, error) {
 			origins = append(origins, origin{name: fmt.Sprintf("%s (reference %q of %s)", ref.Image, ref.Name, c.File), loc: loc, local: local, ref: ref})
 		}
 	}
-	spool, err := newValueSpool("")
-	if err != nil {
-		return nil, err
-	}
+	spool := newValueSpool("")
 	res, err := compose(ctx, origins, opts, policy, spool)
 	if err != nil {
 		spool.Close()

@@ -49,21 +49,33 @@ type spooledValue struct {
 	n   int
 }
 
-func newValueSpool(dir string) (*valueSpool, error) {
+// newValueSpool makes a spool in dir (the system's temporary directory
+// when ""). Where no file can be made there, the values stay in memory.
+func newValueSpool(dir string) *valueSpool {
+	s := &valueSpool{seed: maphash.MakeSeed(), values: map[string]spooledValue{}, ids: map[uint64][]string{}}
 	f, err := os.CreateTemp(dir, "fbc-compose-*.spool")
 	if err != nil {
-		return nil, fmt.Errorf("creating the compose spool file: %w", err)
+		return s
 	}
 	// Unlinked at once: nothing is left behind however the process ends.
 	_ = os.Remove(f.Name())
-	return &valueSpool{f: f, seed: maphash.MakeSeed(), values: map[string]spooledValue{}, ids: map[uint64][]string{}}, nil
+	s.f = f
+	return s
 }
 
 // Close releases the spool's file.
-func (s *valueSpool) Close() error { return s.f.Close() }
+func (s *valueSpool) Close() error {
+	if s.f == nil {
+		return nil
+	}
+	return s.f.Close()
+}
 
 // stash replaces the large values of part's bundles by placeholders.
 func (s *valueSpool) stash(part *declcfg.DeclarativeConfig) error {
+	if s.f == nil {
+		return nil
+	}
 	for i := range part.Bundles {
 		props := part.Bundles[i].Properties
 		for j := range props {

@@ -2,6 +2,7 @@ package compose
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,8 +22,8 @@ func value(s string) json.RawMessage { return json.RawMessage(`"` + s + `"`) }
 // back unchanged; a value is stored once however often it occurs; what
 // decides a placeholder is the value alone.
 func TestValueSpool(t *testing.T) {
-	s, err := newValueSpool(t.TempDir())
-	require.NoError(t, err)
+	s := newValueSpool(t.TempDir())
+	require.NotNil(t, s.f)
 	defer s.Close()
 	big := value(strings.Repeat("QUJD", spoolMin))
 	other := value(strings.Repeat("REVG", spoolMin))
@@ -64,4 +65,19 @@ func TestValueSpool(t *testing.T) {
 	_, err = s.restore(&declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{
 		bundleWith("c", declcfg.Property{Type: declcfg.PropertyBundleObject, Value: json.RawMessage(`{"fbc.spooled":"feed-9"}`)})}})
 	assert.ErrorContains(t, err, `unknown spooled value "feed-9"`)
+}
+
+// TestValueSpoolInMemory: where no temporary file can be made, values stay
+// where they are and come back as they are.
+func TestValueSpoolInMemory(t *testing.T) {
+	s := newValueSpool(filepath.Join(t.TempDir(), "missing"))
+	require.Nil(t, s.f)
+	big := value(strings.Repeat("QUJD", spoolMin))
+	part := &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{bundleWith("a", declcfg.Property{Type: declcfg.PropertyBundleObject, Value: big})}}
+	require.NoError(t, s.stash(part))
+	assert.Equal(t, big, part.Bundles[0].Properties[0].Value)
+	got, err := s.restore(part)
+	require.NoError(t, err)
+	assert.Equal(t, big, got.Bundles[0].Properties[0].Value)
+	require.NoError(t, s.Close())
 }
