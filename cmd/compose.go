@@ -185,9 +185,16 @@ func validateComposed(cmd *cobra.Command, composed *compose.Result, outDir strin
 	if err != nil {
 		return fmt.Errorf("validating the result: %w", err)
 	}
-	err = composed.EachPackage(func(part *declcfg.DeclarativeConfig) error { return check.Add(cmd.Context(), part) })
+	// An error putting a package's values back (a migration that fails) is
+	// compose's own and passes as it is.
+	err = composed.EachPackage(func(part *declcfg.DeclarativeConfig) error {
+		if err := check.Add(cmd.Context(), part); err != nil {
+			return fmt.Errorf("validating the result: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("validating the result: %w", err)
+		return err
 	}
 	res := check.Result()
 	stderr := cmd.ErrOrStderr()
