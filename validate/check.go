@@ -223,7 +223,13 @@ func (c *fileCheck) document(doc declcfg.Document, given *declcfg.Blob, standalo
 	var blob declcfg.Blob
 	if given != nil {
 		blob = *given
-		if p := blobPos(blob); p != (declcfg.Pos{}) || doc.Pos.File == "" {
+		switch p := blobPos(blob); {
+		case doc.Pos.File == "" && p.File != "" && p.Line > 0:
+			// The tree of a loaded blob's encoding: it takes the
+			// positions the blob kept (placeBlob).
+			placeBlob(declcfg.Deref(doc.Node), blob, p)
+			d.file = p.File
+		case p != (declcfg.Pos{}) || doc.Pos.File == "":
 			d.fixed = &p
 		}
 	} else {

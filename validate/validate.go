@@ -186,9 +186,10 @@ func WalkOptions(concurrency int) declcfg.WalkOptions {
 }
 
 // ValidateConfig checks an in-memory catalog, such as one a template
-// produced, with the same rules as Validate. Diagnostics carry the position
-// of the blob they concern when the blob has one (a loaded catalog), and no
-// position otherwise.
+// produced, with the same rules as Validate. Diagnostics of a loaded
+// catalog carry the positions its blobs kept (the property, channel entry,
+// deprecation reference or value at fault, else the blob); blobs made in
+// memory have none.
 func ValidateConfig(ctx context.Context, cfg *declcfg.DeclarativeConfig, opts Options) (*Result, error) {
 	k, err := NewConfigCheck(opts)
 	if err != nil {

@@ -389,3 +389,76 @@ func TestValidateConfigParts(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// TestValidateConfigFieldPositions: a loaded catalog checked in memory
+// reports each problem at the property, channel entry or deprecation
+// reference at fault (the positions its typed blobs kept), not at the blob.
+func TestValidateConfigFieldPositions(t *testing.T) {
+	dir := t.TempDir()
+	text := `schema: olm.package
+name: f
+defaultChannel: stable
+---
+schema: olm.channel
+package: f
+name: stable
+entries:
+- name: f.v1.0.0
+- name: f.v1.1.0
+  replaces: f.v1.0.0
+  skipRange: not a range
+---
+schema: olm.bundle
+name: f.v1.0.0
+package: f
+image: quay.io/f/f:1
+properties:
+- type: olm.package
+  value:
+    packageName: f
+    version: 1.0.0
+- type: olm.gvk
+  value:
+    group: f.io
+    kind: F
+    version: 12
+---
+schema: olm.bundle
+name: f.v1.1.0
+package: f
+image: quay.io/f/f:2
+properties:
+- type: olm.package
+  value:
+    packageName: f
+    version: 1.1.0
+---
+schema: olm.deprecations
+package: f
+entries:
+- reference:
+    schema: olm.bogus
+    name: x
+  message: bad
+`
+	file := filepath.Join(dir, "catalog.yaml")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := declcfg.Load(context.Background(), []string{dir}, declcfg.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := validate.ValidateConfig(context.Background(), loaded, validate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range res.Diagnostics {
+		got = append(got, fmt.Sprintf("%s:%d:%d %s", filepath.Base(d.File), d.Line, d.Col, d.Rule))
+	}
+	want := []string{"catalog.yaml:12:14 skip-range", "catalog.yaml:23:3 field-type", "catalog.yaml:43:5 invalid-value"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v%s", got, want, dump(res.Diagnostics))
+	}
+}
