@@ -144,7 +144,8 @@ type WalkOptions struct {
 	// document at a time, on whichever goroutine calls it, so that parsing
 	// runs where the documents are used and only one document's tree need
 	// be alive per file (validate checks each document and keeps a slim
-	// copy). The documents and errors are those ParseFile finds.
+	// copy). The documents and errors are those ParseFile finds. Reuse
+	// does not apply to streamed files: they may be parsed after fn returns.
 	Stream bool
 }
 
