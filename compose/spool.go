@@ -94,10 +94,14 @@ func (s *valueSpool) stash(part *declcfg.DeclarativeConfig) error {
 	return nil
 }
 
-var placeholderPrefix = []byte(`{"` + spoolKey + `"`)
+var (
+	placeholderPrefix = []byte(`{"` + spoolKey + `"`)
+	placeholderOpen   = []byte(`{"` + spoolKey + `":"`)
+	placeholderClose  = []byte(`"}`)
+)
 
 func placeholder(id string) json.RawMessage {
-	return json.RawMessage(`{"` + spoolKey + `":"` + id + `"}`)
+	return json.RawMessage(string(placeholderOpen) + id + string(placeholderClose))
 }
 
 // put stores a value once and returns its id.
@@ -158,7 +162,7 @@ func (s *valueSpool) restore(part *declcfg.DeclarativeConfig) (*declcfg.Declarat
 		nb := b
 		nb.Properties = nil
 		for _, p := range b.Properties {
-			if id, ok := s.spooledID(p); ok {
+			if id, ok := spooledID(p); ok {
 				s.mu.Lock()
 				sv, known := s.values[id]
 				s.mu.Unlock()
@@ -178,15 +182,16 @@ func (s *valueSpool) restore(part *declcfg.DeclarativeConfig) (*declcfg.Declarat
 	return &out, nil
 }
 
-// spooledID reads a placeholder.
-func (s *valueSpool) spooledID(p declcfg.Property) (string, bool) {
-	if !spooledTypes[p.Type] || len(p.Value) > 96 || !bytes.HasPrefix(p.Value, placeholderPrefix) {
+// spooledID reads a placeholder. Every value that starts like one was
+// spooled (stash), so one that does is ours, written by placeholder.
+func spooledID(p declcfg.Property) (string, bool) {
+	if !spooledTypes[p.Type] {
 		return "", false
 	}
-	var v map[string]string
-	if json.Unmarshal(p.Value, &v) != nil || len(v) != 1 {
+	rest, ok := bytes.CutPrefix(p.Value, placeholderOpen)
+	if !ok {
 		return "", false
 	}
-	id, ok := v[spoolKey]
-	return id, ok
+	id, ok := bytes.CutSuffix(rest, placeholderClose)
+	return string(id), ok
 }
