@@ -90,6 +90,8 @@ func TestImportRules(t *testing.T) {
 		"cuelang.org/go":                         "validate",
 		"github.com/google/go-containerregistry": "image",
 		"github.com/sabhiram/go-gitignore":       "declcfg",
+		"go.yaml.in/yaml/v3":                     "declcfg",
+		"gopkg.in/yaml.v3":                       "declcfg",
 		"github.com/Masterminds/semver":          "graph",
 		"github.com/go-air/gini":                 "resolve",
 		"google.golang.org/grpc":                 "serve",

@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-
-	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
@@ -78,36 +75,32 @@ func ReadConfig(file string) (*CatalogConfig, error) {
 
 // ParseConfig parses a catalog config; file names it in errors.
 func ParseConfig(file string, data []byte) (*CatalogConfig, error) {
-	var root yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&root); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, &ConfigError{Pos: declcfg.Pos{File: file}, Msg: "empty catalog config: it needs name and references"}
-		}
-		return nil, &ConfigError{Pos: declcfg.Pos{File: file}, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	docs, err := declcfg.ParseYAML(data)
+	if err != nil {
+		return nil, &ConfigError{Pos: declcfg.Pos{File: file}, Msg: "not valid YAML: " + err.Error()}
 	}
-	doc := &root
-	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
-		doc = doc.Content[0]
+	if len(docs) == 0 || docs[0].Node == nil {
+		return nil, &ConfigError{Pos: declcfg.Pos{File: file}, Msg: "empty catalog config: it needs name and references"}
 	}
-	at := func(n *yaml.Node) declcfg.Pos { return declcfg.Pos{File: file, Line: n.Line, Col: n.Column} }
-	if doc.Kind != yaml.MappingNode {
+	doc := docs[0].Node
+	at := func(n *declcfg.Node) declcfg.Pos { return declcfg.Pos{File: file, Line: n.Line, Col: n.Column} }
+	if doc.Kind != declcfg.MappingNode {
 		return nil, &ConfigError{Pos: at(doc), Msg: "a catalog config is an object with name, repo, tag and references"}
 	}
 	cfg := &CatalogConfig{File: file}
 	var problems []*ConfigError
-	bad := func(n *yaml.Node, format string, args ...any) {
+	bad := func(n *declcfg.Node, format string, args ...any) {
 		problems = append(problems, &ConfigError{Pos: at(n), Msg: fmt.Sprintf(format, args...)})
 	}
-	str := func(k, v *yaml.Node, dst *string) {
-		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+	str := func(k, v *declcfg.Node, dst *string) {
+		if v.Kind != declcfg.ScalarNode || v.Tag == "!!null" {
 			bad(v, "%s must be a string", k.Value)
 			return
 		}
 		*dst = v.Value
 	}
 	// A key given twice would silently lose one value.
-	duplicate := func(m *yaml.Node, j int) bool {
+	duplicate := func(m *declcfg.Node, j int) bool {
 		for i := 0; i < j; i += 2 {
 			if m.Content[i].Value == m.Content[j].Value {
 				bad(m.Content[j], "%s is given twice (first at line %d)", m.Content[j].Value, m.Content[i].Line)
@@ -116,7 +109,7 @@ func ParseConfig(file string, data []byte) (*CatalogConfig, error) {
 		}
 		return false
 	}
-	var refsNode *yaml.Node
+	var refsNode *declcfg.Node
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		k, v := doc.Content[i], deref(doc.Content[i+1])
 		if duplicate(doc, i) {
@@ -147,16 +140,16 @@ func ParseConfig(file string, data []byte) (*CatalogConfig, error) {
 	switch {
 	case refsNode == nil:
 		bad(doc, "references is missing: list the catalogs to compose as {name, image}")
-	case refsNode.Kind != yaml.SequenceNode:
+	case refsNode.Kind != declcfg.SequenceNode:
 		bad(refsNode, "references must be a list of {name, image}")
 	case len(refsNode.Content) == 0:
 		bad(refsNode, "references is empty: list the catalogs to compose as {name, image}")
 	}
 	seen := map[string]declcfg.Pos{}
-	if refsNode != nil && refsNode.Kind == yaml.SequenceNode {
+	if refsNode != nil && refsNode.Kind == declcfg.SequenceNode {
 		for i, rn := range refsNode.Content {
 			rn = deref(rn)
-			if rn.Kind != yaml.MappingNode {
+			if rn.Kind != declcfg.MappingNode {
 				bad(rn, "references[%d] must be an object with name and image", i)
 				continue
 			}
@@ -191,9 +184,9 @@ func ParseConfig(file string, data []byte) (*CatalogConfig, error) {
 			cfg.References = append(cfg.References, ref)
 		}
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		bad(&extra, "a catalog config is one document; remove the extra ones")
+	if len(docs) > 1 {
+		problems = append(problems, &ConfigError{Pos: declcfg.Pos{File: file, Line: separatorLine(data, docs[1].Pos.Line), Col: 1},
+			Msg: "a catalog config is one document; remove the extra ones"})
 	}
 	if len(problems) > 0 {
 		slices.SortStableFunc(problems, func(a, b *ConfigError) int {
@@ -211,9 +204,21 @@ func ParseConfig(file string, data []byte) (*CatalogConfig, error) {
 	return cfg, nil
 }
 
+// separatorLine is the line of the "---" that starts the document whose
+// first line is line: the last such line at or before it.
+func separatorLine(data []byte, line int) int {
+	lines := bytes.SplitN(data, []byte("\n"), line+1)
+	for i := min(line, len(lines)) - 1; i >= 0; i-- {
+		if bytes.HasPrefix(lines[i], []byte("---")) {
+			return i + 1
+		}
+	}
+	return line
+}
+
 // deref follows YAML aliases (*name) to the node they stand for.
-func deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+func deref(n *declcfg.Node) *declcfg.Node {
+	for i := 0; n != nil && n.Kind == declcfg.AliasNode && i < 100; i++ {
 		n = n.Alias
 	}
 	return n

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	yaml "go.yaml.in/yaml/v3"
-
 	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
@@ -36,7 +34,7 @@ func sameDocument(t *testing.T, b Blob, v any) {
 
 // sameValues compares two trees but for positions: the encodings differ in
 // length where one escapes HTML characters.
-func sameValues(a, b *yaml.Node, path string) error {
+func sameValues(a, b *Node, path string) error {
 	if a.Kind != b.Kind || a.ShortTag() != b.ShortTag() || a.Value != b.Value || len(a.Content) != len(b.Content) {
 		return fmt.Errorf("%s: {kind %d tag %s len %d %.60q} != {kind %d tag %s len %d %.60q}", path,
 			a.Kind, a.ShortTag(), len(a.Content), a.Value, b.Kind, b.ShortTag(), len(b.Content), b.Value)

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"unsafe"
 
-	yaml "go.yaml.in/yaml/v3"
-
 	"github.com/fbc-project/fbc/internal/borrow"
 )
 
@@ -22,7 +20,7 @@ func within(s string, data []byte) bool {
 	return p >= lo && p < lo+uintptr(len(data))
 }
 
-func scalarAt(t *testing.T, root *yaml.Node, key string) string {
+func scalarAt(t *testing.T, root *Node, key string) string {
 	t.Helper()
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if root.Content[i].Value == key {

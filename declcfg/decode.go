@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	yaml "go.yaml.in/yaml/v3"
-
 	"github.com/fbc-project/fbc/internal/borrow"
 )
 
@@ -61,20 +59,20 @@ type decoder struct {
 	errs []*LoadError
 }
 
-func (d *decoder) pos(n *yaml.Node) Pos {
+func (d *decoder) pos(n *Node) Pos {
 	return Pos{File: d.file, Line: n.Line, Col: n.Column}
 }
 
-func (d *decoder) errorf(n *yaml.Node, rule, format string, args ...any) {
+func (d *decoder) errorf(n *Node, rule, format string, args ...any) {
 	d.errs = append(d.errs, &LoadError{Pos: d.pos(n), Rule: rule, Msg: fmt.Sprintf(format, args...)})
 }
 
-func (d *decoder) warnf(n *yaml.Node, rule, format string, args ...any) {
+func (d *decoder) warnf(n *Node, rule, format string, args ...any) {
 	d.errs = append(d.errs, &LoadError{Pos: d.pos(n), Rule: rule, Msg: fmt.Sprintf(format, args...), Warning: true})
 }
 
-func deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+func deref(n *Node) *Node {
+	for i := 0; n != nil && n.Kind == AliasNode && i < 100; i++ {
 		n = n.Alias
 	}
 	return n
@@ -84,13 +82,13 @@ func deref(n *yaml.Node) *yaml.Node {
 // wins, otherwise a case-insensitive one (as encoding/json, and so opm, do).
 type object struct {
 	d     *decoder
-	node  *yaml.Node
+	node  *Node
 	pairs []pair
 }
 
-func (d *decoder) object(n *yaml.Node, what string) (*object, bool) {
+func (d *decoder) object(n *Node, what string) (*object, bool) {
 	n = deref(n)
-	if n == nil || n.Kind != yaml.MappingNode {
+	if n == nil || n.Kind != MappingNode {
 		if n != nil {
 			d.errorf(n, RuleFieldType, "%s must be an object, not %s", what, KindName(n))
 		}
@@ -108,7 +106,7 @@ func (d *decoder) object(n *yaml.Node, what string) (*object, bool) {
 }
 
 // field finds a key; warnCase reports keys that match only case-insensitively.
-func (o *object) field(name string) (*yaml.Node, *yaml.Node) {
+func (o *object) field(name string) (*Node, *Node) {
 	for _, p := range o.pairs {
 		if p.key == name {
 			return p.keyNode, deref(p.value)
@@ -125,31 +123,31 @@ func (o *object) field(name string) (*yaml.Node, *yaml.Node) {
 	return nil, nil
 }
 
-func (o *object) str(name string) (string, *yaml.Node) {
+func (o *object) str(name string) (string, *Node) {
 	_, v := o.field(name)
 	if v == nil {
 		return "", nil
 	}
-	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+	if v.Kind == ScalarNode && v.ShortTag() == "!!null" {
 		return "", v
 	}
-	if _, yaml11 := YAML11Bool(v); yaml11 || v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" && v.ShortTag() != "!!timestamp" {
+	if _, yaml11 := YAML11Bool(v); yaml11 || v.Kind != ScalarNode || v.ShortTag() != "!!str" && v.ShortTag() != "!!timestamp" {
 		o.d.errorf(v, RuleFieldType, "%q must be a string, not %s", name, NotStringText(v))
 		return "", v
 	}
 	return borrow.Own(v.Value), v
 }
 
-func (o *object) list(name string) ([]*yaml.Node, *yaml.Node) {
+func (o *object) list(name string) ([]*Node, *Node) {
 	_, v := o.field(name)
-	if v == nil || (v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null") {
+	if v == nil || (v.Kind == ScalarNode && v.ShortTag() == "!!null") {
 		return nil, v
 	}
-	if v.Kind != yaml.SequenceNode {
+	if v.Kind != SequenceNode {
 		o.d.errorf(v, RuleFieldType, "%q must be a list, not %s", name, KindName(v))
 		return nil, v
 	}
-	out := make([]*yaml.Node, len(v.Content))
+	out := make([]*Node, len(v.Content))
 	for i, c := range v.Content {
 		out[i] = deref(c)
 	}
@@ -157,7 +155,7 @@ func (o *object) list(name string) ([]*yaml.Node, *yaml.Node) {
 }
 
 // isList reports whether a value is a list (list's second result).
-func isList(n *yaml.Node) bool { return n != nil && n.Kind == yaml.SequenceNode }
+func isList(n *Node) bool { return n != nil && n.Kind == SequenceNode }
 
 // DecodeDocument turns a document into a typed blob. Problems (wrong field
 // types, a missing schema, bad base64) are returned; the blob is still as
@@ -218,13 +216,13 @@ func (d *decoder) nodeErr(err error) {
 
 func (d *decoder) pkg(o *object, pos Pos, name string) *Package {
 	p := &Package{Schema: SchemaPackage, Name: name, Pos: pos}
-	var dn *yaml.Node
+	var dn *Node
 	p.DefaultChannel, dn = o.str("defaultChannel")
 	if dn != nil {
 		p.DefaultChannelPos = d.pos(dn)
 	}
 	p.Description, _ = o.str("description")
-	if _, in := o.field("icon"); in != nil && !(in.Kind == yaml.ScalarNode && in.ShortTag() == "!!null") {
+	if _, in := o.field("icon"); in != nil && !(in.Kind == ScalarNode && in.ShortTag() == "!!null") {
 		if io, ok := d.object(in, "icon"); ok {
 			icon := &Icon{}
 			data, dn := io.str("base64data")
@@ -259,14 +257,14 @@ func (d *decoder) channel(o *object, pos Pos, pkg, name string) *Channel {
 		e := ChannelEntry{Pos: d.pos(en)}
 		e.Name, _ = eo.str("name")
 		e.Replaces, _ = eo.str("replaces")
-		var srn *yaml.Node
+		var srn *Node
 		e.SkipRange, srn = eo.str("skipRange")
 		if srn != nil {
 			e.SkipRangePos = d.pos(srn)
 		}
 		skips, _ := eo.list("skips")
 		for _, sn := range skips {
-			if _, yaml11 := YAML11Bool(sn); yaml11 || sn.Kind != yaml.ScalarNode || (sn.ShortTag() != "!!str" && sn.ShortTag() != "!!null") {
+			if _, yaml11 := YAML11Bool(sn); yaml11 || sn.Kind != ScalarNode || (sn.ShortTag() != "!!str" && sn.ShortTag() != "!!null") {
 				d.errorf(sn, RuleFieldType, "\"skips\" items must be strings, not %s", NotStringText(sn))
 				continue
 			}
@@ -315,7 +313,7 @@ func (d *decoder) deprecation(o *object, pos Pos, pkg string) *Deprecation {
 		e.Message, _ = eo.str("message")
 		if _, rn := eo.field("reference"); rn != nil {
 			if ro, ok := d.object(rn, "a deprecation reference"); ok {
-				var nn *yaml.Node
+				var nn *Node
 				e.Reference.Schema, _ = ro.str("schema")
 				e.Reference.Name, nn = ro.str("name")
 				e.ReferencePos = d.pos(rn)

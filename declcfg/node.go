@@ -16,8 +16,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/fbc-project/fbc/internal/fastyaml"
-	"github.com/fbc-project/fbc/internal/jsonstream"
+	"github.com/fbc-project/fbc/declcfg/internal/fastyaml"
+	"github.com/fbc-project/fbc/declcfg/internal/jsonstream"
 	"github.com/fbc-project/fbc/internal/textscan"
 )
 
@@ -130,6 +130,31 @@ func parseYAMLStream(data []byte, borrow bool, each func(d yamlDoc) error) error
 	return nil
 }
 
+// ParseYAML parses a YAML text (JSON is YAML too) into its documents, each
+// with its root node and line; an empty document has no node. A syntax error
+// fails the whole text, as "line N: problem". Catalog files are read by
+// WalkPath and ParseFile; this is for the other YAML files fbc reads
+// (configs, bundle manifests), so that they too are parsed into Nodes.
+func ParseYAML(data []byte) ([]Document, error) {
+	var docs []Document
+	err := parseYAMLStream(data, false, func(d yamlDoc) error {
+		doc := Document{Pos: Pos{Line: d.Line}}
+		if !d.Empty {
+			doc.Node = d.Node
+		}
+		docs = append(docs, doc)
+		return nil
+	})
+	var pe *parseError
+	if errors.As(err, &pe) && pe.Line > 0 {
+		return nil, fmt.Errorf("line %d: %s", pe.Line, pe.Msg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return docs, nil
+}
+
 // parseYAMLDocs parses a stream the fast path did not take a document at a
 // time, split at its "---" lines (yamlChunks): the fast path takes the
 // documents it can, yaml.v3 the others, and lines are shifted to the file's.
@@ -223,7 +248,7 @@ type nodeWriter struct {
 
 // NodeToJSON encodes a node as compact JSON. Mapping keys keep their order
 // unless sortKeys is set (which opm does for blobs of unknown schemas).
-func NodeToJSON(n *yaml.Node, sortKeys bool) ([]byte, error) {
+func NodeToJSON(n *Node, sortKeys bool) ([]byte, error) {
 	// The JSON is written into a buffer kept for the next call and copied
 	// out once its size is known: growing a fresh buffer by doubling
 	// allocated about twice the output.
@@ -248,11 +273,11 @@ var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // gets a buffer of its own rather than keeping one that large.
 const maxPooledBuffer = 512 << 10
 
-func nodeError(n *yaml.Node, format string, args ...any) error {
+func nodeError(n *Node, format string, args ...any) error {
 	return &parseError{Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (w *nodeWriter) write(buf *bytes.Buffer, n *yaml.Node, depth int) error {
+func (w *nodeWriter) write(buf *bytes.Buffer, n *Node, depth int) error {
 	w.visited++
 	if w.visited > maxAliasExpansion {
 		return nodeError(n, "document expands to more than %d values (YAML alias bomb?)", maxAliasExpansion)
@@ -261,18 +286,18 @@ func (w *nodeWriter) write(buf *bytes.Buffer, n *yaml.Node, depth int) error {
 		return nodeError(n, "nesting deeper than %d levels", maxNestingDepth)
 	}
 	switch n.Kind {
-	case yaml.DocumentNode:
+	case DocumentNode:
 		if len(n.Content) == 0 {
 			buf.WriteString("null")
 			return nil
 		}
 		return w.write(buf, n.Content[0], depth)
-	case yaml.AliasNode:
+	case AliasNode:
 		if n.Alias == nil {
 			return nodeError(n, "unknown alias %q", n.Value)
 		}
 		return w.write(buf, n.Alias, depth+1)
-	case yaml.SequenceNode:
+	case SequenceNode:
 		buf.WriteByte('[')
 		for i, c := range n.Content {
 			if i > 0 {
@@ -284,7 +309,7 @@ func (w *nodeWriter) write(buf *bytes.Buffer, n *yaml.Node, depth int) error {
 		}
 		buf.WriteByte(']')
 		return nil
-	case yaml.MappingNode:
+	case MappingNode:
 		if !w.sortKeys && !hasMergeKey(n) {
 			return w.writeMapping(buf, n, depth)
 		}
@@ -308,7 +333,7 @@ func (w *nodeWriter) write(buf *bytes.Buffer, n *yaml.Node, depth int) error {
 		}
 		buf.WriteByte('}')
 		return nil
-	case yaml.ScalarNode:
+	case ScalarNode:
 		return writeScalar(buf, n)
 	}
 	return nodeError(n, "unsupported YAML node")
@@ -316,16 +341,16 @@ func (w *nodeWriter) write(buf *bytes.Buffer, n *yaml.Node, depth int) error {
 
 type pair struct {
 	key     string
-	keyNode *yaml.Node
-	value   *yaml.Node
+	keyNode *Node
+	value   *Node
 }
 
 // mappingPairs returns a mapping's key/value pairs, resolving YAML merge keys
 // and rejecting duplicate keys (which JSON decoders would silently collapse).
 // hasMergeKey reports whether a mapping has a "<<" merge key.
-func hasMergeKey(n *yaml.Node) bool {
+func hasMergeKey(n *Node) bool {
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+		if k := n.Content[i]; k.Kind == ScalarNode && k.ShortTag() == "!!merge" {
 			return true
 		}
 	}
@@ -334,15 +359,15 @@ func hasMergeKey(n *yaml.Node) bool {
 
 // writeMapping writes a mapping without merge keys in its own key order,
 // refusing duplicate keys as mappingPairs does, without gathering pairs.
-func (w *nodeWriter) writeMapping(buf *bytes.Buffer, n *yaml.Node, depth int) error {
-	var seen map[string]*yaml.Node
+func (w *nodeWriter) writeMapping(buf *bytes.Buffer, n *Node, depth int) error {
+	var seen map[string]*Node
 	if len(n.Content) > 32 {
-		seen = make(map[string]*yaml.Node, len(n.Content)/2)
+		seen = make(map[string]*Node, len(n.Content)/2)
 	}
 	buf.WriteByte('{')
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
+		if k.Kind != ScalarNode {
 			return nodeError(k, "mapping keys must be scalars")
 		}
 		if seen != nil {
@@ -370,21 +395,21 @@ func (w *nodeWriter) writeMapping(buf *bytes.Buffer, n *yaml.Node, depth int) er
 	return nil
 }
 
-func mappingPairs(n *yaml.Node) ([]pair, error) {
+func mappingPairs(n *Node) ([]pair, error) {
 	pairs := make([]pair, 0, len(n.Content)/2)
-	var seen map[string]*yaml.Node
+	var seen map[string]*Node
 	if len(n.Content) > 16 {
-		seen = make(map[string]*yaml.Node, len(n.Content)/2)
+		seen = make(map[string]*Node, len(n.Content)/2)
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+		if k.Kind == ScalarNode && k.ShortTag() == "!!merge" {
 			// "<<: *anchor" copies the anchor's keys that are not set here.
 			src := v
-			if src.Kind == yaml.AliasNode && src.Alias != nil {
+			if src.Kind == AliasNode && src.Alias != nil {
 				src = src.Alias
 			}
-			if src.Kind != yaml.MappingNode {
+			if src.Kind != MappingNode {
 				return nil, nodeError(k, "merge key '<<' must refer to a mapping")
 			}
 			merged, err := mappingPairs(src)
@@ -398,7 +423,7 @@ func mappingPairs(n *yaml.Node) ([]pair, error) {
 			}
 			continue
 		}
-		if k.Kind != yaml.ScalarNode {
+		if k.Kind != ScalarNode {
 			return nil, nodeError(k, "mapping keys must be scalars")
 		}
 		key := k.Value
@@ -419,7 +444,7 @@ func mappingPairs(n *yaml.Node) ([]pair, error) {
 	return pairs, nil
 }
 
-func hasKey(n *yaml.Node, key string) bool {
+func hasKey(n *Node, key string) bool {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].ShortTag() != "!!merge" && n.Content[i].Value == key {
 			return true
@@ -428,7 +453,7 @@ func hasKey(n *yaml.Node, key string) bool {
 	return false
 }
 
-func writeScalar(buf *bytes.Buffer, n *yaml.Node) error {
+func writeScalar(buf *bytes.Buffer, n *Node) error {
 	switch n.ShortTag() {
 	case "!!null":
 		buf.WriteString("null")
@@ -547,12 +572,12 @@ func writeJSONString(buf *bytes.Buffer, s string) {
 
 // NodeToValue converts a node to plain Go values (map[string]any, []any,
 // string, int64, float64, bool, nil) for schema engines.
-func NodeToValue(n *yaml.Node) (any, error) {
+func NodeToValue(n *Node) (any, error) {
 	w := &nodeWriter{}
 	return w.value(n, 0)
 }
 
-func (w *nodeWriter) value(n *yaml.Node, depth int) (any, error) {
+func (w *nodeWriter) value(n *Node, depth int) (any, error) {
 	w.visited++
 	if w.visited > maxAliasExpansion {
 		return nil, nodeError(n, "document expands to more than %d values (YAML alias bomb?)", maxAliasExpansion)
@@ -561,17 +586,17 @@ func (w *nodeWriter) value(n *yaml.Node, depth int) (any, error) {
 		return nil, nodeError(n, "nesting deeper than %d levels", maxNestingDepth)
 	}
 	switch n.Kind {
-	case yaml.DocumentNode:
+	case DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
 		return w.value(n.Content[0], depth)
-	case yaml.AliasNode:
+	case AliasNode:
 		if n.Alias == nil {
 			return nil, nodeError(n, "unknown alias %q", n.Value)
 		}
 		return w.value(n.Alias, depth+1)
-	case yaml.SequenceNode:
+	case SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
 			v, err := w.value(c, depth+1)
@@ -581,7 +606,7 @@ func (w *nodeWriter) value(n *yaml.Node, depth int) (any, error) {
 			out = append(out, v)
 		}
 		return out, nil
-	case yaml.MappingNode:
+	case MappingNode:
 		pairs, err := mappingPairs(n)
 		if err != nil {
 			return nil, err
@@ -595,7 +620,7 @@ func (w *nodeWriter) value(n *yaml.Node, depth int) (any, error) {
 			out[p.key] = v
 		}
 		return out, nil
-	case yaml.ScalarNode:
+	case ScalarNode:
 		switch n.ShortTag() {
 		case "!!null":
 			return nil, nil
@@ -622,18 +647,18 @@ func (w *nodeWriter) value(n *yaml.Node, depth int) (any, error) {
 }
 
 // KindName names a node's kind the way users think of it.
-func KindName(n *yaml.Node) string {
+func KindName(n *Node) string {
 	if n == nil {
 		return "nothing"
 	}
 	switch n.Kind {
-	case yaml.MappingNode:
+	case MappingNode:
 		return "an object"
-	case yaml.SequenceNode:
+	case SequenceNode:
 		return "a list"
-	case yaml.AliasNode:
+	case AliasNode:
 		return KindName(n.Alias)
-	case yaml.ScalarNode:
+	case ScalarNode:
 		switch n.ShortTag() {
 		case "!!str", "!!timestamp", "!!binary":
 			return "a string"

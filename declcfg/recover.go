@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"strings"
 
-	yaml "go.yaml.in/yaml/v3"
-
-	"github.com/fbc-project/fbc/internal/fastyaml"
-	"github.com/fbc-project/fbc/internal/jsonstream"
+	"github.com/fbc-project/fbc/declcfg/internal/fastyaml"
+	"github.com/fbc-project/fbc/declcfg/internal/jsonstream"
 )
 
 // A syntax error costs only the document it is in: the loader skips that
@@ -180,7 +178,7 @@ func parseChunk(data []byte, c yamlChunk, borrow, resumed bool) ([]yamlDoc, *ski
 // at a time, handing each to each as soon as it is read: what
 // parseYAMLRecovering reads of the stream, without holding it whole. A part
 // that does not parse is skipped, as there.
-func parseYAMLEach(data []byte, borrow bool, each func(n *yaml.Node)) []skipped {
+func parseYAMLEach(data []byte, borrow bool, each func(n *Node)) []skipped {
 	var skips []skipped
 	chunks := yamlChunks(data)
 	for i, c := range chunks {
@@ -199,8 +197,8 @@ func parseYAMLEach(data []byte, borrow bool, each func(n *yaml.Node)) []skipped 
 }
 
 // shiftLines moves every node of a tree down by lines.
-func shiftLines(root *yaml.Node, lines int) {
-	stack := []*yaml.Node{root}
+func shiftLines(root *Node, lines int) {
+	stack := []*Node{root}
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -261,7 +259,7 @@ func hasContentAfterMarker(l []byte) bool {
 // parseJSONRecovering parses a JSON stream. A value that does not parse is
 // skipped up to the next line that starts with '{' (after the line of the
 // error), where reading resumes.
-func parseJSONRecovering(data []byte, borrow bool, each func(n *yaml.Node)) []skipped {
+func parseJSONRecovering(data []byte, borrow bool, each func(n *Node)) []skipped {
 	var skips []skipped
 	p := jsonstream.NewParser(data, borrow)
 	for p.More() {

@@ -15,7 +15,6 @@ import (
 	"unicode/utf8"
 
 	ignore "github.com/sabhiram/go-gitignore"
-	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/fbc-project/fbc/internal/fault"
 )
@@ -73,7 +72,7 @@ func (e *LoadError) Error() string {
 // starts.
 type Document struct {
 	Pos  Pos
-	Node *yaml.Node
+	Node *Node
 }
 
 // File is a parsed catalog file.
@@ -564,12 +563,12 @@ func (f *File) parse(data []byte, borrow, stream bool, each func(Document)) {
 			Msg: fmt.Sprintf("not a text file (binary byte at offset %d); a catalog holds only JSON or YAML", off)})
 		return
 	}
-	addRoot := func(n *yaml.Node) {
+	addRoot := func(n *Node) {
 		pos := Pos{File: name, Line: n.Line, Col: n.Column}
-		if n.Kind == yaml.AliasNode && n.Alias != nil {
+		if n.Kind == AliasNode && n.Alias != nil {
 			n = n.Alias
 		}
-		if n.Kind != yaml.MappingNode {
+		if n.Kind != MappingNode {
 			f.Errors = append(f.Errors, &LoadError{Pos: pos, Rule: RuleNotObject,
 				Msg: fmt.Sprintf("document is %s; every catalog document must be an object with a \"schema\" field", KindName(n))})
 			return

@@ -2,8 +2,6 @@ package declcfg
 
 import (
 	"fmt"
-
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // YAML11Bool reports whether n is an unquoted, untagged scalar that yaml.v3
@@ -12,8 +10,8 @@ import (
 // opm "name: yes" is true, not the string "yes", and a field that must be a
 // string rejects it. These words are the only plain scalars the two readings
 // type differently (numbers, nulls and timestamps agree).
-func YAML11Bool(n *yaml.Node) (value, ok bool) {
-	if n == nil || n.Kind != yaml.ScalarNode || n.Style != 0 || n.ShortTag() != "!!str" {
+func YAML11Bool(n *Node) (value, ok bool) {
+	if n == nil || n.Kind != ScalarNode || n.Style != 0 || n.ShortTag() != "!!str" {
 		return false, false
 	}
 	switch n.Value {
@@ -27,7 +25,7 @@ func YAML11Bool(n *yaml.Node) (value, ok bool) {
 
 // NotStringText names the kind of n for a message saying that a string
 // belongs where n is. A YAML 1.1 boolean is named with its fix.
-func NotStringText(n *yaml.Node) string {
+func NotStringText(n *Node) string {
 	if b, ok := YAML11Bool(n); ok {
 		return fmt.Sprintf("the unquoted %s, which opm reads as the boolean %t (YAML 1.1): quote it", n.Value, b)
 	}

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/fbc-project/fbc/internal/fastyaml"
-	"github.com/fbc-project/fbc/internal/fastyaml/fastyamltest"
+	"github.com/fbc-project/fbc/declcfg/internal/fastyaml"
+	"github.com/fbc-project/fbc/declcfg/internal/fastyaml/fastyamltest"
 )
 
-// The fast YAML reader's own tests live with it (internal/fastyaml); these
+// The fast YAML reader's own tests live with it (declcfg/internal/fastyaml); these
 // hold parseYAMLStream, which falls back to yaml.v3 a document at a time, to
 // yaml.v3 on the whole stream.
 

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	yaml "go.yaml.in/yaml/v3"
-
 	"github.com/fbc-project/fbc/declcfg"
 )
 
@@ -99,12 +97,12 @@ const maxDepth = 10000
 // blobValue converts a parsed document to plain values the way opm reads
 // it: YAML 1.1 booleans (yes, on, off...) are booleans, every number is a
 // float64, keys are strings, merge keys (<<) merge.
-func blobValue(n *yaml.Node) (any, error) {
+func blobValue(n *declcfg.Node) (any, error) {
 	budget := 1 << 24
 	return nodeValue(n, 0, &budget)
 }
 
-func nodeValue(n *yaml.Node, depth int, budget *int) (any, error) {
+func nodeValue(n *declcfg.Node, depth int, budget *int) (any, error) {
 	*budget--
 	if *budget < 0 {
 		return nil, nodeErr(n, "document expands to too many values (YAML alias bomb?)")
@@ -113,17 +111,17 @@ func nodeValue(n *yaml.Node, depth int, budget *int) (any, error) {
 		return nil, nodeErr(n, "nesting deeper than %d levels", maxDepth)
 	}
 	switch n.Kind {
-	case yaml.DocumentNode:
+	case declcfg.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
 		return nodeValue(n.Content[0], depth, budget)
-	case yaml.AliasNode:
+	case declcfg.AliasNode:
 		if n.Alias == nil {
 			return nil, nodeErr(n, "unknown alias %q", n.Value)
 		}
 		return nodeValue(n.Alias, depth+1, budget)
-	case yaml.SequenceNode:
+	case declcfg.SequenceNode:
 		out := make([]any, len(n.Content))
 		for i, c := range n.Content {
 			v, err := nodeValue(c, depth+1, budget)
@@ -133,13 +131,13 @@ func nodeValue(n *yaml.Node, depth int, budget *int) (any, error) {
 			out[i] = v
 		}
 		return out, nil
-	case yaml.MappingNode:
+	case declcfg.MappingNode:
 		out := make(map[string]any, len(n.Content)/2)
 		if err := mergeMapping(out, n, depth, budget, false); err != nil {
 			return nil, err
 		}
 		return out, nil
-	case yaml.ScalarNode:
+	case declcfg.ScalarNode:
 		return scalarValue(n)
 	}
 	return nil, nodeErr(n, "unsupported YAML node")
@@ -147,11 +145,11 @@ func nodeValue(n *yaml.Node, depth int, budget *int) (any, error) {
 
 // mergeMapping adds n's pairs to out. Merged mappings (<<) never replace
 // keys the mapping itself sets, wherever the merge key stands.
-func mergeMapping(out map[string]any, n *yaml.Node, depth int, budget *int, merged bool) error {
-	var merges []*yaml.Node
+func mergeMapping(out map[string]any, n *declcfg.Node, depth int, budget *int, merged bool) error {
+	var merges []*declcfg.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+		if k.Kind == declcfg.ScalarNode && k.ShortTag() == "!!merge" {
 			merges = append(merges, v)
 			continue
 		}
@@ -169,18 +167,18 @@ func mergeMapping(out map[string]any, n *yaml.Node, depth int, budget *int, merg
 		out[key] = val
 	}
 	for _, m := range merges {
-		if m.Kind == yaml.AliasNode && m.Alias != nil {
+		if m.Kind == declcfg.AliasNode && m.Alias != nil {
 			m = m.Alias
 		}
-		srcs := []*yaml.Node{m}
-		if m.Kind == yaml.SequenceNode {
+		srcs := []*declcfg.Node{m}
+		if m.Kind == declcfg.SequenceNode {
 			srcs = m.Content
 		}
 		for _, s := range srcs {
-			if s.Kind == yaml.AliasNode && s.Alias != nil {
+			if s.Kind == declcfg.AliasNode && s.Alias != nil {
 				s = s.Alias
 			}
-			if s.Kind != yaml.MappingNode {
+			if s.Kind != declcfg.MappingNode {
 				return nodeErr(s, "a merge key (<<) takes a mapping or a list of mappings")
 			}
 			if err := mergeMapping(out, s, depth+1, budget, true); err != nil {
@@ -192,11 +190,11 @@ func mergeMapping(out map[string]any, n *yaml.Node, depth int, budget *int, merg
 }
 
 // keyString is a mapping key as opm's YAML-to-JSON conversion writes it.
-func keyString(k *yaml.Node) (string, error) {
-	if k.Kind == yaml.AliasNode && k.Alias != nil {
+func keyString(k *declcfg.Node) (string, error) {
+	if k.Kind == declcfg.AliasNode && k.Alias != nil {
 		k = k.Alias
 	}
-	if k.Kind != yaml.ScalarNode {
+	if k.Kind != declcfg.ScalarNode {
 		return "", nodeErr(k, "a mapping key must be a scalar")
 	}
 	v, err := scalarValue(k)
@@ -216,7 +214,7 @@ func keyString(k *yaml.Node) (string, error) {
 	return fmt.Sprint(v), nil
 }
 
-func scalarValue(n *yaml.Node) (any, error) {
+func scalarValue(n *declcfg.Node) (any, error) {
 	if b, ok := declcfg.YAML11Bool(n); ok {
 		return b, nil
 	}
@@ -259,6 +257,6 @@ func scalarValue(n *yaml.Node) (any, error) {
 	return n.Value, nil
 }
 
-func nodeErr(n *yaml.Node, format string, args ...any) error {
+func nodeErr(n *declcfg.Node, format string, args ...any) error {
 	return fmt.Errorf("line %d column %d: %s", n.Line, n.Column, fmt.Sprintf(format, args...))
 }

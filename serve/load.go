@@ -16,7 +16,6 @@ import (
 	"time"
 	"unsafe"
 
-	yaml "go.yaml.in/yaml/v3"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/fbc-project/fbc/declcfg"
@@ -370,15 +369,15 @@ func heavyProperty(typ string) bool {
 }
 
 // propertyNodes returns the items of a document's properties list.
-func propertyNodes(root *yaml.Node) []*yaml.Node {
-	for root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+func propertyNodes(root *declcfg.Node) []*declcfg.Node {
+	for root.Kind == declcfg.DocumentNode && len(root.Content) > 0 {
 		root = root.Content[0]
 	}
-	if root.Kind != yaml.MappingNode {
+	if root.Kind != declcfg.MappingNode {
 		return nil
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "properties" && root.Content[i+1].Kind == yaml.SequenceNode {
+		if root.Content[i].Value == "properties" && root.Content[i+1].Kind == declcfg.SequenceNode {
 			return root.Content[i+1].Content
 		}
 	}
@@ -387,9 +386,9 @@ func propertyNodes(root *yaml.Node) []*yaml.Node {
 
 // dropManifests empties the values of a bundle document's manifest
 // properties.
-func dropManifests(root *yaml.Node) {
+func dropManifests(root *declcfg.Node) {
 	for _, item := range propertyNodes(root) {
-		if item.Kind != yaml.MappingNode {
+		if item.Kind != declcfg.MappingNode {
 			continue
 		}
 		typ := ""
@@ -403,7 +402,7 @@ func dropManifests(root *yaml.Node) {
 		}
 		for i := 0; i+1 < len(item.Content); i += 2 {
 			if item.Content[i].Value == "value" {
-				item.Content[i+1] = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: item.Content[i+1].Line, Column: item.Content[i+1].Column}
+				item.Content[i+1] = &declcfg.Node{Kind: declcfg.MappingNode, Tag: "!!map", Line: item.Content[i+1].Line, Column: item.Content[i+1].Column}
 			}
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // A basic template is
@@ -31,7 +30,7 @@ type stub struct {
 func renderBasic(ctx context.Context, doc *document, opts Options) (*Result, error) {
 	res := &Result{Kind: KindBasic}
 	top, ps := doc.fields(doc.root)
-	var entries *yaml.Node
+	var entries *declcfg.Node
 	for _, f := range top {
 		switch strings.ToLower(f.name) {
 		case "schema":
@@ -83,7 +82,7 @@ func renderBasic(ctx context.Context, doc *document, opts Options) (*Result, err
 
 // entryBlob is one decoded entry of a template's entries list.
 type entryBlob struct {
-	node *yaml.Node
+	node *declcfg.Node
 	blob declcfg.Blob
 }
 
@@ -91,21 +90,21 @@ type entryBlob struct {
 // are added to ps (the template's so far), loader warnings to res; what
 // names the template and entry what an entry may be, in messages. A template
 // with no entries and no other problem holds nothing: an *EmptyError.
-func (d *document) entryBlobs(entries *yaml.Node, what, entry string, res *Result, ps Problems) ([]entryBlob, Problems, error) {
+func (d *document) entryBlobs(entries *declcfg.Node, what, entry string, res *Result, ps Problems) ([]entryBlob, Problems, error) {
 	switch {
-	case isNull(entries) || entries.Kind == yaml.SequenceNode && len(entries.Content) == 0:
+	case isNull(entries) || entries.Kind == declcfg.SequenceNode && len(entries.Content) == 0:
 		if len(ps) == 0 {
 			return nil, nil, &EmptyError{Pos: d.at(d.root), Msg: what + " has no entries"}
 		}
 		return nil, append(ps, d.problem(d.root, "%s has no entries", what)), nil
-	case entries.Kind != yaml.SequenceNode:
+	case entries.Kind != declcfg.SequenceNode:
 		return nil, append(ps, d.problem(entries, "entries must be a list, not %s", declcfg.KindName(entries))), nil
 	}
 	var out []entryBlob
 	for _, en := range entries.Content {
 		en = deref(en)
 		pos := d.at(en)
-		if en.Kind != yaml.MappingNode {
+		if en.Kind != declcfg.MappingNode {
 			ps = append(ps, d.problem(en, "an entry must be an object (%s), not %s", entry, declcfg.KindName(en)))
 			continue
 		}
@@ -129,11 +128,11 @@ func (d *document) entryBlobs(entries *yaml.Node, what, entry string, res *Resul
 // the bundle's name. Like opm, a package, properties or related images are
 // refused (rendering supplies them); unlike opm, so is any other field,
 // which opm would drop without a word.
-func (d *document) stub(n *yaml.Node) (stub, Problems) {
+func (d *document) stub(n *declcfg.Node) (stub, Problems) {
 	fs, ps := d.fields(n)
 	s := stub{pos: d.at(n)}
 	var extra []string
-	var imageNode *yaml.Node
+	var imageNode *declcfg.Node
 	for _, f := range fs {
 		switch strings.ToLower(f.name) {
 		case "schema":

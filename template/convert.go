@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	yaml "go.yaml.in/yaml/v3"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/fbc-project/fbc/declcfg"
@@ -147,7 +146,7 @@ func convertDocument(kind Kind, doc declcfg.Document) (json.RawMessage, declcfg.
 // reads YAML with a YAML 1.1 parser) and writes integers in decimal (an
 // integer has no sign of zero: -0 is 0), so that they convert as opm
 // converts them.
-func yaml11Scalars(n *yaml.Node, depth int) {
+func yaml11Scalars(n *declcfg.Node, depth int) {
 	if n == nil || depth > 1000 {
 		return
 	}
@@ -155,7 +154,7 @@ func yaml11Scalars(n *yaml.Node, depth int) {
 		n.Tag, n.Value = "!!bool", strconv.FormatBool(b)
 		return
 	}
-	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" {
+	if n.Kind == declcfg.ScalarNode && n.ShortTag() == "!!int" {
 		if i, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64); err == nil {
 			n.Value = strconv.FormatInt(i, 10)
 		}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // ImageMap maps bundle image references, exactly as templates write them,
@@ -60,7 +59,7 @@ func ParseImageMap(path string, data []byte) (*ImageMap, error) {
 	var ps Problems
 	for i := 0; i+1 < len(doc.root.Content); i += 2 {
 		k, v := doc.root.Content[i], deref(doc.root.Content[i+1])
-		if k.Kind != yaml.ScalarNode || k.Value == "" {
+		if k.Kind != declcfg.ScalarNode || k.Value == "" {
 			ps = append(ps, doc.problem(k, "image map keys must be image references"))
 			continue
 		}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // Templates are read as yaml.v3 nodes so that every problem can name its
@@ -21,8 +20,8 @@ func readFile(name string) ([]byte, error) {
 	return data, nil
 }
 
-func deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+func deref(n *declcfg.Node) *declcfg.Node {
+	for i := 0; n != nil && n.Kind == declcfg.AliasNode && i < 100; i++ {
 		n = n.Alias
 	}
 	return n
@@ -31,18 +30,18 @@ func deref(n *yaml.Node) *yaml.Node {
 // field is one key of a mapping.
 type field struct {
 	name  string // the key as written
-	key   *yaml.Node
-	value *yaml.Node
+	key   *declcfg.Node
+	value *declcfg.Node
 }
 
 // fields lists a mapping's keys, rejecting keys that repeat (also when they
 // differ only in case, since they would land in the same field).
-func (d *document) fields(n *yaml.Node) ([]field, Problems) {
+func (d *document) fields(n *declcfg.Node) ([]field, Problems) {
 	var out []field
 	var ps Problems
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], deref(n.Content[i+1])
-		if k.Kind != yaml.ScalarNode {
+		if k.Kind != declcfg.ScalarNode {
 			ps = append(ps, d.problem(k, "keys must be strings"))
 			continue
 		}
@@ -63,9 +62,9 @@ func (d *document) fields(n *yaml.Node) ([]field, Problems) {
 
 // lookup finds a key in a mapping: an exact match wins, otherwise a
 // case-insensitive one.
-func lookup(n *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+func lookup(n *declcfg.Node, key string) (*declcfg.Node, *declcfg.Node) {
 	n = deref(n)
-	if n == nil || n.Kind != yaml.MappingNode {
+	if n == nil || n.Kind != declcfg.MappingNode {
 		return nil, nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -81,27 +80,27 @@ func lookup(n *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
 	return nil, nil
 }
 
-func isNull(n *yaml.Node) bool {
-	return n == nil || n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+func isNull(n *declcfg.Node) bool {
+	return n == nil || n.Kind == declcfg.ScalarNode && n.ShortTag() == "!!null"
 }
 
 // str reads a string scalar; null reads as "".
-func (d *document) str(n *yaml.Node, what string) (string, *Problem) {
+func (d *document) str(n *declcfg.Node, what string) (string, *Problem) {
 	if isNull(n) {
 		return "", nil
 	}
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+	if n.Kind != declcfg.ScalarNode || n.ShortTag() != "!!str" {
 		return "", d.problem(n, "%s must be a string, not %s", what, declcfg.KindName(n))
 	}
 	return n.Value, nil
 }
 
 // boolean reads a boolean scalar; null reads as false.
-func (d *document) boolean(n *yaml.Node, what string) (bool, *Problem) {
+func (d *document) boolean(n *declcfg.Node, what string) (bool, *Problem) {
 	if isNull(n) {
 		return false, nil
 	}
-	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool" {
+	if n.Kind == declcfg.ScalarNode && n.ShortTag() == "!!bool" {
 		switch strings.ToLower(n.Value) {
 		case "true":
 			return true, nil

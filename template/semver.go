@@ -9,7 +9,6 @@ import (
 
 	"github.com/blang/semver/v4"
 	"github.com/fbc-project/fbc/declcfg"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // A semver template is
@@ -70,7 +69,7 @@ type semverTemplate struct {
 func (d *document) parseSemver() (*semverTemplate, Problems) {
 	t := &semverTemplate{bundles: map[Archetype][]stub{}, pos: map[Archetype]declcfg.Pos{}}
 	top, ps := d.fields(d.root)
-	var prefNode *yaml.Node
+	var prefNode *declcfg.Node
 	var pref string
 	for _, f := range top {
 		var p *Problem
@@ -125,15 +124,15 @@ func (d *document) parseSemver() (*semverTemplate, Problems) {
 }
 
 // archetype reads {bundles: [{image: REF}, ...]}.
-func (d *document) archetype(n *yaml.Node, name string) ([]stub, Problems) {
+func (d *document) archetype(n *declcfg.Node, name string) ([]stub, Problems) {
 	if isNull(n) {
 		return nil, nil
 	}
-	if n.Kind != yaml.MappingNode {
+	if n.Kind != declcfg.MappingNode {
 		return nil, Problems{d.problem(n, "%s must be an object with a bundles list, not %s", name, declcfg.KindName(n))}
 	}
 	fs, ps := d.fields(n)
-	var list *yaml.Node
+	var list *declcfg.Node
 	for _, f := range fs {
 		if strings.EqualFold(f.name, "bundles") {
 			list = f.value
@@ -144,13 +143,13 @@ func (d *document) archetype(n *yaml.Node, name string) ([]stub, Problems) {
 	if isNull(list) {
 		return nil, ps
 	}
-	if list.Kind != yaml.SequenceNode {
+	if list.Kind != declcfg.SequenceNode {
 		return nil, append(ps, d.problem(list, "%s bundles must be a list, not %s", name, declcfg.KindName(list)))
 	}
 	var out []stub
 	for _, en := range list.Content {
 		en = deref(en)
-		if en.Kind != yaml.MappingNode {
+		if en.Kind != declcfg.MappingNode {
 			ps = append(ps, d.problem(en, "a %s bundle must be an object {image: REF}, not %s", name, declcfg.KindName(en)))
 			continue
 		}

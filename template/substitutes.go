@@ -8,7 +8,6 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/validate"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // A substitutes template is
@@ -36,7 +35,7 @@ type substitution struct {
 func renderSubstitutes(ctx context.Context, doc *document, opts Options) (*Result, error) {
 	res := &Result{Kind: KindSubstitutes}
 	top, ps := doc.fields(doc.root)
-	var entries, subsNode *yaml.Node
+	var entries, subsNode *declcfg.Node
 	for _, f := range top {
 		switch strings.ToLower(f.name) {
 		case "schema":
@@ -101,11 +100,11 @@ func renderSubstitutes(ctx context.Context, doc *document, opts Options) (*Resul
 // substitutions reads the substitutions list and applies the rules that
 // need no bundle: both fields set and different, each base substituted
 // once, each substitute used for one base.
-func (d *document) substitutions(n *yaml.Node, res *Result) ([]substitution, Problems) {
+func (d *document) substitutions(n *declcfg.Node, res *Result) ([]substitution, Problems) {
 	if isNull(n) {
 		return nil, nil
 	}
-	if n.Kind != yaml.SequenceNode {
+	if n.Kind != declcfg.SequenceNode {
 		return nil, Problems{d.problem(n, "substitutions must be a list, not %s", declcfg.KindName(n))}
 	}
 	var out []substitution
@@ -114,7 +113,7 @@ func (d *document) substitutions(n *yaml.Node, res *Result) ([]substitution, Pro
 	refs := map[string]substitution{}
 	for _, item := range n.Content {
 		item = deref(item)
-		if item.Kind != yaml.MappingNode {
+		if item.Kind != declcfg.MappingNode {
 			ps = append(ps, d.problem(item, "a substitution must be an object {name: IMAGE, base: BUNDLE}, not %s", declcfg.KindName(item)))
 			continue
 		}
@@ -169,7 +168,7 @@ func (d *document) substitutions(n *yaml.Node, res *Result) ([]substitution, Pro
 // entriesValid checks the entries as fbc validate would: opm refuses a
 // substitutes template whose entries are not a valid catalog, since a
 // substitution rewrites the channels it finds there.
-func entriesValid(ctx context.Context, doc *document, entries *yaml.Node, cfg *declcfg.DeclarativeConfig) Problems {
+func entriesValid(ctx context.Context, doc *document, entries *declcfg.Node, cfg *declcfg.DeclarativeConfig) Problems {
 	vr, err := validate.ValidateConfig(ctx, cfg, validate.Options{})
 	if err != nil {
 		return Problems{doc.problem(entries, "checking entries: %v", err)}

@@ -14,8 +14,6 @@ import (
 	"slices"
 	"strings"
 
-	yaml "go.yaml.in/yaml/v3"
-
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
 )
@@ -182,18 +180,18 @@ func Render(ctx context.Context, name string, data []byte, opts Options) (*Resul
 // document is a parsed template: its root mapping and its file.
 type document struct {
 	file string
-	root *yaml.Node
+	root *declcfg.Node
 	pos  declcfg.Pos
 }
 
-func (d *document) at(n *yaml.Node) declcfg.Pos {
+func (d *document) at(n *declcfg.Node) declcfg.Pos {
 	if n == nil {
 		return d.pos
 	}
 	return declcfg.Pos{File: d.file, Line: n.Line, Col: n.Column}
 }
 
-func (d *document) problem(n *yaml.Node, format string, args ...any) *Problem {
+func (d *document) problem(n *declcfg.Node, format string, args ...any) *Problem {
 	return &Problem{Pos: d.at(n), Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -246,7 +244,7 @@ func detectKind(doc *document, want Kind) (Kind, error) {
 		return "", Problems{doc.problem(doc.root, "template has no %q field, so its type is unknown: "+
 			"write \"schema: %s\", \"schema: %s\" or \"schema: %s\"", "schema", SchemaBasic, SchemaSemver, SchemaSubstitutes)}
 	}
-	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
+	if v.Kind != declcfg.ScalarNode || v.ShortTag() != "!!str" {
 		return "", Problems{doc.problem(v, "%q must be a string, not %s", "schema", declcfg.KindName(v))}
 	}
 	schema := v.Value

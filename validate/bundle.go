@@ -9,7 +9,6 @@ import (
 	"unsafe"
 
 	"github.com/blang/semver/v4"
-	yaml "go.yaml.in/yaml/v3"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/fbc-project/fbc/declcfg"
@@ -22,7 +21,7 @@ import (
 // (exactly one, matching the package, strict semver version, valid release
 // and normalized name), image references, inline objects, the CSV they
 // carry, and leaves a slim copy for the model.
-func (c *fileCheck) bundleBlob(d *docContext, root *yaml.Node, b *declcfg.Bundle, props []propertyNode) {
+func (c *fileCheck) bundleBlob(d *docContext, root *declcfg.Node, b *declcfg.Bundle, props []propertyNode) {
 	where := func(p propertyNode) string { return fmt.Sprintf("properties[%d]", p.index) }
 
 	var pkgProps []propertyNode
@@ -132,9 +131,9 @@ func (c *fileCheck) imageReference(s string) error {
 
 // packageProperty checks the olm.package value and returns the parsed
 // version and whether it has a release.
-func (c *fileCheck) packageProperty(d *docContext, root *yaml.Node, b *declcfg.Bundle, p propertyNode) (*semver.Version, bool) {
+func (c *fileCheck) packageProperty(d *docContext, root *declcfg.Node, b *declcfg.Bundle, p propertyNode) (*semver.Version, bool) {
 	v := p.value
-	if v == nil || v.Kind != yaml.MappingNode {
+	if v == nil || v.Kind != declcfg.MappingNode {
 		return nil, false // the shape walk reports it
 	}
 	pn := field(v, "packageName")
@@ -174,8 +173,8 @@ func (c *fileCheck) packageProperty(d *docContext, root *yaml.Node, b *declcfg.B
 
 // releaseText reads release as opm does: a string, or a number written as
 // one.
-func releaseText(n *yaml.Node) string {
-	if n == nil || n.Kind != yaml.ScalarNode {
+func releaseText(n *declcfg.Node) string {
+	if n == nil || n.Kind != declcfg.ScalarNode {
 		return ""
 	}
 	switch n.ShortTag() {
@@ -271,7 +270,7 @@ func preview(b []byte) string {
 // or, without an inline CSV, with the version its own name ends with.
 // A bundle with a release is named <package>-v<version>-<release>
 // (rule bundle-release), so its name is not compared with the version.
-func (c *fileCheck) csvMismatch(d *docContext, root *yaml.Node, b *declcfg.Bundle, version *semver.Version, hasRelease bool, csv *manifestscan.Manifest) {
+func (c *fileCheck) csvMismatch(d *docContext, root *declcfg.Node, b *declcfg.Bundle, version *semver.Version, hasRelease bool, csv *manifestscan.Manifest) {
 	if b.Name == "" {
 		return
 	}

@@ -3,8 +3,6 @@ package validate
 import (
 	"regexp"
 
-	yaml "go.yaml.in/yaml/v3"
-
 	"github.com/fbc-project/fbc/declcfg"
 )
 
@@ -17,7 +15,7 @@ import (
 
 var dns1123Label = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
-func (c *fileCheck) packageBlob(d *docContext, root *yaml.Node, p *declcfg.Package) {
+func (c *fileCheck) packageBlob(d *docContext, root *declcfg.Node, p *declcfg.Package) {
 	if p.Name == "" {
 		return // missing-field or empty-value already
 	}

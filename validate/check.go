@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	yaml "go.yaml.in/yaml/v3"
-
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/model"
 	"github.com/fbc-project/fbc/validate/internal/cueshape"
@@ -87,6 +85,7 @@ func newChecker(opts Options) (*checker, error) {
 	for _, r := range catalogue {
 		c.severity[r.ID] = r.Severity
 	}
+
 	if opts.Strict {
 		for _, id := range strictRules {
 			c.severity[id] = SeverityError
@@ -167,7 +166,7 @@ type loaderKey struct {
 	rule      string
 }
 
-func (d *docContext) pos(n *yaml.Node) declcfg.Pos {
+func (d *docContext) pos(n *declcfg.Node) declcfg.Pos {
 	if d.fixed != nil {
 		return *d.fixed
 	}
@@ -177,7 +176,7 @@ func (d *docContext) pos(n *yaml.Node) declcfg.Pos {
 	return declcfg.Pos{File: d.file, Line: n.Line, Col: n.Column}
 }
 
-func (d *docContext) report(rule string, n *yaml.Node, msg string) {
+func (d *docContext) report(rule string, n *declcfg.Node, msg string) {
 	if n != nil && d.loaderSeen[loaderKey{n.Line, n.Column, rule}] {
 		return
 	}
@@ -185,11 +184,11 @@ func (d *docContext) report(rule string, n *yaml.Node, msg string) {
 }
 
 // shapeReport adapts report to what a shape walk produces.
-func (d *docContext) shapeReport(rule string, n *yaml.Node, _ *cueshape.Path, msg string) {
+func (d *docContext) shapeReport(rule string, n *declcfg.Node, _ *cueshape.Path, msg string) {
 	d.report(rule, n, msg)
 }
 
-func (d *docContext) reportf(rule string, n *yaml.Node, format string, args ...any) {
+func (d *docContext) reportf(rule string, n *declcfg.Node, format string, args ...any) {
 	d.report(rule, n, fmt.Sprintf(format, args...))
 }
 
@@ -288,7 +287,7 @@ func (c *fileCheck) document(doc declcfg.Document, given *declcfg.Blob, standalo
 // ..."). The shape walk reports the pairs in which one key is a field of a
 // known schema spelt exactly; this finds the rest (custom schemas, unknown
 // fields, two misspellings of one field).
-func foldedDuplicates(d *docContext, root *yaml.Node, sh *cueshape.Shape) {
+func foldedDuplicates(d *docContext, root *declcfg.Node, sh *cueshape.Shape) {
 	entries, err := declcfg.MappingEntries(root)
 	if err != nil {
 		return // duplicate keys: the loader reports them
@@ -335,12 +334,12 @@ func blobPos(b declcfg.Blob) declcfg.Pos {
 
 // field returns the value node of key in mapping n (exact match first, then
 // case-insensitive as the decoder reads it), or nil.
-func field(n *yaml.Node, key string) *yaml.Node {
+func field(n *declcfg.Node, key string) *declcfg.Node {
 	n = declcfg.Deref(n)
-	if n == nil || n.Kind != yaml.MappingNode {
+	if n == nil || n.Kind != declcfg.MappingNode {
 		return nil
 	}
-	var folded *yaml.Node
+	var folded *declcfg.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
 		if k.Value == key {
@@ -373,8 +372,8 @@ func equalFoldASCII(a, b string) bool {
 }
 
 // isString reports whether n is a string scalar.
-func isString(n *yaml.Node) bool {
-	if n == nil || n.Kind != yaml.ScalarNode {
+func isString(n *declcfg.Node) bool {
+	if n == nil || n.Kind != declcfg.ScalarNode {
 		return false
 	}
 	if _, ok := declcfg.YAML11Bool(n); ok {
@@ -386,7 +385,7 @@ func isString(n *yaml.Node) bool {
 
 // strValue returns the string a node holds, or "" for anything else (the
 // decoder reads a value of the wrong type as empty, and reports it).
-func strValue(n *yaml.Node) string {
+func strValue(n *declcfg.Node) string {
 	if !isString(n) {
 		return ""
 	}
@@ -394,8 +393,8 @@ func strValue(n *yaml.Node) string {
 }
 
 // items returns the elements of a sequence node (nil for anything else).
-func items(n *yaml.Node) []*yaml.Node {
-	if n == nil || n.Kind != yaml.SequenceNode {
+func items(n *declcfg.Node) []*declcfg.Node {
+	if n == nil || n.Kind != declcfg.SequenceNode {
 		return nil
 	}
 	return n.Content

@@ -1,8 +1,6 @@
 package validate
 
 import (
-	yaml "go.yaml.in/yaml/v3"
-
 	"github.com/fbc-project/fbc/declcfg"
 )
 
@@ -18,7 +16,7 @@ import (
 
 // placeBlob sets the positions of a blob's tree from what its typed blob
 // kept. at is the blob's own position.
-func placeBlob(root *yaml.Node, b declcfg.Blob, at declcfg.Pos) {
+func placeBlob(root *declcfg.Node, b declcfg.Blob, at declcfg.Pos) {
 	setPos(root, at)
 	switch {
 	case b.Package != nil:
@@ -50,7 +48,7 @@ func placeBlob(root *yaml.Node, b declcfg.Blob, at declcfg.Pos) {
 	}
 }
 
-func placeProperties(root *yaml.Node, props []declcfg.Property) {
+func placeProperties(root *declcfg.Node, props []declcfg.Property) {
 	nodes := items(field(root, "properties"))
 	if len(nodes) != len(props) {
 		return
@@ -61,14 +59,14 @@ func placeProperties(root *yaml.Node, props []declcfg.Property) {
 }
 
 // placeAt moves a subtree to p, when p is known.
-func placeAt(n *yaml.Node, p declcfg.Pos) {
+func placeAt(n *declcfg.Node, p declcfg.Pos) {
 	if n != nil && p.Line > 0 {
 		setPos(n, p)
 	}
 }
 
 // setPos puts every node of a subtree at p.
-func setPos(n *yaml.Node, p declcfg.Pos) {
+func setPos(n *declcfg.Node, p declcfg.Pos) {
 	if n == nil {
 		return
 	}

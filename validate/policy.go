@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"cuelang.org/go/cue"
-	yaml "go.yaml.in/yaml/v3"
+	"github.com/fbc-project/fbc/declcfg"
 
 	"github.com/fbc-project/fbc/validate/internal/cueshape"
 )
@@ -81,7 +81,7 @@ func (p *policy) definesSchema(s string) bool   { _, ok := p.schemas[s]; return 
 func (p *policy) definesProperty(t string) bool { _, ok := p.properties[t]; return ok }
 
 // checkBlob evaluates the policy's constraints on a blob and its properties.
-func (p *policy) checkBlob(d *docContext, root *yaml.Node, schema string, props []propertyNode) {
+func (p *policy) checkBlob(d *docContext, root *declcfg.Node, schema string, props []propertyNode) {
 	if s, ok := p.schemas[schema]; ok {
 		p.eval(d, s, root, nil)
 	}
@@ -92,8 +92,8 @@ func (p *policy) checkBlob(d *docContext, root *yaml.Node, schema string, props 
 	}
 }
 
-func (p *policy) eval(d *docContext, s cue.Value, n *yaml.Node, fp *cueshape.Path) {
-	cueshape.Eval(p.rt, s, n, fp, func(_ string, at *yaml.Node, _ *cueshape.Path, msg string) {
+func (p *policy) eval(d *docContext, s cue.Value, n *declcfg.Node, fp *cueshape.Path) {
+	cueshape.Eval(p.rt, s, n, fp, func(_ string, at *declcfg.Node, _ *cueshape.Path, msg string) {
 		d.report(RulePolicy, at, fmt.Sprintf("%s (policy in %s)", msg, p.dir))
 	})
 }

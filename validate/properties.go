@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	yaml "go.yaml.in/yaml/v3"
-
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/model"
 	"github.com/fbc-project/fbc/validate/internal/cueshape"
@@ -18,8 +16,8 @@ import (
 type propertyNode struct {
 	index int
 	typ   string
-	item  *yaml.Node // the {type, value} object
-	value *yaml.Node // nil when absent
+	item  *declcfg.Node // the {type, value} object
+	value *declcfg.Node // nil when absent
 }
 
 func (p propertyNode) path() *cueshape.Path {
@@ -28,7 +26,7 @@ func (p propertyNode) path() *cueshape.Path {
 
 // properties checks each property value of a blob against the definition of
 // its type and returns the properties for the blob's own rules.
-func (c *fileCheck) properties(d *docContext, root *yaml.Node) []propertyNode {
+func (c *fileCheck) properties(d *docContext, root *declcfg.Node) []propertyNode {
 	list := items(field(root, "properties"))
 	if len(list) == 0 {
 		return nil
@@ -37,7 +35,7 @@ func (c *fileCheck) properties(d *docContext, root *yaml.Node) []propertyNode {
 	maxOCP := 0
 	for i, item := range list {
 		item = declcfg.Deref(item)
-		if item == nil || item.Kind != yaml.MappingNode {
+		if item == nil || item.Kind != declcfg.MappingNode {
 			continue // the shape walk reports it
 		}
 		p := propertyNode{index: i, item: item, typ: strValue(field(item, "type")), value: field(item, "value")}
@@ -87,7 +85,7 @@ func (c *fileCheck) unknownProperty(d *docContext, p propertyNode) {
 }
 
 // unknownSchema warns about blob schemas that are probably mistakes.
-func (c *fileCheck) unknownSchema(d *docContext, root *yaml.Node, schema string) {
+func (c *fileCheck) unknownSchema(d *docContext, root *declcfg.Node, schema string) {
 	at := field(root, "schema")
 	known := make([]string, 0, len(c.schema.schemas))
 	for k := range c.schema.schemas {
@@ -106,7 +104,7 @@ func (c *fileCheck) unknownSchema(d *docContext, root *yaml.Node, schema string)
 // checkVersionRange parses olm.package.required's versionRange the way OLM
 // does (blang/semver ParseRange, without the empty alternative that crashes
 // it).
-func checkVersionRange(d *docContext, v *yaml.Node, p *cueshape.Path) {
+func checkVersionRange(d *docContext, v *declcfg.Node, p *cueshape.Path) {
 	n := field(v, "versionRange")
 	r := strValue(n)
 	if r == "" {
@@ -128,7 +126,7 @@ func checkMaxOpenShift(d *docContext, p propertyNode, nth int) {
 		d.reportf(RuleMaxOpenShift, p.item, "properties[%d]: a second olm.maxOpenShiftVersion property; OLM refuses a bundle with several and blocks cluster upgrades while it is installed: keep one", p.index)
 		return
 	}
-	if v == nil || v.Kind != yaml.ScalarNode {
+	if v == nil || v.Kind != declcfg.ScalarNode {
 		return
 	}
 	var raw string
@@ -158,9 +156,9 @@ const maxConstraintDepth = 32
 
 // checkConstraint checks that a constraint sets exactly one kind, and so do
 // the constraints nested in all, any and not.
-func checkConstraint(d *docContext, v *yaml.Node, p *cueshape.Path, depth int) {
+func checkConstraint(d *docContext, v *declcfg.Node, p *cueshape.Path, depth int) {
 	v = declcfg.Deref(v)
-	if v == nil || v.Kind != yaml.MappingNode {
+	if v == nil || v.Kind != declcfg.MappingNode {
 		return // the shape walk reports it
 	}
 	if depth > maxConstraintDepth {

@@ -1,8 +1,6 @@
 package validate
 
 import (
-	yaml "go.yaml.in/yaml/v3"
-
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/validate/internal/cueshape"
 )
@@ -34,7 +32,7 @@ func UnknownFields(doc declcfg.Document) []*declcfg.LoadError {
 		return nil
 	}
 	var out []*declcfg.LoadError
-	sh.UnknownFields(root, cueshape.Root(schema+" blob"), func(rule string, n *yaml.Node, _ *cueshape.Path, msg string) {
+	sh.UnknownFields(root, cueshape.Root(schema+" blob"), func(rule string, n *declcfg.Node, _ *cueshape.Path, msg string) {
 		out = append(out, &declcfg.LoadError{Pos: declcfg.Pos{File: doc.Pos.File, Line: n.Line, Col: n.Column}, Rule: rule, Msg: msg, Warning: true})
 	})
 	return out

@@ -1,6 +1,6 @@
 // Package borrow decides when a parsed scalar may share the bytes of the
 // file it was read from instead of copying them. The hand-rolled parsers
-// (internal/fastyaml, internal/jsonstream) borrow through String; declcfg
+// (declcfg/internal/fastyaml, declcfg/internal/jsonstream) borrow through String; declcfg
 // copies what it keeps (Own) from Min on.
 package borrow
 

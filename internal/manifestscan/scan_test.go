@@ -2,17 +2,14 @@ package manifestscan
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 	"unicode/utf8"
 
-	yaml "go.yaml.in/yaml/v3"
-
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
@@ -134,38 +131,30 @@ func bundleObjects(b *testing.B, dir string) ([][]byte, int) {
 		if err != nil || e.IsDir() || filepath.Ext(path) != ".yaml" {
 			return err
 		}
-		f, err := os.Open(path)
+		data, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		dec := yaml.NewDecoder(f)
-		for {
-			var doc struct {
-				Properties []struct {
-					Type  string `yaml:"type"`
-					Value struct {
-						Data string `yaml:"data"`
-					} `yaml:"value"`
-				} `yaml:"properties"`
-			}
-			if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
-				return nil
-			} else if err != nil {
-				return err
-			}
-			for _, p := range doc.Properties {
-				if p.Type != "olm.bundle.object" {
+		cfg, err := declcfg.LoadBytes(path, data)
+		if err != nil {
+			return err
+		}
+		for _, bundle := range cfg.Bundles {
+			for _, p := range bundle.Properties {
+				if p.Type != declcfg.PropertyBundleObject {
 					continue
 				}
-				data, err := base64.StdEncoding.DecodeString(p.Value.Data)
-				if err != nil {
+				var v struct {
+					Data []byte `json:"data"`
+				}
+				if err := json.Unmarshal(p.Value, &v); err != nil {
 					return err
 				}
-				objs = append(objs, data)
-				size += len(data)
+				objs = append(objs, v.Data)
+				size += len(v.Data)
 			}
 		}
+		return nil
 	})
 	if err != nil {
 		b.Fatal(err)

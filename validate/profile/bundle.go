@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	v1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
-	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/validate"
@@ -34,7 +33,7 @@ type bundle struct {
 	// images), for positions within manifests.
 	files map[string]*validate.BundleFile
 	// roots caches parsed files (fileRoot).
-	roots map[string]*yaml.Node
+	roots map[string]*declcfg.Node
 	// problems are manifests the checks cannot read.
 	problems []finding
 }

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	yaml "go.yaml.in/yaml/v3"
-
 	"github.com/fbc-project/fbc/declcfg"
 )
 
@@ -41,18 +39,17 @@ func (b *bundle) fieldPos(o *object, path ...string) declcfg.Pos {
 
 // fileRoot parses a bundle file once, for positions; nil when the bundle
 // has no such file or the file does not parse.
-func (b *bundle) fileRoot(name string) *yaml.Node {
+func (b *bundle) fileRoot(name string) *declcfg.Node {
 	if b.roots == nil {
-		b.roots = map[string]*yaml.Node{}
+		b.roots = map[string]*declcfg.Node{}
 	}
 	if n, ok := b.roots[name]; ok {
 		return n
 	}
-	var root *yaml.Node
+	var root *declcfg.Node
 	if f := b.files[name]; f != nil {
-		var doc yaml.Node
-		if yaml.Unmarshal(f.Data, &doc) == nil && doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
-			root = doc.Content[0]
+		if docs, err := declcfg.ParseYAML(f.Data); err == nil && len(docs) > 0 {
+			root = docs[0].Node
 		}
 	}
 	b.roots[name] = root
@@ -61,21 +58,21 @@ func (b *bundle) fileRoot(name string) *yaml.Node {
 
 // child steps into a mapping key or a sequence index; it returns the
 // value and, for a mapping, the key node.
-func child(n *yaml.Node, seg string) (value, key *yaml.Node) {
-	for n != nil && n.Kind == yaml.AliasNode {
+func child(n *declcfg.Node, seg string) (value, key *declcfg.Node) {
+	for n != nil && n.Kind == declcfg.AliasNode {
 		n = n.Alias
 	}
 	if n == nil {
 		return nil, nil
 	}
 	switch n.Kind {
-	case yaml.MappingNode:
+	case declcfg.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if n.Content[i].Value == seg {
 				return n.Content[i+1], n.Content[i]
 			}
 		}
-	case yaml.SequenceNode:
+	case declcfg.SequenceNode:
 		if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(n.Content) {
 			return n.Content[i], nil
 		}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"cuelang.org/go/cue"
-	yaml "go.yaml.in/yaml/v3"
+	"github.com/fbc-project/fbc/declcfg"
 
 	"github.com/fbc-project/fbc/internal/sharedtest"
 )
@@ -36,7 +36,7 @@ func BenchmarkWalk(b *testing.B) {
 			return func(b *testing.B) {
 				b.SetBytes(size)
 				found[i] = 0
-				report := func(string, *yaml.Node, *Path, string) { found[i]++ }
+				report := func(string, *declcfg.Node, *Path, string) { found[i]++ }
 				start := time.Now()
 				for range b.N {
 					for _, c := range checks {
@@ -64,13 +64,13 @@ func BenchmarkWalk(b *testing.B) {
 type shapeCheck struct {
 	shape *Shape
 	def   cue.Value
-	node  *yaml.Node
+	node  *declcfg.Node
 	path  *Path
 }
 
-func shapeChecks(s *testSchema, docs []*yaml.Node) []shapeCheck {
+func shapeChecks(s *testSchema, docs []*declcfg.Node) []shapeCheck {
 	var out []shapeCheck
-	add := func(m map[string]*Shape, kind, name string, n *yaml.Node, p *Path) {
+	add := func(m map[string]*Shape, kind, name string, n *declcfg.Node, p *Path) {
 		if sh := m[name]; sh != nil && !IsNull(n) {
 			out = append(out, shapeCheck{sh, s.cue.LookupPath(cue.MakePath(cue.Str(kind), cue.Str(name))), n, p})
 		}
@@ -78,7 +78,7 @@ func shapeChecks(s *testSchema, docs []*yaml.Node) []shapeCheck {
 	for _, root := range docs {
 		schema := str(member(root, "schema"))
 		add(s.schemas, "schemas", schema, root, Root(schema+" blob"))
-		if props := member(root, "properties"); props != nil && props.Kind == yaml.SequenceNode {
+		if props := member(root, "properties"); props != nil && props.Kind == declcfg.SequenceNode {
 			for i, item := range props.Content {
 				add(s.properties, "properties", str(member(item, "type")), member(item, "value"), (*Path)(nil).Field("properties").Elem(i).Field("value"))
 			}

@@ -16,7 +16,6 @@ import (
 	"cuelang.org/go/cue/cuecontext"
 	cueerrors "cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/parser"
-	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/fbc-project/fbc/declcfg"
 )
@@ -138,7 +137,7 @@ func Fields(v cue.Value, name string) (map[string]cue.Value, bool, error) {
 
 // Eval unifies the YAML value n with the CUE value v and reports each
 // error at the node its path leads to, classified by rule. v belongs to rt.
-func Eval(rt *Runtime, v cue.Value, n *yaml.Node, p *Path, report Report) {
+func Eval(rt *Runtime, v cue.Value, n *declcfg.Node, p *Path, report Report) {
 	val, err := declcfg.NodeToValue(n)
 	if err != nil {
 		return // the loader reports values it cannot convert
@@ -160,11 +159,11 @@ func Eval(rt *Runtime, v cue.Value, n *yaml.Node, p *Path, report Report) {
 
 // locate follows a CUE error path from n down its YAML nodes, as far as they
 // go.
-func locate(n *yaml.Node, p *Path, sels []string) (*yaml.Node, *Path) {
+func locate(n *declcfg.Node, p *Path, sels []string) (*declcfg.Node, *Path) {
 	for _, sel := range sels {
 		n = declcfg.Deref(n)
 		switch n.Kind {
-		case yaml.MappingNode:
+		case declcfg.MappingNode:
 			entries, err := declcfg.MappingEntries(n)
 			if err != nil {
 				return n, p
@@ -183,7 +182,7 @@ func locate(n *yaml.Node, p *Path, sels []string) (*yaml.Node, *Path) {
 			if !found {
 				return n, p.Field(sel)
 			}
-		case yaml.SequenceNode:
+		case declcfg.SequenceNode:
 			i, err := strconv.Atoi(sel)
 			if err != nil || i < 0 || i >= len(n.Content) {
 				return n, p

@@ -24,7 +24,6 @@ import (
 	"strings"
 
 	"cuelang.org/go/cue"
-	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/fbc-project/fbc/declcfg"
 )
@@ -306,7 +305,7 @@ func (c *Compiler) residual(v cue.Value) *Shape {
 
 // Report receives what a walk finds: rule, the node it concerns, the
 // path of the field concerned, and a message that starts with that path.
-type Report func(rule string, n *yaml.Node, p *Path, msg string)
+type Report func(rule string, n *declcfg.Node, p *Path, msg string)
 
 // Path is a lazily formatted location inside a blob: a linked list from the
 // innermost element outwards, turned into a string only when reporting. The
@@ -390,17 +389,17 @@ func (p *Path) Subject() string {
 
 // IsNull reports whether n is absent or null, which the shapes read as
 // absent (as opm does).
-func IsNull(n *yaml.Node) bool {
-	return n == nil || n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+func IsNull(n *declcfg.Node) bool {
+	return n == nil || n.Kind == declcfg.ScalarNode && n.ShortTag() == "!!null"
 }
 
-func nodeKind(n *yaml.Node) cue.Kind {
+func nodeKind(n *declcfg.Node) cue.Kind {
 	switch n.Kind {
-	case yaml.MappingNode:
+	case declcfg.MappingNode:
 		return cue.StructKind
-	case yaml.SequenceNode:
+	case declcfg.SequenceNode:
 		return cue.ListKind
-	case yaml.ScalarNode:
+	case declcfg.ScalarNode:
 		switch n.ShortTag() {
 		case "!!null":
 			return cue.NullKind
@@ -447,7 +446,7 @@ func kindText(k cue.Kind) string {
 
 // nodeLiteral reads a scalar node the way literals are stored, so that the
 // two compare as strings.
-func nodeLiteral(n *yaml.Node) (literal, bool) {
+func nodeLiteral(n *declcfg.Node) (literal, bool) {
 	switch k := nodeKind(n); k {
 	case cue.StringKind:
 		return literal{kind: k, value: n.Value}, true
@@ -482,7 +481,7 @@ func literalList(ls []literal) string {
 }
 
 // Walk checks node n against s; p is n's location in the blob.
-func (s *Shape) Walk(n *yaml.Node, p *Path, report Report) {
+func (s *Shape) Walk(n *declcfg.Node, p *Path, report Report) {
 	n = declcfg.Deref(n)
 	if n == nil {
 		return
@@ -541,7 +540,7 @@ func (s *Shape) Walk(n *yaml.Node, p *Path, report Report) {
 	}
 }
 
-func (s *Shape) walkStruct(n *yaml.Node, p *Path, report Report) {
+func (s *Shape) walkStruct(n *declcfg.Node, p *Path, report Report) {
 	entries, err := declcfg.MappingEntries(n)
 	if err != nil {
 		return // duplicate keys: the loader reports them
@@ -598,7 +597,7 @@ func (s *Shape) walkStruct(n *yaml.Node, p *Path, report Report) {
 // entry hands a mapping entry to its field's shape (f, nil when the key
 // names no field), to the pattern shape, or reports it as an unknown field
 // of a closed struct; descend is the walk being made.
-func (s *Shape) entry(n *yaml.Node, e declcfg.MapEntry, f *shapeField, p *Path, report Report, descend func(*Shape, *yaml.Node, *Path, Report)) {
+func (s *Shape) entry(n *declcfg.Node, e declcfg.MapEntry, f *shapeField, p *Path, report Report, descend func(*Shape, *declcfg.Node, *Path, Report)) {
 	switch {
 	case f != nil:
 		descend(f.shape, e.Value, p.Field(f.name), report)
@@ -667,13 +666,13 @@ func (s *Shape) unknownFieldMessage(key string, p *Path) string {
 // declare. Keys that match a field only without regard to case are read by
 // the decoder (which warns about them), so they are not unknown; parts left
 // to CUE evaluation are not looked into.
-func (s *Shape) UnknownFields(n *yaml.Node, p *Path, report Report) {
+func (s *Shape) UnknownFields(n *declcfg.Node, p *Path, report Report) {
 	n = declcfg.Deref(n)
 	if n == nil || s.residual != nil {
 		return
 	}
 	switch n.Kind {
-	case yaml.MappingNode:
+	case declcfg.MappingNode:
 		entries, err := declcfg.MappingEntries(n)
 		if err != nil {
 			return
@@ -688,7 +687,7 @@ func (s *Shape) UnknownFields(n *yaml.Node, p *Path, report Report) {
 			}
 			s.entry(n, e, f, p, report, (*Shape).UnknownFields)
 		}
-	case yaml.SequenceNode:
+	case declcfg.SequenceNode:
 		if s.elem != nil {
 			for i, c := range n.Content {
 				s.elem.UnknownFields(c, p.Elem(i), report)
@@ -701,6 +700,6 @@ func (s *Shape) UnknownFields(n *yaml.Node, p *Path, report Report) {
 func (s *Shape) Declares(key string) bool { return s != nil && s.byName[key] != nil }
 
 // evaluate checks n against the residual CUE value.
-func (s *Shape) evaluate(n *yaml.Node, p *Path, report Report) {
+func (s *Shape) evaluate(n *declcfg.Node, p *Path, report Report) {
 	Eval(s.rt, *s.residual, n, p, report)
 }

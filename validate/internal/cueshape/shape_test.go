@@ -2,6 +2,7 @@ package cueshape
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -15,7 +16,6 @@ import (
 
 	"cuelang.org/go/cue"
 	cueerrors "cuelang.org/go/cue/errors"
-	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/fbc-project/fbc/declcfg"
 )
@@ -31,9 +31,9 @@ import (
 type finding struct{ path, rule string }
 
 // walkFindings runs the shape walk of a blob (and of its properties' values).
-func walkFindings(s *testSchema, root *yaml.Node) []finding {
+func walkFindings(s *testSchema, root *declcfg.Node) []finding {
 	var out []finding
-	report := func(rule string, _ *yaml.Node, p *Path, _ string) {
+	report := func(rule string, _ *declcfg.Node, p *Path, _ string) {
 		if rule != declcfg.RuleKeyCase {
 			out = append(out, finding{p.String(), rule})
 		}
@@ -41,7 +41,7 @@ func walkFindings(s *testSchema, root *yaml.Node) []finding {
 	if sh := s.schemas[str(member(root, "schema"))]; sh != nil {
 		sh.Walk(root, nil, report)
 	}
-	if props := member(root, "properties"); props != nil && props.Kind == yaml.SequenceNode {
+	if props := member(root, "properties"); props != nil && props.Kind == declcfg.SequenceNode {
 		for i, item := range props.Content {
 			v := member(item, "value")
 			if sh := s.properties[str(member(item, "type"))]; sh != nil && !IsNull(v) {
@@ -53,7 +53,7 @@ func walkFindings(s *testSchema, root *yaml.Node) []finding {
 }
 
 // member returns the value of key in mapping n, or nil.
-func member(n *yaml.Node, key string) *yaml.Node {
+func member(n *declcfg.Node, key string) *declcfg.Node {
 	entries, err := declcfg.MappingEntries(declcfg.Deref(n))
 	if err != nil {
 		return nil
@@ -67,7 +67,7 @@ func member(n *yaml.Node, key string) *yaml.Node {
 }
 
 // str returns the string n holds, or "".
-func str(n *yaml.Node) string {
+func str(n *declcfg.Node) string {
 	if n == nil || nodeKind(n) != cue.StringKind {
 		return ""
 	}
@@ -235,7 +235,7 @@ const sampleCatalog = "../../../testdata/catalog"
 
 // corpusBlobs returns the documents of the project's sample catalog and, if
 // the shared corpus is present, of two real catalogs.
-func corpusBlobs(t testing.TB) []*yaml.Node {
+func corpusBlobs(t testing.TB) []*declcfg.Node {
 	t.Helper()
 	dirs := []string{sampleCatalog}
 	shared := os.Getenv("FBC_SHARED")
@@ -247,7 +247,7 @@ func corpusBlobs(t testing.TB) []*yaml.Node {
 			dirs = append(dirs, filepath.Join(shared, d))
 		}
 	}
-	var docs []*yaml.Node
+	var docs []*declcfg.Node
 	for _, d := range dirs {
 		docs = append(docs, catalogBlobs(t, d)...)
 	}
@@ -255,9 +255,9 @@ func corpusBlobs(t testing.TB) []*yaml.Node {
 }
 
 // catalogBlobs returns the documents of the catalog at dir.
-func catalogBlobs(t testing.TB, dir string) []*yaml.Node {
+func catalogBlobs(t testing.TB, dir string) []*declcfg.Node {
 	t.Helper()
-	var docs []*yaml.Node
+	var docs []*declcfg.Node
 	err := declcfg.WalkPath(context.Background(), dir, nil, declcfg.WalkOptions{}, func(f *declcfg.File) error {
 		for _, doc := range f.Docs {
 			docs = append(docs, doc.Node)
@@ -270,17 +270,17 @@ func catalogBlobs(t testing.TB, dir string) []*yaml.Node {
 	return docs
 }
 
-func toNode(t testing.TB, v any) *yaml.Node {
+func toNode(t testing.TB, v any) *declcfg.Node {
 	t.Helper()
-	data, err := yaml.Marshal(v)
+	data, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
+	docs, err := declcfg.ParseYAML(data)
+	if err != nil || len(docs) != 1 || docs[0].Node == nil {
+		t.Fatalf("%s: %d documents, %v", data, len(docs), err)
 	}
-	return doc.Content[0]
+	return docs[0].Node
 }
 
 func TestMatchesCUEOnRealCatalogs(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/fbc-project/fbc/internal/fastyaml"
-	"github.com/fbc-project/fbc/internal/fastyaml/fastyamltest"
+	"github.com/fbc-project/fbc/declcfg/internal/fastyaml"
+	"github.com/fbc-project/fbc/declcfg/internal/fastyaml/fastyamltest"
 	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 

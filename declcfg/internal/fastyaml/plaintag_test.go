@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/fbc-project/fbc/declcfg/internal/tree"
 )
 
 // TestPlainTag holds plainTag to yaml.v3's resolution of plain scalars: every
@@ -18,7 +20,7 @@ func TestPlainTag(t *testing.T) {
 	}
 	for _, v := range values {
 		n := &yaml.Node{Kind: yaml.ScalarNode, Value: v}
-		if got, want := plainTag(n), n.ShortTag(); got != want {
+		if got, want := plainTag(&tree.Node{Kind: tree.ScalarNode, Value: v}), n.ShortTag(); got != want {
 			t.Errorf("%q: %s, yaml.v3 %s", v, got, want)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/fbc-project/fbc/internal/jsonstream"
+	"github.com/fbc-project/fbc/declcfg/internal/jsonstream"
 	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 

@@ -7,7 +7,7 @@
 // It earns its place: on the JSON catalogs of the shared corpus
 // (securesign-fbc's rhtas-operator catalog.json files, 5.8 MB), BenchmarkParse
 // measured the library declcfg would otherwise use, yaml.v3 decoding each
-// value into a yaml.Node (the values cut apart beforehand, untimed), at 55-65
+// value into a tree.Node (the values cut apart beforehand, untimed), at 55-65
 // MB/s and the Parser at 264-322 MB/s, 4.3-5.2 times as fast, in six runs on
 // a shared 2-core machine; encoding/json's Decoder into any, which builds no
 // nodes and keeps no positions, ran at 114-142 MB/s:
@@ -25,7 +25,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	yaml "go.yaml.in/yaml/v3"
+	"github.com/fbc-project/fbc/declcfg/internal/tree"
 
 	"github.com/fbc-project/fbc/internal/borrow"
 	"github.com/fbc-project/fbc/internal/textscan"
@@ -79,7 +79,7 @@ func (p *Parser) Seek(off, line int) { p.off, p.line, p.lineStart = off, line, o
 
 // Value parses the next value. Its nodes carry their line and column (in
 // bytes, from 1); an error is a *SyntaxError at the offending byte.
-func (p *Parser) Value() (*yaml.Node, error) { return p.value(0) }
+func (p *Parser) Value() (*tree.Node, error) { return p.value(0) }
 
 func (p *Parser) col() int { return p.off - p.lineStart + 1 }
 
@@ -116,7 +116,7 @@ func (p *Parser) describe() string {
 	return fmt.Sprintf("%q", rune(c))
 }
 
-func (p *Parser) value(depth int) (*yaml.Node, error) {
+func (p *Parser) value(depth int) (*tree.Node, error) {
 	if depth > MaxDepth {
 		return nil, p.errorf("nesting deeper than %d levels", MaxDepth)
 	}
@@ -135,7 +135,7 @@ func (p *Parser) value(depth int) (*yaml.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle, Line: line, Column: col}, nil
+		return &tree.Node{Kind: tree.ScalarNode, Tag: "!!str", Value: s, Style: tree.DoubleQuotedStyle, Line: line, Column: col}, nil
 	case c == 't':
 		return p.literal("true", "!!bool", line, col)
 	case c == 'f':
@@ -151,15 +151,15 @@ func (p *Parser) value(depth int) (*yaml.Node, error) {
 	}
 }
 
-func (p *Parser) literal(word, tag string, line, col int) (*yaml.Node, error) {
+func (p *Parser) literal(word, tag string, line, col int) (*tree.Node, error) {
 	if !bytes.HasPrefix(p.data[p.off:], []byte(word)) {
 		return nil, p.errorf("unexpected %s: a JSON value was expected", p.describe())
 	}
 	p.off += len(word)
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: word, Line: line, Column: col}, nil
+	return &tree.Node{Kind: tree.ScalarNode, Tag: tag, Value: word, Line: line, Column: col}, nil
 }
 
-func (p *Parser) number(line, col int) (*yaml.Node, error) {
+func (p *Parser) number(line, col int) (*tree.Node, error) {
 	start := p.off
 	isFloat := false
 	for p.off < len(p.data) {
@@ -184,7 +184,7 @@ func (p *Parser) number(line, col int) (*yaml.Node, error) {
 	if isFloat {
 		tag = "!!float"
 	}
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: lit, Line: line, Column: col}, nil
+	return &tree.Node{Kind: tree.ScalarNode, Tag: tag, Value: lit, Line: line, Column: col}, nil
 }
 
 // str parses a JSON string at p.off. Strings without escapes (base64 data,
@@ -235,8 +235,8 @@ func (p *Parser) str() (string, error) {
 	return "", p.errorf("unterminated string")
 }
 
-func (p *Parser) object(depth int) (*yaml.Node, error) {
-	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: p.line, Column: p.col(), Style: yaml.FlowStyle}
+func (p *Parser) object(depth int) (*tree.Node, error) {
+	n := &tree.Node{Kind: tree.MappingNode, Tag: "!!map", Line: p.line, Column: p.col(), Style: tree.FlowStyle}
 	p.off++
 	p.skipSpace()
 	if p.off < len(p.data) && p.data[p.off] == '}' {
@@ -262,7 +262,7 @@ func (p *Parser) object(depth int) (*yaml.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k, Style: yaml.DoubleQuotedStyle, Line: line, Column: col}, v)
+		n.Content = append(n.Content, &tree.Node{Kind: tree.ScalarNode, Tag: "!!str", Value: k, Style: tree.DoubleQuotedStyle, Line: line, Column: col}, v)
 		p.skipSpace()
 		if p.off >= len(p.data) {
 			return nil, p.errorf("unexpected end of file: ',' or '}' was expected")
@@ -281,8 +281,8 @@ func (p *Parser) object(depth int) (*yaml.Node, error) {
 	}
 }
 
-func (p *Parser) array(depth int) (*yaml.Node, error) {
-	n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: p.line, Column: p.col(), Style: yaml.FlowStyle}
+func (p *Parser) array(depth int) (*tree.Node, error) {
+	n := &tree.Node{Kind: tree.SequenceNode, Tag: "!!seq", Line: p.line, Column: p.col(), Style: tree.FlowStyle}
 	p.off++
 	p.skipSpace()
 	if p.off < len(p.data) && p.data[p.off] == ']' {

@@ -1,5 +1,5 @@
 // Package fastyamltest compares YAML node trees for the tests of
-// internal/fastyaml and of declcfg, which hold the fast reader and the
+// declcfg/internal/fastyaml and of declcfg, which hold the fast reader and the
 // stream parser built on it to yaml.v3. Production code never imports it.
 package fastyamltest
 
@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	yaml "go.yaml.in/yaml/v3"
-
-	"github.com/fbc-project/fbc/internal/fastyaml"
+	"github.com/fbc-project/fbc/declcfg/internal/fastyaml"
+	"github.com/fbc-project/fbc/declcfg/internal/tree"
 )
 
 // AddSeeds adds fuzz seeds in and just outside the fast reader's subset.
@@ -36,14 +35,14 @@ var seeds = []string{
 
 // SameTree reports the first difference between two node trees, comparing
 // what the rest of fbc reads: kind, resolved tag, value, style and position.
-func SameTree(a, b *yaml.Node, path string) error {
+func SameTree(a, b *tree.Node, path string) error {
 	if a == nil || b == nil {
 		if a != b {
 			return fmt.Errorf("%s: one side is nil", path)
 		}
 		return nil
 	}
-	style := func(n *yaml.Node) yaml.Style { return n.Style &^ (yaml.TaggedStyle) }
+	style := func(n *tree.Node) tree.Style { return n.Style &^ (tree.TaggedStyle) }
 	if a.Kind != b.Kind || a.ShortTag() != b.ShortTag() || a.Value != b.Value || style(a) != style(b) ||
 		a.Line != b.Line || a.Column != b.Column || len(a.Content) != len(b.Content) {
 		return fmt.Errorf("%s: fast {kind %d tag %s style %d %d:%d len %d %.60q} != yaml.v3 {kind %d tag %s style %d %d:%d len %d %.60q}", path,

@@ -10,22 +10,22 @@ import (
 	"strings"
 	"testing"
 
-	yaml "go.yaml.in/yaml/v3"
+	"github.com/fbc-project/fbc/declcfg/internal/tree"
 
-	"github.com/fbc-project/fbc/internal/jsonstream"
+	"github.com/fbc-project/fbc/declcfg/internal/jsonstream"
 )
 
 // toValue converts a parsed tree to what encoding/json decodes the same
 // JSON to, with UseNumber: numbers stay their literal text.
-func toValue(n *yaml.Node) any {
+func toValue(n *tree.Node) any {
 	switch n.Kind {
-	case yaml.MappingNode:
+	case tree.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			m[n.Content[i].Value] = toValue(n.Content[i+1]) // the last of a repeated key wins, as in encoding/json
 		}
 		return m
-	case yaml.SequenceNode:
+	case tree.SequenceNode:
 		s := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
 			s = append(s, toValue(c))
@@ -73,12 +73,12 @@ func offset(starts []int, size, line, col int) int {
 
 // checkPositions reports a node whose line and column do not point at its
 // first byte.
-func checkPositions(data []byte, starts []int, n *yaml.Node) error {
+func checkPositions(data []byte, starts []int, n *tree.Node) error {
 	off := offset(starts, len(data), n.Line, n.Column)
 	if off < 0 || off >= len(data) {
 		return fmt.Errorf("node %q at %d:%d: outside the data", n.Value, n.Line, n.Column)
 	}
-	first := map[yaml.Kind]byte{yaml.MappingNode: '{', yaml.SequenceNode: '['}[n.Kind]
+	first := map[tree.Kind]byte{tree.MappingNode: '{', tree.SequenceNode: '['}[n.Kind]
 	switch {
 	case first == 0 && n.Tag == "!!str":
 		first = '"'

@@ -27,6 +27,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/fbc-project/fbc/declcfg/internal/tree"
 	"github.com/fbc-project/fbc/internal/borrow"
 	"github.com/fbc-project/fbc/internal/textscan"
 )
@@ -34,25 +35,83 @@ import (
 // Doc is one document of a YAML stream: its root node and line. Empty is set
 // for documents with no content (then Node may be nil).
 type Doc struct {
-	Node  *yaml.Node
+	Node  *tree.Node
 	Line  int
 	Empty bool
 }
 
-// DocOf is the Doc of a document node yaml.v3 decoded: a document without
-// content, or whose content is an empty plain null, is empty.
+// DocOf is the Doc of a document node yaml.v3 decoded, converted to a tree
+// (FromYAML): a document without content, or whose content is an empty
+// plain null, is empty.
 func DocOf(doc *yaml.Node) Doc {
 	d := Doc{Line: doc.Line}
 	if len(doc.Content) == 0 {
 		d.Empty = true
 		return d
 	}
-	root := doc.Content[0]
+	root := FromYAML(doc.Content[0])
 	d.Node, d.Line = root, root.Line
-	if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" && root.Value == "" {
+	if root.Kind == tree.ScalarNode && root.Tag == "!!null" && root.Value == "" {
 		d.Empty = true
 	}
 	return d
+}
+
+// FromYAML converts a yaml.v3 node tree: each node keeps its kind, style,
+// short tag (resolved now), value and position; an alias points at the
+// converted node its anchor names, so a tree that refers to itself stays
+// one.
+func FromYAML(n *yaml.Node) *tree.Node {
+	return (&converter{}).node(n)
+}
+
+// converter remembers the converted nodes that have anchors, which aliases
+// refer to (anchored before their aliases, as the parser reads them).
+type converter struct {
+	seen map[*yaml.Node]*tree.Node
+}
+
+func (c *converter) node(n *yaml.Node) *tree.Node {
+	if n == nil {
+		return nil
+	}
+	if t, ok := c.seen[n]; ok {
+		return t
+	}
+	t := &tree.Node{
+		Kind:   tree.Kind(n.Kind),
+		Style:  tree.Style(n.Style),
+		Value:  n.Value,
+		Line:   n.Line,
+		Column: n.Column,
+	}
+	if n.Anchor != "" {
+		if c.seen == nil {
+			c.seen = map[*yaml.Node]*tree.Node{}
+		}
+		c.seen[n] = t
+	}
+	if n.Kind != yaml.AliasNode {
+		t.Tag = n.ShortTag()
+	}
+	if n.Alias != nil {
+		t.Alias = c.node(n.Alias)
+		t.Tag = t.Alias.Tag
+	}
+	if len(n.Content) > 0 {
+		t.Content = make([]*tree.Node, len(n.Content))
+		for i, k := range n.Content {
+			t.Content[i] = c.node(k)
+		}
+	}
+	return t
+}
+
+// resolve is the tag YAML's core schema gives a plain scalar, as yaml.v3
+// resolves it.
+func resolve(value string) string {
+	n := yaml.Node{Kind: yaml.ScalarNode, Value: value}
+	return n.ShortTag()
 }
 
 type fastYAML struct {
@@ -66,15 +125,15 @@ type fastYAML struct {
 	start int
 	// slab is where nodes are taken from: one allocation per slabSize
 	// nodes instead of one per node (a file's tree is tens of thousands).
-	slab []yaml.Node
+	slab []tree.Node
 }
 
 const slabSize = 128
 
 // newNode returns a new node holding n.
-func (p *fastYAML) newNode(n yaml.Node) *yaml.Node {
+func (p *fastYAML) newNode(n tree.Node) *tree.Node {
 	if len(p.slab) == 0 {
-		p.slab = make([]yaml.Node, slabSize)
+		p.slab = make([]tree.Node, slabSize)
 	}
 	at := &p.slab[0]
 	*at = n
@@ -255,7 +314,7 @@ func (p *fastYAML) lineContent() ([]byte, int) {
 
 // node parses the block node starting at the current line, whose content is
 // at column indent.
-func (p *fastYAML) node(indent int, top bool) *yaml.Node {
+func (p *fastYAML) node(indent int, top bool) *tree.Node {
 	t, _ := p.lineContent()
 	if IsSeqItem(t) {
 		return p.sequence(indent)
@@ -325,8 +384,8 @@ func ClosingQuote(t []byte) int {
 	return -1
 }
 
-func (p *fastYAML) mapping(indent int) *yaml.Node {
-	m := p.newNode(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"})
+func (p *fastYAML) mapping(indent int) *tree.Node {
+	m := p.newNode(tree.Node{Kind: tree.MappingNode, Tag: "!!map"})
 	for {
 		t, off := p.lineContent()
 		line := p.i
@@ -358,8 +417,8 @@ func (p *fastYAML) mapping(indent int) *yaml.Node {
 	}
 }
 
-func (p *fastYAML) sequence(indent int) *yaml.Node {
-	s := p.newNode(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"})
+func (p *fastYAML) sequence(indent int) *tree.Node {
+	s := p.newNode(tree.Node{Kind: tree.SequenceNode, Tag: "!!seq"})
 	for {
 		t, off := p.lineContent()
 		if !IsSeqItem(t) {
@@ -390,7 +449,7 @@ func (p *fastYAML) sequence(indent int) *yaml.Node {
 }
 
 // item parses what follows "-" on line (rest starts at byte off).
-func (p *fastYAML) item(rest []byte, line, off, seqIndent int) *yaml.Node {
+func (p *fastYAML) item(rest []byte, line, off, seqIndent int) *tree.Node {
 	trimmed := bytes.TrimLeft(rest, " ")
 	if len(trimmed) == 0 {
 		return p.nested(line, seqIndent, true)
@@ -408,7 +467,7 @@ func (p *fastYAML) item(rest []byte, line, off, seqIndent int) *yaml.Node {
 }
 
 // value parses what follows "key:" (rest starts at byte off of line).
-func (p *fastYAML) value(rest []byte, line, off, mapIndent int) *yaml.Node {
+func (p *fastYAML) value(rest []byte, line, off, mapIndent int) *tree.Node {
 	trimmed := bytes.TrimLeft(rest, " ")
 	if len(trimmed) == 0 {
 		return p.nested(line, mapIndent, false)
@@ -419,7 +478,7 @@ func (p *fastYAML) value(rest []byte, line, off, mapIndent int) *yaml.Node {
 
 // nested parses a value that starts on a later line. In a mapping, a
 // sequence may sit at the key's own indentation.
-func (p *fastYAML) nested(line, parentIndent int, inSeq bool) *yaml.Node {
+func (p *fastYAML) nested(line, parentIndent int, inSeq bool) *tree.Node {
 	p.i = line + 1
 	p.skipBlank()
 	if p.i >= len(p.lines) || p.isDocMarker(p.i) {
@@ -435,18 +494,18 @@ func (p *fastYAML) nested(line, parentIndent int, inSeq bool) *yaml.Node {
 
 // inlineValue parses a scalar (or empty flow collection, or block scalar)
 // that starts on line at byte off; indent is the enclosing block's.
-func (p *fastYAML) inlineValue(t []byte, line, off, indent int) *yaml.Node {
+func (p *fastYAML) inlineValue(t []byte, line, off, indent int) *tree.Node {
 	switch t[0] {
 	case '|':
 		return p.literal(t, line, off, indent)
 	case '{', '[':
 		if string(t) == "{}" {
 			p.i = line + 1
-			return p.newNode(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Line: line + 1, Column: p.col(line, off)})
+			return p.newNode(tree.Node{Kind: tree.MappingNode, Tag: "!!map", Style: tree.FlowStyle, Line: line + 1, Column: p.col(line, off)})
 		}
 		if string(t) == "[]" {
 			p.i = line + 1
-			return p.newNode(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle, Line: line + 1, Column: p.col(line, off)})
+			return p.newNode(tree.Node{Kind: tree.SequenceNode, Tag: "!!seq", Style: tree.FlowStyle, Line: line + 1, Column: p.col(line, off)})
 		}
 		panic(bail{})
 	case '"', '\'':
@@ -465,7 +524,7 @@ func (p *fastYAML) inlineValue(t []byte, line, off, indent int) *yaml.Node {
 // as YAML does: one break becomes a space, each further (empty) line a
 // newline, and the whitespace around breaks goes; in double quotes a
 // backslash at the end of a line joins the lines without a space.
-func (p *fastYAML) quotedLines(line, off, indent int) *yaml.Node {
+func (p *fastYAML) quotedLines(line, off, indent int) *tree.Node {
 	start := p.lines[line].start + off
 	q := p.data[start]
 	end := -1
@@ -539,12 +598,12 @@ func (p *fastYAML) quotedLines(line, off, indent int) *yaml.Node {
 		}
 	}
 	b = bytes.ReplaceAll(b, []byte{0}, nil)
-	n := p.newNode(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Line: line + 1, Column: p.col(line, off)})
+	n := p.newNode(tree.Node{Kind: tree.ScalarNode, Tag: "!!str", Line: line + 1, Column: p.col(line, off)})
 	if q == '"' {
-		n.Style = yaml.DoubleQuotedStyle
+		n.Style = tree.DoubleQuotedStyle
 		n.Value = unquoteDouble(b)
 	} else {
-		n.Style = yaml.SingleQuotedStyle
+		n.Style = tree.SingleQuotedStyle
 		n.Value = strings.ReplaceAll(string(b), "''", "'")
 	}
 	p.i = last + 1
@@ -562,8 +621,8 @@ func endsWithOddBackslashes(b []byte) bool {
 }
 
 // scalarToken parses a complete one-line scalar (a key, or a quoted value).
-func (p *fastYAML) scalarToken(t []byte, line, off int) *yaml.Node {
-	n := p.newNode(yaml.Node{Kind: yaml.ScalarNode, Line: line + 1, Column: p.col(line, off)})
+func (p *fastYAML) scalarToken(t []byte, line, off int) *tree.Node {
+	n := p.newNode(tree.Node{Kind: tree.ScalarNode, Line: line + 1, Column: p.col(line, off)})
 	switch t[0] {
 	case '"':
 		end := ClosingQuote(t)
@@ -571,14 +630,14 @@ func (p *fastYAML) scalarToken(t []byte, line, off int) *yaml.Node {
 			panic(bail{})
 		}
 		n.Value = unquoteDouble(t[1:end])
-		n.Tag, n.Style = "!!str", yaml.DoubleQuotedStyle
+		n.Tag, n.Style = "!!str", tree.DoubleQuotedStyle
 	case '\'':
 		end := ClosingQuote(t)
 		if end != len(t)-1 {
 			panic(bail{})
 		}
 		n.Value = strings.ReplaceAll(string(t[1:end]), "''", "'")
-		n.Tag, n.Style = "!!str", yaml.SingleQuotedStyle
+		n.Tag, n.Style = "!!str", tree.SingleQuotedStyle
 	default:
 		checkPlain(t)
 		n.Value = string(t)
@@ -593,14 +652,14 @@ func (p *fastYAML) scalarToken(t []byte, line, off int) *yaml.Node {
 // or are one of the few words that are not strings; those are told here,
 // where yaml.v3 boxes every value it resolves (an allocation per scalar).
 // Values that could be numbers, timestamps or floats go to yaml.v3.
-func plainTag(n *yaml.Node) string {
+func plainTag(n *tree.Node) string {
 	v := n.Value
 	if v == "" {
-		return n.ShortTag()
+		return resolve(v)
 	}
 	switch c := v[0]; {
 	case c == '+' || c == '-' || c == '.' || '0' <= c && c <= '9':
-		return n.ShortTag()
+		return resolve(v)
 	case strings.IndexByte("yYnNtTfFoO~<", c) >= 0:
 		switch v {
 		case "true", "True", "TRUE", "false", "False", "FALSE":
@@ -650,9 +709,9 @@ func checkContinuation(t []byte) {
 
 // plain parses a plain scalar, folding continuation lines (more indented than
 // the enclosing block) as YAML does.
-func (p *fastYAML) plain(t []byte, line, off, indent int) *yaml.Node {
+func (p *fastYAML) plain(t []byte, line, off, indent int) *tree.Node {
 	checkPlain(t)
-	n := p.newNode(yaml.Node{Kind: yaml.ScalarNode, Line: line + 1, Column: p.col(line, off)})
+	n := p.newNode(tree.Node{Kind: tree.ScalarNode, Line: line + 1, Column: p.col(line, off)})
 	p.i = line + 1
 	var b []byte
 	blanks := 0
@@ -710,9 +769,9 @@ func blockHeader(h []byte) (chomp byte, explicit int) {
 
 // literal parses a "|" block scalar with clip, strip or keep chomping and an
 // optional indentation indicator.
-func (p *fastYAML) literal(header []byte, line, off, indent int) *yaml.Node {
+func (p *fastYAML) literal(header []byte, line, off, indent int) *tree.Node {
 	chomp, explicit := blockHeader(header)
-	n := p.newNode(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.LiteralStyle, Line: line + 1, Column: p.col(line, off)})
+	n := p.newNode(tree.Node{Kind: tree.ScalarNode, Tag: "!!str", Style: tree.LiteralStyle, Line: line + 1, Column: p.col(line, off)})
 	// The block's indentation is the enclosing block's plus the indicator
 	// (libyaml's parser.indent + increment: indent is the column of the
 	// mapping's keys or of the sequence's dashes), or without one that of

@@ -3,7 +3,7 @@ package fastyaml_test
 import (
 	"testing"
 
-	"github.com/fbc-project/fbc/internal/fastyaml"
+	"github.com/fbc-project/fbc/declcfg/internal/fastyaml"
 	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
