@@ -56,6 +56,7 @@ func (b Blob) AddTo(cfg *DeclarativeConfig) {
 // stopping at the first one.
 type decoder struct {
 	file string
+	opts DecodeOptions
 	errs []*LoadError
 }
 
@@ -161,7 +162,22 @@ func isList(n *Node) bool { return n != nil && n.Kind == SequenceNode }
 // types, a missing schema, bad base64) are returned; the blob is still as
 // complete as the document allows. ok is false when no blob could be made.
 func DecodeDocument(doc Document) (blob Blob, errs []*LoadError, ok bool) {
-	d := &decoder{file: doc.Pos.File}
+	return DecodeDocumentWith(doc, DecodeOptions{})
+}
+
+// DecodeOptions says what DecodeDocumentWith keeps.
+type DecodeOptions struct {
+	// Values, when set, says which properties' values the caller reads
+	// (by type). The others are checked as they would be encoded, and
+	// reported alike, but not encoded: their Value is nil. validate reads
+	// the value of olm.package only, and encoding the rest (a CSV's
+	// metadata above all) was most of the cost of decoding.
+	Values func(propertyType string) bool
+}
+
+// DecodeDocumentWith is DecodeDocument with options.
+func DecodeDocumentWith(doc Document, opts DecodeOptions) (blob Blob, errs []*LoadError, ok bool) {
+	d := &decoder{file: doc.Pos.File, opts: opts}
 	o, ok := d.object(doc.Node, "a catalog document")
 	if !ok {
 		return Blob{}, d.errs, false
@@ -341,6 +357,14 @@ func (d *decoder) properties(o *object) []Property {
 		p := Property{Pos: d.pos(pn)}
 		p.Type, _ = po.str("type")
 		if _, vn := po.field("value"); vn != nil {
+			if d.opts.Values != nil && !d.opts.Values(p.Type) {
+				if err := checkJSON(vn); err != nil {
+					d.nodeErr(err)
+					continue
+				}
+				props = append(props, p)
+				continue
+			}
 			raw, err := NodeToJSON(vn, false)
 			if err != nil {
 				d.nodeErr(err)

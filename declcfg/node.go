@@ -241,8 +241,11 @@ func parseYAMLv3(data []byte, each func(d yamlDoc) error) error {
 }
 
 // nodeWriter converts yaml nodes to JSON with YAML 1.2 core scalar semantics.
+// With check, it finds the problems writing would find without writing the
+// strings, which cannot have any (checkJSON).
 type nodeWriter struct {
 	sortKeys bool
+	check    bool
 	visited  int
 }
 
@@ -264,6 +267,19 @@ func NodeToJSON(n *Node, sortKeys bool) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.Clone(buf.Bytes()), nil
+}
+
+// checkJSON returns the error NodeToJSON would return for n, without
+// encoding it: for the values a caller does not keep (DecodeOptions.Values),
+// which must still be reported when they cannot be JSON.
+func checkJSON(n *Node) error {
+	buf := jsonBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		buf.Reset()
+		jsonBuffers.Put(buf)
+	}()
+	w := &nodeWriter{check: true}
+	return w.write(buf, n, 0)
 }
 
 var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -325,7 +341,9 @@ func (w *nodeWriter) write(buf *bytes.Buffer, n *Node, depth int) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			writeJSONString(buf, p.key)
+			if !w.check {
+				writeJSONString(buf, p.key)
+			}
 			buf.WriteByte(':')
 			if err := w.write(buf, p.value, depth+1); err != nil {
 				return err
@@ -334,6 +352,14 @@ func (w *nodeWriter) write(buf *bytes.Buffer, n *Node, depth int) error {
 		buf.WriteByte('}')
 		return nil
 	case ScalarNode:
+		if w.check {
+			switch n.Tag {
+			case "!!null", "!!bool", "!!int", "!!float":
+			default:
+				return nil // a string: nothing to find
+			}
+			buf.Reset()
+		}
 		return writeScalar(buf, n)
 	}
 	return nodeError(n, "unsupported YAML node")
@@ -385,7 +411,9 @@ func (w *nodeWriter) writeMapping(buf *bytes.Buffer, n *Node, depth int) error {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		writeJSONString(buf, k.Value)
+		if !w.check {
+			writeJSONString(buf, k.Value)
+		}
 		buf.WriteByte(':')
 		if err := w.write(buf, v, depth+1); err != nil {
 			return err

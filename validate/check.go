@@ -21,6 +21,10 @@ type checker struct {
 	policies []*policy
 	severity map[string]Severity
 
+	// decodeOptions keep the property values the checks read: the
+	// model's olm.package, and every value for the bundle-content checks.
+	decodeOptions declcfg.DecodeOptions
+
 	builder *model.Builder
 	// unreadable holds the positions of values the loader could not read
 	// (field-type), so that the model's rules do not report them again.
@@ -85,7 +89,9 @@ func newChecker(opts Options) (*checker, error) {
 	for _, r := range catalogue {
 		c.severity[r.ID] = r.Severity
 	}
-
+	if opts.Profiles == nil {
+		c.decodeOptions.Values = func(typ string) bool { return typ == declcfg.PropertyPackage }
+	}
 	if opts.Strict {
 		for _, id := range strictRules {
 			c.severity[id] = SeverityError
@@ -234,7 +240,7 @@ func (c *fileCheck) document(doc declcfg.Document, given *declcfg.Blob, standalo
 	} else {
 		var errs []*declcfg.LoadError
 		var ok bool
-		blob, errs, ok = declcfg.DecodeDocument(doc)
+		blob, errs, ok = declcfg.DecodeDocumentWith(doc, c.decodeOptions)
 		pkg, name := blob.Name()
 		d.ref = refOf(blob, pkg, name)
 		for _, le := range errs {
