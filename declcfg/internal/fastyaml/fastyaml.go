@@ -126,6 +126,32 @@ type fastYAML struct {
 	// slab is where nodes are taken from: one allocation per slabSize
 	// nodes instead of one per node (a file's tree is tens of thousands).
 	slab []tree.Node
+	// stack holds the children of the collections being read; each gets
+	// them in a slice of their exact length, taken from ptrs (children):
+	// appending to each Content one child at a time grew and copied it.
+	stack []*tree.Node
+	ptrs  []*tree.Node
+}
+
+const ptrSlabSize = 512
+
+// children pops the nodes pushed on the stack since base and returns them
+// in a slice of their exact length.
+func (p *fastYAML) children(base int) []*tree.Node {
+	n := len(p.stack) - base
+	var c []*tree.Node
+	if n > ptrSlabSize/8 {
+		c = make([]*tree.Node, n)
+	} else {
+		if len(p.ptrs) < n {
+			p.ptrs = make([]*tree.Node, ptrSlabSize)
+		}
+		c = p.ptrs[:n:n]
+		p.ptrs = p.ptrs[n:]
+	}
+	copy(c, p.stack[base:])
+	p.stack = p.stack[:base]
+	return c
 }
 
 const slabSize = 128
@@ -386,6 +412,7 @@ func ClosingQuote(t []byte) int {
 
 func (p *fastYAML) mapping(indent int) *tree.Node {
 	m := p.newNode(tree.Node{Kind: tree.MappingNode, Tag: "!!map"})
+	base := len(p.stack)
 	for {
 		t, off := p.lineContent()
 		line := p.i
@@ -399,19 +426,22 @@ func (p *fastYAML) mapping(indent int) *tree.Node {
 		}
 		p.start = -1
 		value := p.value(rest, line, off+len(keyText)+1, indent)
-		m.Content = append(m.Content, key, value)
+		p.stack = append(p.stack, key, value)
 		p.skipBlank()
 		if p.i >= len(p.lines) || p.isDocMarker(p.i) {
+			m.Content = p.children(base)
 			return m
 		}
 		next := p.lines[p.i].indent
 		if next < indent {
+			m.Content = p.children(base)
 			return m
 		}
 		if next > indent {
 			panic(bail{})
 		}
 		if IsSeqItem(p.text(p.i)[next:]) {
+			m.Content = p.children(base)
 			return m // the sequence item belongs to an enclosing sequence
 		}
 	}
@@ -419,6 +449,7 @@ func (p *fastYAML) mapping(indent int) *tree.Node {
 
 func (p *fastYAML) sequence(indent int) *tree.Node {
 	s := p.newNode(tree.Node{Kind: tree.SequenceNode, Tag: "!!seq"})
+	base := len(p.stack)
 	for {
 		t, off := p.lineContent()
 		if !IsSeqItem(t) {
@@ -430,19 +461,23 @@ func (p *fastYAML) sequence(indent int) *tree.Node {
 		}
 		rest := t[1:]
 		p.start = -1
-		s.Content = append(s.Content, p.item(rest, line, off+1, indent))
+		item := p.item(rest, line, off+1, indent)
+		p.stack = append(p.stack, item)
 		p.skipBlank()
 		if p.i >= len(p.lines) || p.isDocMarker(p.i) {
+			s.Content = p.children(base)
 			return s
 		}
 		next := p.lines[p.i].indent
 		if next < indent {
+			s.Content = p.children(base)
 			return s
 		}
 		if next > indent || !IsSeqItem(p.text(p.i)[next:]) {
 			if next > indent {
 				panic(bail{})
 			}
+			s.Content = p.children(base)
 			return s // a key of the enclosing mapping at the same indent
 		}
 	}
@@ -813,14 +848,6 @@ func (p *fastYAML) literal(header []byte, line, off, indent int) *tree.Node {
 		}
 		last = k
 	}
-	for k := line + 1; k <= last; k++ {
-		if k > line+1 {
-			b.WriteByte('\n')
-		}
-		if ls := p.lines[k]; ls.indent >= 0 {
-			b.Write(p.data[ls.start+blockIndent : ls.end])
-		}
-	}
 	// Line breaks after the last content line: its own, and those of the
 	// blank lines that follow it inside the block (a final newline of the
 	// file does not start another line).
@@ -828,6 +855,22 @@ func (p *fastYAML) literal(header []byte, line, off, indent int) *tree.Node {
 	for k := last; k < len(p.lines) && (k == last || p.lines[k].indent < 0); k++ {
 		if p.lines[k].end < len(p.data) {
 			trailing++
+		}
+	}
+	size := trailing
+	for k := line + 1; k <= last; k++ {
+		size++
+		if ls := p.lines[k]; ls.indent >= 0 {
+			size += ls.end - ls.start - blockIndent
+		}
+	}
+	b.Grow(size) // the text is copied once, not grown by doubling
+	for k := line + 1; k <= last; k++ {
+		if k > line+1 {
+			b.WriteByte('\n')
+		}
+		if ls := p.lines[k]; ls.indent >= 0 {
+			b.Write(p.data[ls.start+blockIndent : ls.end])
 		}
 	}
 	switch chomp {
