@@ -115,12 +115,23 @@ func yamlErrorLine(line int, msg string) int {
 type yamlDoc = fastyaml.Doc
 
 func parseYAMLStream(data []byte, borrow bool, each func(d yamlDoc) error) error {
-	docs, ok := fastyaml.Parse(data, borrow)
+	return parseYAMLStreamAt(data, borrow, 1, each)
+}
+
+// parseYAMLStreamAt is parseYAMLStream for a text that starts at line first
+// of its file: the documents carry the file's lines (a syntax error's line
+// stays the text's).
+func parseYAMLStreamAt(data []byte, borrow bool, first int, each func(d yamlDoc) error) error {
+	docs, ok := fastyaml.ParseAt(data, borrow, first)
 	if !ok {
 		docs, ok = parseYAMLDocs(data, borrow)
+		shiftDocs(docs, first-1)
 	}
 	if !ok {
-		return parseYAMLv3(data, each)
+		return parseYAMLv3(data, func(d yamlDoc) error {
+			shiftDocs([]yamlDoc{d}, first-1)
+			return each(d)
+		})
 	}
 	for _, d := range docs {
 		if err := each(d); err != nil {
@@ -155,6 +166,19 @@ func ParseYAML(data []byte) ([]Document, error) {
 	return docs, nil
 }
 
+// shiftDocs moves documents down by n lines.
+func shiftDocs(docs []yamlDoc, n int) {
+	if n == 0 {
+		return
+	}
+	for i := range docs {
+		docs[i].Line += n
+		if docs[i].Node != nil {
+			shiftLines(docs[i].Node, n)
+		}
+	}
+}
+
 // parseYAMLDocs parses a stream the fast path did not take a document at a
 // time, split at its "---" lines (yamlChunks): the fast path takes the
 // documents it can, yaml.v3 the others, and lines are shifted to the file's.
@@ -172,20 +196,15 @@ func parseYAMLDocs(data []byte, borrow bool) ([]yamlDoc, bool) {
 	var docs []yamlDoc
 	for _, c := range yamlChunks(data) {
 		text := data[c.start:c.end]
-		got, ok := fastyaml.Parse(text, borrow)
+		got, ok := fastyaml.ParseAt(text, borrow, c.line)
 		if !ok {
 			got = got[:0]
 			if err := parseYAMLv3(text, func(d yamlDoc) error { got = append(got, d); return nil }); err != nil {
 				return nil, false
 			}
+			shiftDocs(got, c.line-1)
 		}
-		for _, d := range got {
-			d.Line += c.line - 1
-			if d.Node != nil {
-				shiftLines(d.Node, c.line-1)
-			}
-			docs = append(docs, d)
-		}
+		docs = append(docs, got...)
 	}
 	return docs, true
 }

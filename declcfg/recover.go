@@ -157,19 +157,13 @@ func parseYAMLRecovering(data []byte, borrow bool) ([]yamlDoc, []skipped) {
 func parseChunk(data []byte, c yamlChunk, borrow, resumed bool) ([]yamlDoc, *skipped) {
 	text := data[c.start:c.end]
 	var got []yamlDoc
-	if err := parseYAMLStream(text, borrow, func(d yamlDoc) error { got = append(got, d); return nil }); err != nil {
+	if err := parseYAMLStreamAt(text, borrow, c.line, func(d yamlDoc) error { got = append(got, d); return nil }); err != nil {
 		pe := asParseError(err)
 		if pe.Line > 0 {
 			pe.Line += c.line - 1
 		}
 		last := c.line + bytes.Count(bytes.TrimRight(text, " \t\r\n"), []byte("\n"))
 		return nil, &skipped{err: pe, text: text, first: c.line, last: last, resumed: resumed}
-	}
-	for i := range got {
-		got[i].Line += c.line - 1
-		if got[i].Node != nil {
-			shiftLines(got[i].Node, c.line-1)
-		}
 	}
 	return got, nil
 }
@@ -224,8 +218,22 @@ func yamlChunks(data []byte) []yamlChunk {
 	cur := yamlChunk{line: 1}
 	content := false
 	off, line := 0, 1
-	for raw := range bytes.Lines(data) {
-		l := bytes.TrimSuffix(raw, []byte("\n"))
+	for off < len(data) {
+		if content && !bytes.HasPrefix(data[off:], docMarker) {
+			// Once the part has content, only the next line that starts
+			// with "---" can change anything: skip to it.
+			i := bytes.Index(data[off:], newlineDocMarker)
+			if i < 0 {
+				break
+			}
+			line += bytes.Count(data[off:off+i+1], newline)
+			off += i + 1
+		}
+		next := len(data)
+		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+			next = off + i + 1
+		}
+		l := bytes.TrimSuffix(data[off:next], newline)
 		if isDocStart(l) && content {
 			cur.end = off
 			chunks = append(chunks, cur)
@@ -239,12 +247,18 @@ func yamlChunks(data []byte) []yamlChunk {
 		default:
 			content = true
 		}
-		off += len(raw)
+		off = next
 		line++
 	}
 	cur.end = len(data)
 	return append(chunks, cur)
 }
+
+var (
+	newline          = []byte("\n")
+	docMarker        = []byte("---")
+	newlineDocMarker = []byte("\n---")
+)
 
 // isDocStart reports whether a line is a YAML document start marker.
 func isDocStart(l []byte) bool {

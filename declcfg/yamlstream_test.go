@@ -1,11 +1,18 @@
 package declcfg
 
 import (
+	"bytes"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fbc-project/fbc/declcfg/internal/fastyaml"
 	"github.com/fbc-project/fbc/declcfg/internal/fastyaml/fastyamltest"
+	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
 // The fast YAML reader's own tests live with it (declcfg/internal/fastyaml); these
@@ -28,7 +35,73 @@ func FuzzYAMLStream(f *testing.F) {
 		if err := compareStream(data); err != nil {
 			t.Fatalf("%v\ninput: %q", err, data)
 		}
+		if got, want := yamlChunks(data), chunksLineByLine(data); !slices.Equal(got, want) {
+			t.Fatalf("chunks %v, line by line %v\ninput: %q", got, want, data)
+		}
 	})
+}
+
+// chunksLineByLine is yamlChunks as first written, looking at every line:
+// the reference for the one that skips to the next "---" once a part has
+// content.
+func chunksLineByLine(data []byte) []yamlChunk {
+	var chunks []yamlChunk
+	cur := yamlChunk{line: 1}
+	content := false
+	off, line := 0, 1
+	for raw := range bytes.Lines(data) {
+		l := bytes.TrimSuffix(raw, []byte("\n"))
+		if isDocStart(l) && content {
+			cur.end = off
+			chunks = append(chunks, cur)
+			cur = yamlChunk{start: off, line: line}
+			content = false
+		}
+		switch t := bytes.TrimSpace(l); {
+		case isDocStart(l):
+			content = content || hasContentAfterMarker(l)
+		case len(t) == 0, t[0] == '#', l[0] == '%':
+		default:
+			content = true
+		}
+		off += len(raw)
+		line++
+	}
+	cur.end = len(data)
+	return append(chunks, cur)
+}
+
+// TestYAMLChunks: the chunks of tricky streams and of every YAML file of
+// the corpus catalogs are those a line-by-line reading finds.
+func TestYAMLChunks(t *testing.T) {
+	for _, src := range []string{"", "---", "---\n", "a: 1\n---\nb: 2\n", "a: 1\n----\n---x\n--- # c\n---\tb: 1\n",
+		"# c\n---\n%YAML 1.2\n---\na: 1\n--- b\n", "a: |\n  ---\n---\r\nb: 1\r\n---", "\n\n---\n\n---\na\n---"} {
+		if got, want := yamlChunks([]byte(src)), chunksLineByLine([]byte(src)); !slices.Equal(got, want) {
+			t.Errorf("%q: chunks %v, line by line %v", src, got, want)
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	root := sharedtest.Corpus(t)
+	files := 0
+	_ = filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() || !strings.HasSuffix(path, ".yaml") || files >= 400 {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		files++
+		if got, want := yamlChunks(data), chunksLineByLine(data); !slices.Equal(got, want) {
+			t.Errorf("%s: %d chunks, line by line %d", path, len(got), len(want))
+		}
+		return nil
+	})
+	if files == 0 {
+		t.Fatal("no YAML file in the corpus")
+	}
 }
 
 // compareStream holds parseYAMLStream (the fast path, document by document

@@ -126,6 +126,8 @@ type fastYAML struct {
 	// slab is where nodes are taken from: one allocation per slabSize
 	// nodes instead of one per node (a file's tree is tens of thousands).
 	slab []tree.Node
+	// base is the file's line number of the text's first line.
+	base int
 	// stack holds the children of the collections being read; each gets
 	// them in a slice of their exact length, taken from ptrs (children):
 	// appending to each Content one child at a time grew and copied it.
@@ -134,6 +136,9 @@ type fastYAML struct {
 }
 
 const ptrSlabSize = 512
+
+// lineNo is the file's line number of line index i.
+func (p *fastYAML) lineNo(i int) int { return p.base + i }
 
 // children pops the nodes pushed on the stack since base and returns them
 // in a slice of their exact length.
@@ -179,12 +184,18 @@ type bail struct{}
 // other stream (the caller then parses it with yaml.v3). With borrow, long
 // plain scalars share data's memory (borrow.String).
 func Parse(data []byte, borrow bool) (docs []Doc, ok bool) {
+	return ParseAt(data, borrow, 1)
+}
+
+// ParseAt is Parse for a text that starts at line first of its file: the
+// documents and nodes carry the file's lines.
+func ParseAt(data []byte, borrow bool, first int) (docs []Doc, ok bool) {
 	// Tabs are whitespace in some places and content in others; opm never
 	// writes them, so files with tabs go to yaml.v3.
 	if !printable(data) || bytes.IndexByte(data, '\t') >= 0 {
 		return nil, false
 	}
-	p := &fastYAML{data: data, start: -1, borrow: borrow}
+	p := &fastYAML{data: data, start: -1, borrow: borrow, base: first}
 	p.splitLines()
 	defer func() {
 		if r := recover(); r != nil {
@@ -313,7 +324,7 @@ func (p *fastYAML) stream() []Doc {
 		if p.i >= len(p.lines) || p.isDocMarker(p.i) {
 			if explicit {
 				// "---" with nothing after it: yaml.v3 yields an empty null document.
-				docs = append(docs, Doc{Empty: true, Line: p.i})
+				docs = append(docs, Doc{Empty: true, Line: p.i + p.base - 1})
 			}
 			continue
 		}
@@ -457,7 +468,7 @@ func (p *fastYAML) sequence(indent int) *tree.Node {
 		}
 		line := p.i
 		if s.Line == 0 {
-			s.Line, s.Column = line+1, p.col(line, off)
+			s.Line, s.Column = p.lineNo(line), p.col(line, off)
 		}
 		rest := t[1:]
 		p.start = -1
@@ -536,11 +547,11 @@ func (p *fastYAML) inlineValue(t []byte, line, off, indent int) *tree.Node {
 	case '{', '[':
 		if string(t) == "{}" {
 			p.i = line + 1
-			return p.newNode(tree.Node{Kind: tree.MappingNode, Tag: "!!map", Style: tree.FlowStyle, Line: line + 1, Column: p.col(line, off)})
+			return p.newNode(tree.Node{Kind: tree.MappingNode, Tag: "!!map", Style: tree.FlowStyle, Line: p.lineNo(line), Column: p.col(line, off)})
 		}
 		if string(t) == "[]" {
 			p.i = line + 1
-			return p.newNode(tree.Node{Kind: tree.SequenceNode, Tag: "!!seq", Style: tree.FlowStyle, Line: line + 1, Column: p.col(line, off)})
+			return p.newNode(tree.Node{Kind: tree.SequenceNode, Tag: "!!seq", Style: tree.FlowStyle, Line: p.lineNo(line), Column: p.col(line, off)})
 		}
 		panic(bail{})
 	case '"', '\'':
@@ -633,7 +644,7 @@ func (p *fastYAML) quotedLines(line, off, indent int) *tree.Node {
 		}
 	}
 	b = bytes.ReplaceAll(b, []byte{0}, nil)
-	n := p.newNode(tree.Node{Kind: tree.ScalarNode, Tag: "!!str", Line: line + 1, Column: p.col(line, off)})
+	n := p.newNode(tree.Node{Kind: tree.ScalarNode, Tag: "!!str", Line: p.lineNo(line), Column: p.col(line, off)})
 	if q == '"' {
 		n.Style = tree.DoubleQuotedStyle
 		n.Value = unquoteDouble(b)
@@ -657,7 +668,7 @@ func endsWithOddBackslashes(b []byte) bool {
 
 // scalarToken parses a complete one-line scalar (a key, or a quoted value).
 func (p *fastYAML) scalarToken(t []byte, line, off int) *tree.Node {
-	n := p.newNode(tree.Node{Kind: tree.ScalarNode, Line: line + 1, Column: p.col(line, off)})
+	n := p.newNode(tree.Node{Kind: tree.ScalarNode, Line: p.lineNo(line), Column: p.col(line, off)})
 	switch t[0] {
 	case '"':
 		end := ClosingQuote(t)
@@ -746,7 +757,7 @@ func checkContinuation(t []byte) {
 // the enclosing block) as YAML does.
 func (p *fastYAML) plain(t []byte, line, off, indent int) *tree.Node {
 	checkPlain(t)
-	n := p.newNode(tree.Node{Kind: tree.ScalarNode, Line: line + 1, Column: p.col(line, off)})
+	n := p.newNode(tree.Node{Kind: tree.ScalarNode, Line: p.lineNo(line), Column: p.col(line, off)})
 	p.i = line + 1
 	var b []byte
 	blanks := 0
@@ -806,7 +817,7 @@ func blockHeader(h []byte) (chomp byte, explicit int) {
 // optional indentation indicator.
 func (p *fastYAML) literal(header []byte, line, off, indent int) *tree.Node {
 	chomp, explicit := blockHeader(header)
-	n := p.newNode(tree.Node{Kind: tree.ScalarNode, Tag: "!!str", Style: tree.LiteralStyle, Line: line + 1, Column: p.col(line, off)})
+	n := p.newNode(tree.Node{Kind: tree.ScalarNode, Tag: "!!str", Style: tree.LiteralStyle, Line: p.lineNo(line), Column: p.col(line, off)})
 	// The block's indentation is the enclosing block's plus the indicator
 	// (libyaml's parser.indent + increment: indent is the column of the
 	// mapping's keys or of the sequence's dashes), or without one that of

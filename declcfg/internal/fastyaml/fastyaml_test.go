@@ -14,6 +14,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg/internal/fastyaml"
 	"github.com/fbc-project/fbc/declcfg/internal/fastyaml/fastyamltest"
+	"github.com/fbc-project/fbc/declcfg/internal/tree"
 	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
@@ -48,11 +49,40 @@ func compareFast(data []byte) (fastOK bool, err error) {
 	} else if err := fastyamltest.SameDocs(borrowed, fast); err != nil {
 		return true, fmt.Errorf("borrowing: %v", err)
 	}
+	// A text parsed as starting further down its file has the same trees,
+	// each line moved by as much.
+	if at, ok := fastyaml.ParseAt(data, false, 41); !ok {
+		return true, fmt.Errorf("the fast path took the input only at line 1")
+	} else if err := fastyamltest.SameDocs(at, shifted(fast, 40)); err != nil {
+		return true, fmt.Errorf("parsed at line 41: %v", err)
+	}
 	slow, err := decodeV3(data)
 	if err != nil {
 		return true, fmt.Errorf("fast path accepted input yaml.v3 rejects: %v", err)
 	}
 	return true, fastyamltest.SameDocs(fast, slow)
+}
+
+// shifted copies documents n lines further down.
+func shifted(docs []fastyaml.Doc, n int) []fastyaml.Doc {
+	var shift func(t *tree.Node) *tree.Node
+	shift = func(t *tree.Node) *tree.Node {
+		if t == nil {
+			return nil
+		}
+		c := *t
+		c.Line += n
+		c.Content = nil
+		for _, k := range t.Content {
+			c.Content = append(c.Content, shift(k))
+		}
+		return &c
+	}
+	out := make([]fastyaml.Doc, len(docs))
+	for i, d := range docs {
+		out[i] = fastyaml.Doc{Node: shift(d.Node), Line: d.Line + n, Empty: d.Empty}
+	}
+	return out
 }
 
 func TestFastYAMLMatchesYAMLv3(t *testing.T) {
