@@ -18,7 +18,6 @@ package cueshape
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,6 +64,7 @@ type shapeField struct {
 	name     string
 	required bool
 	shape    *Shape
+	index    int // in its struct's fields
 }
 
 // A literal is a concrete scalar. value is a string's own text, or the
@@ -257,7 +257,7 @@ func (c *Compiler) compileStruct(s *Shape, v cue.Value, depth int) (*Shape, erro
 	s.byName = map[string]*shapeField{}
 	for it.Next() {
 		sel := it.Selector()
-		f := &shapeField{name: sel.Unquoted(), required: sel.ConstraintType() != cue.OptionalConstraint}
+		f := &shapeField{name: sel.Unquoted(), required: sel.ConstraintType() != cue.OptionalConstraint, index: len(s.fields)}
 		if f.shape, err = c.compile(it.Value(), depth+1); err != nil {
 			return nil, fmt.Errorf("%s: %w", f.name, err)
 		}
@@ -545,9 +545,12 @@ func (s *Shape) walkStruct(n *declcfg.Node, p *Path, report Report) {
 	if err != nil {
 		return // duplicate keys: the loader reports them
 	}
-	var seen []bool
-	if len(s.fields) > 0 {
-		seen = make([]bool, len(s.fields))
+	// seen marks the fields present: bits of a word for structs of up to
+	// 64 fields (all of the built-in schemas), else a slice.
+	var seenBits uint64
+	var seenMore []bool
+	if len(s.fields) > 64 {
+		seenMore = make([]bool, len(s.fields))
 	}
 	for _, e := range entries {
 		f := s.byName[e.Key]
@@ -569,7 +572,11 @@ func (s *Shape) walkStruct(n *declcfg.Node, p *Path, report Report) {
 			}
 		}
 		if f != nil {
-			seen[slices.Index(s.fields, f)] = true
+			if seenMore != nil {
+				seenMore[f.index] = true
+			} else {
+				seenBits |= 1 << f.index
+			}
 		}
 		if IsNull(e.Value) {
 			continue // null is absent; required fields are checked below
@@ -580,7 +587,10 @@ func (s *Shape) walkStruct(n *declcfg.Node, p *Path, report Report) {
 		if !f.required {
 			continue
 		}
-		present := seen[i]
+		present := seenBits&(1<<i) != 0
+		if seenMore != nil {
+			present = seenMore[i]
+		}
 		if present {
 			for _, e := range entries {
 				if (e.Key == f.name || strings.EqualFold(e.Key, f.name)) && IsNull(e.Value) {
