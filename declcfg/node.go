@@ -405,27 +405,12 @@ func hasMergeKey(n *Node) bool {
 // writeMapping writes a mapping without merge keys in its own key order,
 // refusing duplicate keys as mappingPairs does, without gathering pairs.
 func (w *nodeWriter) writeMapping(buf *bytes.Buffer, n *Node, depth int) error {
-	var seen map[string]*Node
-	if len(n.Content) > 32 {
-		seen = make(map[string]*Node, len(n.Content)/2)
-	}
+	keys := newKeySet(n)
 	buf.WriteByte('{')
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind != ScalarNode {
-			return nodeError(k, "mapping keys must be scalars")
-		}
-		if seen != nil {
-			if prev, ok := seen[k.Value]; ok {
-				return nodeError(k, "duplicate key %q (first defined at line %d)", k.Value, prev.Line)
-			}
-			seen[k.Value] = k
-		} else {
-			for j := 0; j < i; j += 2 {
-				if prev := n.Content[j]; prev.Value == k.Value {
-					return nodeError(k, "duplicate key %q (first defined at line %d)", k.Value, prev.Line)
-				}
-			}
+		if err := keys.add(i); err != nil {
+			return err
 		}
 		if i > 0 {
 			buf.WriteByte(',')
@@ -439,6 +424,44 @@ func (w *nodeWriter) writeMapping(buf *bytes.Buffer, n *Node, depth int) error {
 		}
 	}
 	buf.WriteByte('}')
+	return nil
+}
+
+// keySet refuses the keys of a mapping without merge keys that are not
+// scalars or that repeat one before them: through a map in large mappings,
+// by comparing with the keys before in small ones.
+type keySet struct {
+	n    *Node
+	seen map[string]*Node
+}
+
+func newKeySet(n *Node) keySet {
+	s := keySet{n: n}
+	if len(n.Content) > 32 {
+		s.seen = make(map[string]*Node, len(n.Content)/2)
+	}
+	return s
+}
+
+// add checks the key at index i of the mapping's Content, the keys before
+// it having been added.
+func (s *keySet) add(i int) error {
+	k := s.n.Content[i]
+	if k.Kind != ScalarNode {
+		return nodeError(k, "mapping keys must be scalars")
+	}
+	if s.seen != nil {
+		if prev, ok := s.seen[k.Value]; ok {
+			return nodeError(k, "duplicate key %q (first defined at line %d)", k.Value, prev.Line)
+		}
+		s.seen[k.Value] = k
+		return nil
+	}
+	for j := 0; j < i; j += 2 {
+		if prev := s.n.Content[j]; prev.Value == k.Value {
+			return nodeError(k, "duplicate key %q (first defined at line %d)", k.Value, prev.Line)
+		}
+	}
 	return nil
 }
 

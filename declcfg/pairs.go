@@ -27,31 +27,16 @@ func MappingEntries(n *Node) ([]MapEntry, error) {
 }
 
 // plainEntries is MappingEntries for a mapping without merge keys, in one
-// allocation: mappingPairs' checks, in its order, without its pairs.
+// allocation: mappingPairs' checks (keySet), in its order, without its pairs.
 func plainEntries(n *Node) ([]MapEntry, error) {
 	out := make([]MapEntry, 0, len(n.Content)/2)
-	var seen map[string]*Node
-	if len(n.Content) > 16 {
-		seen = make(map[string]*Node, len(n.Content)/2)
-	}
+	keys := newKeySet(n)
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind != ScalarNode {
-			return nil, nodeError(k, "mapping keys must be scalars")
+		if err := keys.add(i); err != nil {
+			return nil, err
 		}
-		if seen != nil {
-			if prev, ok := seen[k.Value]; ok {
-				return nil, nodeError(k, "duplicate key %q (first defined at line %d)", k.Value, prev.Line)
-			}
-			seen[k.Value] = k
-		} else {
-			for _, e := range out {
-				if e.Key == k.Value {
-					return nil, nodeError(k, "duplicate key %q (first defined at line %d)", k.Value, e.KeyNode.Line)
-				}
-			}
-		}
-		out = append(out, MapEntry{Key: k.Value, KeyNode: k, Value: deref(v)})
+		k := n.Content[i]
+		out = append(out, MapEntry{Key: k.Value, KeyNode: k, Value: deref(n.Content[i+1])})
 	}
 	return out, nil
 }
