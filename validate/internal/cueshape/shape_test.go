@@ -272,15 +272,63 @@ func catalogBlobs(t testing.TB, dir string) []*declcfg.Node {
 
 func toNode(t testing.TB, v any) *declcfg.Node {
 	t.Helper()
-	data, err := json.Marshal(v)
+	n, err := valueNode(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs, err := declcfg.ParseYAML(data)
-	if err != nil || len(docs) != 1 || docs[0].Node == nil {
-		t.Fatalf("%s: %d documents, %v", data, len(docs), err)
+	return n
+}
+
+// valueNode builds the tree a JSON value parses to: keys sorted, strings
+// quoted (so never read as YAML 1.1 booleans), integral numbers !!int. It is
+// built directly rather than through YAML text, which cannot hold every
+// string (raw DEL and C1 controls are not allowed in a YAML stream).
+func valueNode(v any) (*declcfg.Node, error) {
+	scalar := func(tag, value string, style declcfg.Style) *declcfg.Node {
+		return &declcfg.Node{Kind: declcfg.ScalarNode, Tag: tag, Value: value, Style: style}
 	}
-	return docs[0].Node
+	switch v := v.(type) {
+	case nil:
+		return scalar("!!null", "null", 0), nil
+	case bool:
+		return scalar("!!bool", strconv.FormatBool(v), 0), nil
+	case string:
+		return scalar("!!str", v, declcfg.DoubleQuotedStyle), nil
+	case int:
+		return scalar("!!int", strconv.Itoa(v), 0), nil
+	case int64:
+		return scalar("!!int", strconv.FormatInt(v, 10), 0), nil
+	case float64:
+		text, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		if strings.ContainsAny(string(text), ".eE") {
+			return scalar("!!float", string(text), 0), nil
+		}
+		return scalar("!!int", string(text), 0), nil
+	case []any:
+		n := &declcfg.Node{Kind: declcfg.SequenceNode, Tag: "!!seq"}
+		for _, e := range v {
+			c, err := valueNode(e)
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, c)
+		}
+		return n, nil
+	case map[string]any:
+		n := &declcfg.Node{Kind: declcfg.MappingNode, Tag: "!!map"}
+		for _, k := range sortedKeys(v) {
+			c, err := valueNode(v[k])
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, scalar("!!str", k, declcfg.DoubleQuotedStyle), c)
+		}
+		return n, nil
+	}
+	return nil, fmt.Errorf("no tree for %T", v)
 }
 
 func TestMatchesCUEOnRealCatalogs(t *testing.T) {
