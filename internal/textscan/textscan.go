@@ -7,6 +7,7 @@ package textscan
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unsafe"
 )
 
@@ -64,6 +65,24 @@ func Printable(b []byte) int {
 		i++
 	}
 	return i
+}
+
+// Chars returns how many characters (Unicode code points) the UTF-8 text b
+// holds: its bytes but the continuation bytes (10xxxxxx), counted eight at
+// a time. It is what a column counts.
+func Chars(b []byte) int {
+	i, n, cont := 0, len(b), 0
+	for ; i+8 <= n; i += 8 {
+		if x := word(b, i); x&high != 0 {
+			cont += bits.OnesCount64(x &^ (x << 1) & high)
+		}
+	}
+	for ; i < n; i++ {
+		if b[i]&0xc0 == 0x80 {
+			cont++
+		}
+	}
+	return n - cont
 }
 
 // JSONSafeString is JSONSafe of a string's bytes (read, not copied).

@@ -3,6 +3,7 @@ package textscan
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func jsonSafe(c byte) bool  { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' }
@@ -18,6 +19,17 @@ func naive(b []byte, ok func(byte) bool) int {
 	return len(b)
 }
 
+// naiveChars counts the bytes that do not continue a UTF-8 sequence.
+func naiveChars(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c&0xc0 != 0x80 {
+			n++
+		}
+	}
+	return n
+}
+
 func check(t *testing.T, b []byte) {
 	t.Helper()
 	if got, want := JSONSafe(b), naive(b, jsonSafe); got != want {
@@ -29,6 +41,12 @@ func check(t *testing.T, b []byte) {
 	if len(b) > 0 && b[0] == '"' && StringEnd(b, 0) != naiveStringEnd(b, 0) {
 		t.Fatalf("StringEnd(%q) = %d, want %d", b, StringEnd(b, 0), naiveStringEnd(b, 0))
 	}
+	if got, want := Chars(b), naiveChars(b); got != want {
+		t.Fatalf("Chars(%q) = %d, want %d", b, got, want)
+	}
+	if utf8.Valid(b) && Chars(b) != utf8.RuneCount(b) {
+		t.Fatalf("Chars(%q) = %d, utf8.RuneCount %d", b, Chars(b), utf8.RuneCount(b))
+	}
 	if loopJSONSafe(b) != JSONSafe(b) || loopPrintable(b) != Printable(b) {
 		t.Fatalf("the benchmarks' baseline loops disagree on %q", b)
 	}
@@ -38,7 +56,7 @@ func check(t *testing.T, b []byte) {
 // enough for the 32-byte, 8-byte and single-byte steps, after each kind of
 // neighbour (a line feed stops a word but not Printable).
 func TestEveryByteEveryPlace(t *testing.T) {
-	for _, fill := range []string{"A", "~", " ", "\n", "+/=9", "ab\ncd"} {
+	for _, fill := range []string{"A", "~", " ", "\n", "+/=9", "ab\ncd", "é", "a€b😀"} {
 		base := []byte(strings.Repeat(fill, 80)[:80])
 		for c := 0; c < 256; c++ {
 			for at := 0; at < len(base); at++ {

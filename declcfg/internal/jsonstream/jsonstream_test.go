@@ -54,27 +54,33 @@ func lineStarts(data []byte) []int {
 	return starts
 }
 
-// offset turns a 1-based line and byte column into an offset of data; -1 when
-// they are not in it.
-func offset(starts []int, size, line, col int) int {
+// offset turns a 1-based line and character column into a byte offset of
+// data; -1 when they are not in it. A column counts the bytes that do not
+// continue a UTF-8 sequence (code points, in valid text), as the Parser's do.
+func offset(data []byte, starts []int, line, col int) int {
 	if line < 1 || line > len(starts) || col < 1 {
 		return -1
 	}
-	off := starts[line-1] + col - 1
-	end := size
+	end := len(data)
 	if line < len(starts) {
 		end = starts[line] - 1
 	}
-	if off > end {
-		return -1
+	chars := 0
+	for off := starts[line-1]; off <= end; off++ {
+		if off < len(data) && data[off]&0xc0 == 0x80 {
+			continue
+		}
+		if chars++; chars == col {
+			return off
+		}
 	}
-	return off
+	return -1
 }
 
 // checkPositions reports a node whose line and column do not point at its
 // first byte.
 func checkPositions(data []byte, starts []int, n *tree.Node) error {
-	off := offset(starts, len(data), n.Line, n.Column)
+	off := offset(data, starts, n.Line, n.Column)
 	if off < 0 || off >= len(data) {
 		return fmt.Errorf("node %q at %d:%d: outside the data", n.Value, n.Line, n.Column)
 	}
@@ -113,7 +119,7 @@ func compareJSON(data []byte, borrow bool) error {
 			if !errors.As(err, &se) {
 				return fmt.Errorf("error %v (%T) is no *SyntaxError", err, err)
 			}
-			if offset(starts, len(data), se.Line, se.Col) < 0 {
+			if offset(data, starts, se.Line, se.Col) < 0 {
 				return fmt.Errorf("error %q at %d:%d, outside the data", se.Msg, se.Line, se.Col)
 			}
 			return nil
@@ -183,18 +189,20 @@ func TestMatchesEncodingJSON(t *testing.T) {
 // syntax errors.
 func TestErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		"{\"a\": 1\n \"b\": 2}":   `2:2 unexpected '"': ',' or '}' was expected; is a ',' missing before this key?`,
-		"[1,\n{}\n{}]":            `3:1 unexpected '{': ',' or ']' was expected; is a ',' missing before this value?`,
-		"{\"a\": 1,":              `1:9 unexpected end of file: an object key (a string) was expected`,
-		"{\"a\"\n---\n":           `2:1 unexpected '---' (a YAML document separator; this file is read as a JSON stream because it starts with '{'): ':' was expected after object key "a"`,
-		"{\"a\": 01}":             `1:7 invalid number "01"`,
-		"{\"a\": \"x\ty\"}":       `1:9 invalid control character byte 0x09 in string`,
-		"{\"a\": \"\\q\"}":        `1:7 invalid string: invalid character 'q' in string escape code`,
-		"{\"a\": \"x":             `1:7 unterminated string`,
-		"{\"a\": \"x\\\n\ty\"}":   `2:1 invalid control character byte 0x09 in string`,
-		"{\"a\": nul}":            `1:7 unexpected 'n': a JSON value was expected`,
-		"{\"a\": \xc3\xa9}":       `1:7 unexpected byte 0xc3: a JSON value was expected`,
-		strings.Repeat("[", 1002): `1:1002 nesting deeper than 1000 levels`,
+		"{\"a\": 1\n \"b\": 2}":          `2:2 unexpected '"': ',' or '}' was expected; is a ',' missing before this key?`,
+		"[1,\n{}\n{}]":                   `3:1 unexpected '{': ',' or ']' was expected; is a ',' missing before this value?`,
+		"{\"a\": 1,":                     `1:9 unexpected end of file: an object key (a string) was expected`,
+		"{\"a\"\n---\n":                  `2:1 unexpected '---' (a YAML document separator; this file is read as a JSON stream because it starts with '{'): ':' was expected after object key "a"`,
+		"{\"a\": 01}":                    `1:7 invalid number "01"`,
+		"{\"a\": \"x\ty\"}":              `1:9 invalid control character byte 0x09 in string`,
+		"{\"a\": \"\\q\"}":               `1:7 invalid string: invalid character 'q' in string escape code`,
+		"{\"a\": \"x":                    `1:7 unterminated string`,
+		"{\"a\": \"x\\\n\ty\"}":          `2:1 invalid control character byte 0x09 in string`,
+		"{\"a\": nul}":                   `1:7 unexpected 'n': a JSON value was expected`,
+		"{\"a\": \xc3\xa9}":              `1:7 unexpected byte 0xc3: a JSON value was expected`,
+		"{\"é€😀\": x}":                   `1:9 unexpected 'x': a JSON value was expected`,
+		"{\"é\": 1,\n\"ü\": 1, \"b\" 2}": `2:13 unexpected '2': ':' was expected after object key "b"`,
+		strings.Repeat("[", 1002):        `1:1002 nesting deeper than 1000 levels`,
 	} {
 		p := jsonstream.NewParser([]byte(in), false)
 		var err error
