@@ -44,6 +44,11 @@ func TestParseConfigJSONAndImageRef(t *testing.T) {
 	}, "\n"), err.Error())
 	_, err = ParseConfig("c.yaml", []byte("name: x\nrepo: localhost:5000/acme/cat\ntag: v1\nreferences: [{name: a, image: b}]\n"))
 	assert.NoError(t, err, "a registry port is not a tag")
+	// The extra document is named at its "---" line, past comments and a
+	// block scalar line that only starts like one.
+	_, err = ParseConfig("c.yaml", []byte("name: x\nreferences: [{name: a, image: b}]\nnote: |\n  ----\n--- # more\n# c\n\nname: y\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "\n"+`c.yaml:5:1: a catalog config is one document; remove the extra ones`)
 }
 
 // BenchmarkCompose composes the two largest corpus catalogs (v4.16,

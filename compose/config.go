@@ -111,7 +111,7 @@ func ParseConfig(file string, data []byte) (*CatalogConfig, error) {
 	}
 	var refsNode *declcfg.Node
 	for i := 0; i+1 < len(doc.Content); i += 2 {
-		k, v := doc.Content[i], deref(doc.Content[i+1])
+		k, v := doc.Content[i], declcfg.Deref(doc.Content[i+1])
 		if duplicate(doc, i) {
 			continue
 		}
@@ -148,14 +148,14 @@ func ParseConfig(file string, data []byte) (*CatalogConfig, error) {
 	seen := map[string]declcfg.Pos{}
 	if refsNode != nil && refsNode.Kind == declcfg.SequenceNode {
 		for i, rn := range refsNode.Content {
-			rn = deref(rn)
+			rn = declcfg.Deref(rn)
 			if rn.Kind != declcfg.MappingNode {
 				bad(rn, "references[%d] must be an object with name and image", i)
 				continue
 			}
 			ref := Reference{Pos: at(rn)}
 			for j := 0; j+1 < len(rn.Content); j += 2 {
-				k, v := rn.Content[j], deref(rn.Content[j+1])
+				k, v := rn.Content[j], declcfg.Deref(rn.Content[j+1])
 				if duplicate(rn, j) {
 					continue
 				}
@@ -205,23 +205,16 @@ func ParseConfig(file string, data []byte) (*CatalogConfig, error) {
 }
 
 // separatorLine is the line of the "---" that starts the document whose
-// first line is line: the last such line at or before it.
+// first line is line: the last such line at or before it ("---" alone or
+// before a space or tab, as YAML marks a document start).
 func separatorLine(data []byte, line int) int {
 	lines := bytes.SplitN(data, []byte("\n"), line+1)
 	for i := min(line, len(lines)) - 1; i >= 0; i-- {
-		if bytes.HasPrefix(lines[i], []byte("---")) {
+		if l, ok := bytes.CutPrefix(bytes.TrimSuffix(lines[i], []byte("\r")), []byte("---")); ok && (len(l) == 0 || l[0] == ' ' || l[0] == '\t') {
 			return i + 1
 		}
 	}
 	return line
-}
-
-// deref follows YAML aliases (*name) to the node they stand for.
-func deref(n *declcfg.Node) *declcfg.Node {
-	for i := 0; n != nil && n.Kind == declcfg.AliasNode && i < 100; i++ {
-		n = n.Alias
-	}
-	return n
 }
 
 // resolve returns where a reference's catalog is: a local directory or file

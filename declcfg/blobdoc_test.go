@@ -35,9 +35,9 @@ func sameDocument(t *testing.T, b Blob, v any) {
 // sameValues compares two trees but for positions: the encodings differ in
 // length where one escapes HTML characters.
 func sameValues(a, b *Node, path string) error {
-	if a.Kind != b.Kind || a.ShortTag() != b.ShortTag() || a.Value != b.Value || len(a.Content) != len(b.Content) {
+	if a.Kind != b.Kind || a.Tag != b.Tag || a.Value != b.Value || len(a.Content) != len(b.Content) {
 		return fmt.Errorf("%s: {kind %d tag %s len %d %.60q} != {kind %d tag %s len %d %.60q}", path,
-			a.Kind, a.ShortTag(), len(a.Content), a.Value, b.Kind, b.ShortTag(), len(b.Content), b.Value)
+			a.Kind, a.Tag, len(a.Content), a.Value, b.Kind, b.Tag, len(b.Content), b.Value)
 	}
 	for i := range a.Content {
 		if err := sameValues(a.Content[i], b.Content[i], fmt.Sprintf("%s/%d", path, i)); err != nil {

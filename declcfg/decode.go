@@ -129,10 +129,10 @@ func (o *object) str(name string) (string, *Node) {
 	if v == nil {
 		return "", nil
 	}
-	if v.Kind == ScalarNode && v.ShortTag() == "!!null" {
+	if v.Kind == ScalarNode && v.Tag == "!!null" {
 		return "", v
 	}
-	if _, yaml11 := YAML11Bool(v); yaml11 || v.Kind != ScalarNode || v.ShortTag() != "!!str" && v.ShortTag() != "!!timestamp" {
+	if _, yaml11 := YAML11Bool(v); yaml11 || v.Kind != ScalarNode || v.Tag != "!!str" && v.Tag != "!!timestamp" {
 		o.d.errorf(v, RuleFieldType, "%q must be a string, not %s", name, NotStringText(v))
 		return "", v
 	}
@@ -141,7 +141,7 @@ func (o *object) str(name string) (string, *Node) {
 
 func (o *object) list(name string) ([]*Node, *Node) {
 	_, v := o.field(name)
-	if v == nil || (v.Kind == ScalarNode && v.ShortTag() == "!!null") {
+	if v == nil || (v.Kind == ScalarNode && v.Tag == "!!null") {
 		return nil, v
 	}
 	if v.Kind != SequenceNode {
@@ -190,7 +190,7 @@ func DecodeDocumentWith(doc Document, opts DecodeOptions) (blob Blob, errs []*Lo
 		pkg, _ = o.str("package")
 	}
 	if sn == nil || schema == "" {
-		if _, yaml11 := YAML11Bool(sn); sn == nil || sn.ShortTag() == "!!null" || sn.ShortTag() == "!!str" && !yaml11 {
+		if _, yaml11 := YAML11Bool(sn); sn == nil || sn.Tag == "!!null" || sn.Tag == "!!str" && !yaml11 {
 			d.errorf(doc.Node, RuleMissingSchema, "document has no \"schema\" field; every catalog blob needs one (olm.package, olm.channel, olm.bundle, olm.deprecations or a custom schema)")
 		}
 		return Blob{}, d.errs, false
@@ -238,7 +238,7 @@ func (d *decoder) pkg(o *object, pos Pos, name string) *Package {
 		p.DefaultChannelPos = d.pos(dn)
 	}
 	p.Description, _ = o.str("description")
-	if _, in := o.field("icon"); in != nil && !(in.Kind == ScalarNode && in.ShortTag() == "!!null") {
+	if _, in := o.field("icon"); in != nil && !(in.Kind == ScalarNode && in.Tag == "!!null") {
 		if io, ok := d.object(in, "icon"); ok {
 			icon := &Icon{}
 			data, dn := io.str("base64data")
@@ -280,11 +280,11 @@ func (d *decoder) channel(o *object, pos Pos, pkg, name string) *Channel {
 		}
 		skips, _ := eo.list("skips")
 		for _, sn := range skips {
-			if _, yaml11 := YAML11Bool(sn); yaml11 || sn.Kind != ScalarNode || (sn.ShortTag() != "!!str" && sn.ShortTag() != "!!null") {
+			if _, yaml11 := YAML11Bool(sn); yaml11 || sn.Kind != ScalarNode || (sn.Tag != "!!str" && sn.Tag != "!!null") {
 				d.errorf(sn, RuleFieldType, "\"skips\" items must be strings, not %s", NotStringText(sn))
 				continue
 			}
-			if sn.ShortTag() == "!!null" {
+			if sn.Tag == "!!null" {
 				e.Skips = append(e.Skips, "")
 				continue
 			}

@@ -129,7 +129,7 @@ func parseYAMLStreamAt(data []byte, borrow bool, first int, each func(d yamlDoc)
 	}
 	if !ok {
 		return parseYAMLv3(data, func(d yamlDoc) error {
-			shiftDocs([]yamlDoc{d}, first-1)
+			shiftDoc(&d, first-1)
 			return each(d)
 		})
 	}
@@ -168,14 +168,19 @@ func ParseYAML(data []byte) ([]Document, error) {
 
 // shiftDocs moves documents down by n lines.
 func shiftDocs(docs []yamlDoc, n int) {
+	for i := range docs {
+		shiftDoc(&docs[i], n)
+	}
+}
+
+// shiftDoc moves a document, its line and its nodes', down by n lines.
+func shiftDoc(d *yamlDoc, n int) {
 	if n == 0 {
 		return
 	}
-	for i := range docs {
-		docs[i].Line += n
-		if docs[i].Node != nil {
-			shiftLines(docs[i].Node, n)
-		}
+	d.Line += n
+	if d.Node != nil {
+		shiftLines(d.Node, n)
 	}
 }
 
@@ -395,7 +400,7 @@ type pair struct {
 // hasMergeKey reports whether a mapping has a "<<" merge key.
 func hasMergeKey(n *Node) bool {
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i]; k.Kind == ScalarNode && k.ShortTag() == "!!merge" {
+		if k := n.Content[i]; k.Kind == ScalarNode && k.Tag == "!!merge" {
 			return true
 		}
 	}
@@ -473,7 +478,7 @@ func mappingPairs(n *Node) ([]pair, error) {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind == ScalarNode && k.ShortTag() == "!!merge" {
+		if k.Kind == ScalarNode && k.Tag == "!!merge" {
 			// "<<: *anchor" copies the anchor's keys that are not set here.
 			src := v
 			if src.Kind == AliasNode && src.Alias != nil {
@@ -516,7 +521,7 @@ func mappingPairs(n *Node) ([]pair, error) {
 
 func hasKey(n *Node, key string) bool {
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].ShortTag() != "!!merge" && n.Content[i].Value == key {
+		if n.Content[i].Tag != "!!merge" && n.Content[i].Value == key {
 			return true
 		}
 	}
@@ -524,7 +529,7 @@ func hasKey(n *Node, key string) bool {
 }
 
 func writeScalar(buf *bytes.Buffer, n *Node) error {
-	switch n.ShortTag() {
+	switch n.Tag {
 	case "!!null":
 		buf.WriteString("null")
 	case "!!bool":
@@ -691,7 +696,7 @@ func (w *nodeWriter) value(n *Node, depth int) (any, error) {
 		}
 		return out, nil
 	case ScalarNode:
-		switch n.ShortTag() {
+		switch n.Tag {
 		case "!!null":
 			return nil, nil
 		case "!!bool":
@@ -729,7 +734,7 @@ func KindName(n *Node) string {
 	case AliasNode:
 		return KindName(n.Alias)
 	case ScalarNode:
-		switch n.ShortTag() {
+		switch n.Tag {
 		case "!!str", "!!timestamp", "!!binary":
 			return "a string"
 		case "!!int", "!!float":

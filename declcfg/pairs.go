@@ -15,6 +15,12 @@ func MappingEntries(n *Node) ([]MapEntry, error) {
 	if !hasMergeKey(n) {
 		return plainEntries(n)
 	}
+	return pairEntries(n)
+}
+
+// pairEntries reads a mapping's entries through mappingPairs, which
+// resolves merge keys.
+func pairEntries(n *Node) ([]MapEntry, error) {
 	pairs, err := mappingPairs(n)
 	if err != nil {
 		return nil, err

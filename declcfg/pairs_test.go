@@ -10,20 +10,6 @@ import (
 	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
-// entriesViaPairs is MappingEntries through mappingPairs, the way it reads
-// mappings with merge keys: the reference for plainEntries.
-func entriesViaPairs(n *Node) ([]MapEntry, error) {
-	pairs, err := mappingPairs(n)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]MapEntry, len(pairs))
-	for i, p := range pairs {
-		out[i] = MapEntry{Key: p.key, KeyNode: p.keyNode, Value: deref(p.value)}
-	}
-	return out, nil
-}
-
 // samePlainEntries compares the two readings of every mapping under n.
 func samePlainEntries(t *testing.T, n *Node, depth int) {
 	if n == nil || depth > 100 {
@@ -31,7 +17,7 @@ func samePlainEntries(t *testing.T, n *Node, depth int) {
 	}
 	if n.Kind == MappingNode && !hasMergeKey(n) {
 		got, gerr := plainEntries(n)
-		want, werr := entriesViaPairs(n)
+		want, werr := pairEntries(n)
 		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
 			t.Fatalf("mapping at %d:%d: %v %v, through pairs %v %v", n.Line, n.Column, got, gerr, want, werr)
 		}

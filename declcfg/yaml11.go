@@ -11,7 +11,7 @@ import (
 // string rejects it. These words are the only plain scalars the two readings
 // type differently (numbers, nulls and timestamps agree).
 func YAML11Bool(n *Node) (value, ok bool) {
-	if n == nil || n.Kind != ScalarNode || n.Style != 0 || n.ShortTag() != "!!str" {
+	if n == nil || n.Kind != ScalarNode || n.Style != 0 || n.Tag != "!!str" {
 		return false, false
 	}
 	switch n.Value {

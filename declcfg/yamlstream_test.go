@@ -148,3 +148,23 @@ func TestParseYAMLStreamPerDocument(t *testing.T) {
 		t.Fatalf("parseYAMLDocs: ok %v, %d documents", ok, len(docs))
 	}
 }
+
+// TestParseYAMLStreamAt: a text that starts further down its file gives its
+// documents the file's lines, on each path: the fast one, the per-document
+// one, and yaml.v3 whole (a directive makes a stream unsplittable).
+func TestParseYAMLStreamAt(t *testing.T) {
+	for name, src := range map[string]string{ // the last document on the text's line 3
+		"fast":         "a: 1\n---\nb: 2\n",
+		"per document": "a: 1\n---\nb: {c: 2}\n",
+		"yaml.v3":      "%YAML 1.1\n---\nb: 2\n",
+	} {
+		var docs []yamlDoc
+		if err := parseYAMLStreamAt([]byte(src), false, 10, func(d yamlDoc) error { docs = append(docs, d); return nil }); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		last := docs[len(docs)-1]
+		if last.Line != 12 || last.Node.Line != 12 || last.Node.Content[0].Line != 12 {
+			t.Errorf("%s: last document at line %d, its node at %d, want 12", name, last.Line, last.Node.Line)
+		}
+	}
+}

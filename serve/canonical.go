@@ -149,7 +149,7 @@ func mergeMapping(out map[string]any, n *declcfg.Node, depth int, budget *int, m
 	var merges []*declcfg.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind == declcfg.ScalarNode && k.ShortTag() == "!!merge" {
+		if k.Kind == declcfg.ScalarNode && k.Tag == "!!merge" {
 			merges = append(merges, v)
 			continue
 		}
@@ -218,7 +218,7 @@ func scalarValue(n *declcfg.Node) (any, error) {
 	if b, ok := declcfg.YAML11Bool(n); ok {
 		return b, nil
 	}
-	switch n.ShortTag() {
+	switch n.Tag {
 	case "!!null":
 		return nil, nil
 	case "!!bool":

@@ -102,7 +102,7 @@ func (d *document) entryBlobs(entries *declcfg.Node, what, entry string, res *Re
 	}
 	var out []entryBlob
 	for _, en := range entries.Content {
-		en = deref(en)
+		en = declcfg.Deref(en)
 		pos := d.at(en)
 		if en.Kind != declcfg.MappingNode {
 			ps = append(ps, d.problem(en, "an entry must be an object (%s), not %s", entry, declcfg.KindName(en)))

@@ -154,7 +154,7 @@ func yaml11Scalars(n *declcfg.Node, depth int) {
 		n.Tag, n.Value = "!!bool", strconv.FormatBool(b)
 		return
 	}
-	if n.Kind == declcfg.ScalarNode && n.ShortTag() == "!!int" {
+	if n.Kind == declcfg.ScalarNode && n.Tag == "!!int" {
 		if i, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64); err == nil {
 			n.Value = strconv.FormatInt(i, 10)
 		}

@@ -58,7 +58,7 @@ func ParseImageMap(path string, data []byte) (*ImageMap, error) {
 	base := filepath.Dir(path)
 	var ps Problems
 	for i := 0; i+1 < len(doc.root.Content); i += 2 {
-		k, v := doc.root.Content[i], deref(doc.root.Content[i+1])
+		k, v := doc.root.Content[i], declcfg.Deref(doc.root.Content[i+1])
 		if k.Kind != declcfg.ScalarNode || k.Value == "" {
 			ps = append(ps, doc.problem(k, "image map keys must be image references"))
 			continue

@@ -20,13 +20,6 @@ func readFile(name string) ([]byte, error) {
 	return data, nil
 }
 
-func deref(n *declcfg.Node) *declcfg.Node {
-	for i := 0; n != nil && n.Kind == declcfg.AliasNode && i < 100; i++ {
-		n = n.Alias
-	}
-	return n
-}
-
 // field is one key of a mapping.
 type field struct {
 	name  string // the key as written
@@ -40,7 +33,7 @@ func (d *document) fields(n *declcfg.Node) ([]field, Problems) {
 	var out []field
 	var ps Problems
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], deref(n.Content[i+1])
+		k, v := n.Content[i], declcfg.Deref(n.Content[i+1])
 		if k.Kind != declcfg.ScalarNode {
 			ps = append(ps, d.problem(k, "keys must be strings"))
 			continue
@@ -63,25 +56,25 @@ func (d *document) fields(n *declcfg.Node) ([]field, Problems) {
 // lookup finds a key in a mapping: an exact match wins, otherwise a
 // case-insensitive one.
 func lookup(n *declcfg.Node, key string) (*declcfg.Node, *declcfg.Node) {
-	n = deref(n)
+	n = declcfg.Deref(n)
 	if n == nil || n.Kind != declcfg.MappingNode {
 		return nil, nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == key {
-			return n.Content[i], deref(n.Content[i+1])
+			return n.Content[i], declcfg.Deref(n.Content[i+1])
 		}
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if strings.EqualFold(n.Content[i].Value, key) {
-			return n.Content[i], deref(n.Content[i+1])
+			return n.Content[i], declcfg.Deref(n.Content[i+1])
 		}
 	}
 	return nil, nil
 }
 
 func isNull(n *declcfg.Node) bool {
-	return n == nil || n.Kind == declcfg.ScalarNode && n.ShortTag() == "!!null"
+	return n == nil || n.Kind == declcfg.ScalarNode && n.Tag == "!!null"
 }
 
 // str reads a string scalar; null reads as "".
@@ -89,7 +82,7 @@ func (d *document) str(n *declcfg.Node, what string) (string, *Problem) {
 	if isNull(n) {
 		return "", nil
 	}
-	if n.Kind != declcfg.ScalarNode || n.ShortTag() != "!!str" {
+	if n.Kind != declcfg.ScalarNode || n.Tag != "!!str" {
 		return "", d.problem(n, "%s must be a string, not %s", what, declcfg.KindName(n))
 	}
 	return n.Value, nil
@@ -100,7 +93,7 @@ func (d *document) boolean(n *declcfg.Node, what string) (bool, *Problem) {
 	if isNull(n) {
 		return false, nil
 	}
-	if n.Kind == declcfg.ScalarNode && n.ShortTag() == "!!bool" {
+	if n.Kind == declcfg.ScalarNode && n.Tag == "!!bool" {
 		switch strings.ToLower(n.Value) {
 		case "true":
 			return true, nil

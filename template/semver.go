@@ -148,7 +148,7 @@ func (d *document) archetype(n *declcfg.Node, name string) ([]stub, Problems) {
 	}
 	var out []stub
 	for _, en := range list.Content {
-		en = deref(en)
+		en = declcfg.Deref(en)
 		if en.Kind != declcfg.MappingNode {
 			ps = append(ps, d.problem(en, "a %s bundle must be an object {image: REF}, not %s", name, declcfg.KindName(en)))
 			continue

@@ -112,7 +112,7 @@ func (d *document) substitutions(n *declcfg.Node, res *Result) ([]substitution, 
 	bases := map[string]substitution{}
 	refs := map[string]substitution{}
 	for _, item := range n.Content {
-		item = deref(item)
+		item = declcfg.Deref(item)
 		if item.Kind != declcfg.MappingNode {
 			ps = append(ps, d.problem(item, "a substitution must be an object {name: IMAGE, base: BUNDLE}, not %s", declcfg.KindName(item)))
 			continue

@@ -244,7 +244,7 @@ func detectKind(doc *document, want Kind) (Kind, error) {
 		return "", Problems{doc.problem(doc.root, "template has no %q field, so its type is unknown: "+
 			"write \"schema: %s\", \"schema: %s\" or \"schema: %s\"", "schema", SchemaBasic, SchemaSemver, SchemaSubstitutes)}
 	}
-	if v.Kind != declcfg.ScalarNode || v.ShortTag() != "!!str" {
+	if v.Kind != declcfg.ScalarNode || v.Tag != "!!str" {
 		return "", Problems{doc.problem(v, "%q must be a string, not %s", "schema", declcfg.KindName(v))}
 	}
 	schema := v.Value

@@ -177,7 +177,7 @@ func releaseText(n *declcfg.Node) string {
 	if n == nil || n.Kind != declcfg.ScalarNode {
 		return ""
 	}
-	switch n.ShortTag() {
+	switch n.Tag {
 	case "!!str", "!!int", "!!float":
 		return n.Value
 	}

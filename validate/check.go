@@ -385,7 +385,7 @@ func isString(n *declcfg.Node) bool {
 	if _, ok := declcfg.YAML11Bool(n); ok {
 		return false // a boolean to opm
 	}
-	t := n.ShortTag()
+	t := n.Tag
 	return t == "!!str" || t == "!!timestamp"
 }
 

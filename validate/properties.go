@@ -130,7 +130,7 @@ func checkMaxOpenShift(d *docContext, p propertyNode, nth int) {
 		return
 	}
 	var raw string
-	switch v.ShortTag() {
+	switch v.Tag {
 	case "!!str":
 		raw = strconv.Quote(v.Value)
 	case "!!int", "!!float":

@@ -59,10 +59,7 @@ func (b *bundle) fileRoot(name string) *declcfg.Node {
 // child steps into a mapping key or a sequence index; it returns the
 // value and, for a mapping, the key node.
 func child(n *declcfg.Node, seg string) (value, key *declcfg.Node) {
-	for n != nil && n.Kind == declcfg.AliasNode {
-		n = n.Alias
-	}
-	if n == nil {
+	if n = declcfg.Deref(n); n == nil {
 		return nil, nil
 	}
 	switch n.Kind {

@@ -439,24 +439,29 @@ func (p *fastYAML) mapping(indent int) *tree.Node {
 		p.start = -1
 		value := p.value(rest, line, off+len(keyText)+1, indent)
 		p.stack = append(p.stack, key, value)
-		p.skipBlank()
-		if p.i >= len(p.lines) || p.isDocMarker(p.i) {
-			m.Content = p.children(base)
-			return m
-		}
-		next := p.lines[p.i].indent
-		if next < indent {
-			m.Content = p.children(base)
-			return m
-		}
-		if next > indent {
-			panic(bail{})
-		}
-		if IsSeqItem(p.text(p.i)[next:]) {
-			m.Content = p.children(base)
-			return m // the sequence item belongs to an enclosing sequence
+		// A sequence item at the mapping's indent belongs to an enclosing
+		// sequence.
+		if !p.more(indent) || IsSeqItem(p.text(p.i)[indent:]) {
+			break
 		}
 	}
+	m.Content = p.children(base)
+	return m
+}
+
+// more skips blank lines and reports whether the block collection at indent
+// goes on at the next line: one at the same indent, before the end and any
+// document marker. A line indented further bails.
+func (p *fastYAML) more(indent int) bool {
+	p.skipBlank()
+	if p.i >= len(p.lines) || p.isDocMarker(p.i) {
+		return false
+	}
+	next := p.lines[p.i].indent
+	if next > indent {
+		panic(bail{})
+	}
+	return next == indent
 }
 
 func (p *fastYAML) sequence(indent int) *tree.Node {
@@ -475,24 +480,13 @@ func (p *fastYAML) sequence(indent int) *tree.Node {
 		p.start = -1
 		item := p.item(rest, line, off+1, indent)
 		p.stack = append(p.stack, item)
-		p.skipBlank()
-		if p.i >= len(p.lines) || p.isDocMarker(p.i) {
-			s.Content = p.children(base)
-			return s
-		}
-		next := p.lines[p.i].indent
-		if next < indent {
-			s.Content = p.children(base)
-			return s
-		}
-		if next > indent || !IsSeqItem(p.text(p.i)[next:]) {
-			if next > indent {
-				panic(bail{})
-			}
-			s.Content = p.children(base)
-			return s // a key of the enclosing mapping at the same indent
+		// A key at the sequence's indent belongs to the enclosing mapping.
+		if !p.more(indent) || !IsSeqItem(p.text(p.i)[indent:]) {
+			break
 		}
 	}
+	s.Content = p.children(base)
+	return s
 }
 
 // item parses what follows "-" on line (rest starts at byte off).

@@ -55,7 +55,3 @@ type Node struct {
 	// Line and Column are 1-based; the column counts characters.
 	Line, Column int
 }
-
-// ShortTag is the node's tag (kept for the callers written against
-// yaml.v3's method of that name).
-func (n *Node) ShortTag() string { return n.Tag }

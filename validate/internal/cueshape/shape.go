@@ -390,7 +390,7 @@ func (p *Path) Subject() string {
 // IsNull reports whether n is absent or null, which the shapes read as
 // absent (as opm does).
 func IsNull(n *declcfg.Node) bool {
-	return n == nil || n.Kind == declcfg.ScalarNode && n.ShortTag() == "!!null"
+	return n == nil || n.Kind == declcfg.ScalarNode && n.Tag == "!!null"
 }
 
 func nodeKind(n *declcfg.Node) cue.Kind {
@@ -400,7 +400,7 @@ func nodeKind(n *declcfg.Node) cue.Kind {
 	case declcfg.SequenceNode:
 		return cue.ListKind
 	case declcfg.ScalarNode:
-		switch n.ShortTag() {
+		switch n.Tag {
 		case "!!null":
 			return cue.NullKind
 		case "!!bool":

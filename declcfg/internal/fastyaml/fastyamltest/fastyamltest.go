@@ -43,11 +43,11 @@ func SameTree(a, b *tree.Node, path string) error {
 		return nil
 	}
 	style := func(n *tree.Node) tree.Style { return n.Style &^ (tree.TaggedStyle) }
-	if a.Kind != b.Kind || a.ShortTag() != b.ShortTag() || a.Value != b.Value || style(a) != style(b) ||
+	if a.Kind != b.Kind || a.Tag != b.Tag || a.Value != b.Value || style(a) != style(b) ||
 		a.Line != b.Line || a.Column != b.Column || len(a.Content) != len(b.Content) {
 		return fmt.Errorf("%s: fast {kind %d tag %s style %d %d:%d len %d %.60q} != yaml.v3 {kind %d tag %s style %d %d:%d len %d %.60q}", path,
-			a.Kind, a.ShortTag(), a.Style, a.Line, a.Column, len(a.Content), a.Value,
-			b.Kind, b.ShortTag(), b.Style, b.Line, b.Column, len(b.Content), b.Value)
+			a.Kind, a.Tag, a.Style, a.Line, a.Column, len(a.Content), a.Value,
+			b.Kind, b.Tag, b.Style, b.Line, b.Column, len(b.Content), b.Value)
 	}
 	for i := range a.Content {
 		if err := SameTree(a.Content[i], b.Content[i], fmt.Sprintf("%s/%d", path, i)); err != nil {
