@@ -161,15 +161,7 @@ func serveLoadError(stderr io.Writer, src string, err error) error {
 	if !errors.As(err, &ie) {
 		return err
 	}
-	res := &validate.Result{}
-	for _, p := range ie.Problems {
-		sev := validate.SeverityError
-		if p.Warning {
-			sev = validate.SeverityWarning
-		}
-		res.Diagnostics = append(res.Diagnostics, validate.Diagnostic{Rule: p.Rule, Severity: sev, Pos: p.Pos,
-			Package: p.Package, Channel: p.Channel, Bundle: p.Bundle, Message: p.Message})
-	}
+	res := &validate.Result{Diagnostics: ie.Problems}
 	if err := vreport.WriteText(stderr, res, vreport.Options{}); err != nil {
 		return err
 	}

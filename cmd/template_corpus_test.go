@@ -11,10 +11,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fbc-project/fbc/declcfg"
-	"github.com/fbc-project/fbc/validate"
 	"github.com/rogpeppe/go-internal/testscript"
 	"sigs.k8s.io/yaml"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/validate"
 )
 
 // template-corpus REPO renders every catalog template of a corpus pipeline
@@ -289,7 +290,7 @@ func runCorpusPair(ts *testscript.TestScript, repo string, dirs map[string]strin
 func invalidSummary(vr *validate.Result) string {
 	rules := map[string]int{}
 	for _, d := range vr.Diagnostics {
-		if d.Severity == validate.SeverityError {
+		if d.Severity == declcfg.SeverityError {
 			rules[d.Rule]++
 		}
 	}

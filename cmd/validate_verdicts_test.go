@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/validate"
 )
 
@@ -89,12 +90,12 @@ func TestBundleVerdictsAgree(t *testing.T) {
 		t.Fatalf("exit 2: %s", stderr.String())
 	}
 	var out struct {
-		Diagnostics []validate.Diagnostic `json:"diagnostics"`
+		Diagnostics []declcfg.Finding `json:"diagnostics"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 		t.Fatal(err)
 	}
-	byBundle := map[string][]validate.Diagnostic{}
+	byBundle := map[string][]declcfg.Finding{}
 	for _, d := range out.Diagnostics {
 		best := ""
 		for k, dir := range dirs {
@@ -112,7 +113,7 @@ func TestBundleVerdictsAgree(t *testing.T) {
 	compared, unreadable := 0, 0
 	for _, k := range keys {
 		vd, ours := verdicts[k], byBundle[k]
-		if slices.ContainsFunc(ours, func(d validate.Diagnostic) bool { return d.Rule == validate.RuleBundleRead }) {
+		if slices.ContainsFunc(ours, func(d declcfg.Finding) bool { return d.Rule == validate.RuleBundleRead }) {
 			if vd.LoadError != nil {
 				continue
 			}
@@ -131,14 +132,14 @@ func TestBundleVerdictsAgree(t *testing.T) {
 			libErr = libErr || r.Type == "error" || r.Type == "panic"
 			libWarn = libWarn || r.Type == "warning"
 		}
-		var comparable []validate.Diagnostic
+		var comparable []declcfg.Finding
 		for _, d := range ours {
 			if libraryChecks(d) {
 				comparable = append(comparable, d)
 			}
 		}
 		ourErr := slices.ContainsFunc(comparable, isError)
-		ourWarn := slices.ContainsFunc(comparable, func(d validate.Diagnostic) bool { return d.Severity == validate.SeverityWarning })
+		ourWarn := slices.ContainsFunc(comparable, func(d declcfg.Finding) bool { return d.Severity == declcfg.SeverityWarning })
 		if ourErr != libErr || ourWarn != libWarn {
 			t.Errorf("%s: operator-framework/api: errors %v, warnings %v; fbc: errors %v, warnings %v\n%s", k, libErr, libWarn, ourErr, ourWarn, dumpDiags(comparable))
 		}
@@ -159,12 +160,12 @@ func TestBundleVerdictsAgree(t *testing.T) {
 	t.Logf("%d bundles agree; %d are bundles opm cannot read, which fbc reports (bundle-read)", compared, unreadable)
 }
 
-func isError(d validate.Diagnostic) bool { return d.Severity == validate.SeverityError }
+func isError(d declcfg.Finding) bool { return d.Severity == declcfg.SeverityError }
 
 // libraryChecks reports whether a diagnostic is of a check
 // operator-framework/api makes: the rules of its validators, and the
 // removals in the releases it knows.
-func libraryChecks(d validate.Diagnostic) bool {
+func libraryChecks(d declcfg.Finding) bool {
 	switch d.Rule {
 	case validate.RuleCSVName, validate.RuleCSVFields, validate.RuleCSVExamples, validate.RuleCSVInstallModes,
 		validate.RuleCSVMinKubeVersion, validate.RuleCSVAnnotations, validate.RuleCRDInvalid,
@@ -189,7 +190,7 @@ func libraryChecks(d validate.Diagnostic) bool {
 // removedAPI is one object the library's removed-API message names.
 type removedAPI struct{ release, object string }
 
-func (w removedAPI) matches(d validate.Diagnostic) bool {
+func (w removedAPI) matches(d declcfg.Finding) bool {
 	return d.Rule == validate.RuleRemovedAPI && strings.Contains(d.Message, "Kubernetes "+w.release+" ") &&
 		strings.Contains(strings.ToLower(d.Message), strings.ToLower(w.object))
 }
@@ -222,7 +223,7 @@ func removedAPIsOf(t *testing.T, detail string) []removedAPI {
 	return out
 }
 
-func dumpDiags(ds []validate.Diagnostic) string {
+func dumpDiags(ds []declcfg.Finding) string {
 	var b strings.Builder
 	for _, d := range ds {
 		b.WriteString("    " + d.Pos.String() + ": " + string(d.Severity) + ": " + d.Message + " [" + d.Rule + "]\n")

@@ -4,7 +4,7 @@
 // them. Every OLM rule about channels (the head, opm's replaces chain and
 // stranded entries, the order OLM's resolver gives a channel, which entries
 // upgrade an installed bundle) is written here once; what breaks a rule is
-// reported as a Problem with a position.
+// reported as a declcfg.Finding with a position (Catalog.Problems).
 //
 // A Catalog is read-only once built and safe for concurrent readers. It
 // refers to the blobs it was built from: callers must not change them.
@@ -31,7 +31,7 @@ type Catalog struct {
 	byName map[string]*Package
 
 	problemsOnce sync.Once
-	problems     []Problem
+	problems     []declcfg.Finding
 
 	indexOnce sync.Once
 	provided  map[declcfg.GVK][]*Bundle
@@ -119,7 +119,7 @@ type Deprecation struct {
 }
 
 // New builds the model of cfg. It never fails: what OLM would reject is a
-// Problem, and the model holds what can be made of the rest. Blobs are
+// finding (Problems), and the model holds what can be made of the rest. Blobs are
 // added packages first, then channels, bundles and deprecations; a Builder
 // keeps the catalog's own order.
 func New(cfg *declcfg.DeclarativeConfig) *Catalog {

@@ -10,26 +10,6 @@ import (
 	"github.com/fbc-project/fbc/declcfg"
 )
 
-// Problem is something about the catalog's packages, channels, bundles or
-// deprecations that OLM rejects or that is almost certainly a mistake.
-// Rule is the id fbc validate reports it under.
-type Problem struct {
-	Rule    string
-	Pos     declcfg.Pos
-	Package string
-	Channel string
-	Bundle  string
-	Message string
-	Warning bool
-}
-
-func (p Problem) String() string {
-	if p.Pos.IsValid() {
-		return fmt.Sprintf("%s: %s [%s]", p.Pos, p.Message, p.Rule)
-	}
-	return fmt.Sprintf("%s [%s]", p.Message, p.Rule)
-}
-
 // Rule ids of the problems the model finds.
 const (
 	RuleUnknownPackage   = "unknown-package"
@@ -58,7 +38,7 @@ const (
 
 // Problems returns what breaks OLM's rules, package by package (sorted by
 // name), each package's in a fixed order. It is computed on first use.
-func (c *Catalog) Problems() []Problem {
+func (c *Catalog) Problems() []declcfg.Finding {
 	c.problemsOnce.Do(func() {
 		for _, p := range c.Packages {
 			r := &reporter{pkg: p}
@@ -71,15 +51,18 @@ func (c *Catalog) Problems() []Problem {
 
 type reporter struct {
 	pkg *Package
-	out []Problem
+	out []declcfg.Finding
 }
 
 func (r *reporter) add(rule string, pos declcfg.Pos, channel, bundle, msg string) {
 	if r.pkg.lostMayCause(rule) {
 		return
 	}
-	r.out = append(r.out, Problem{Rule: rule, Pos: pos, Package: r.pkg.Name, Channel: channel, Bundle: bundle, Message: msg,
-		Warning: rule == RuleEdgeTarget || rule == RuleDeprecatedDefault})
+	sev := declcfg.SeverityError
+	if rule == RuleEdgeTarget || rule == RuleDeprecatedDefault {
+		sev = declcfg.SeverityWarning
+	}
+	r.out = append(r.out, declcfg.Finding{Rule: rule, Severity: sev, Pos: pos, Package: r.pkg.Name, Channel: channel, Bundle: bundle, Message: msg})
 }
 
 // lostCauses are, for each rule, the schemas of the documents whose loss

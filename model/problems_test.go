@@ -142,7 +142,7 @@ func TestProblemsInMemory(t *testing.T) {
 	}
 	var got []string
 	for _, p := range New(cfg).Problems() {
-		got = append(got, fmt.Sprintf("%s %v", p.Rule, p.Warning))
+		got = append(got, fmt.Sprintf("%s %v", p.Rule, p.IsWarning()))
 		if p.Pos.IsValid() {
 			t.Errorf("in-memory blob got a position: %+v", p)
 		}

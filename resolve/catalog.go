@@ -44,7 +44,7 @@ func CatalogFromModel(key CatalogKey, priority int, m *model.Catalog) *Catalog {
 	}
 	for _, p := range m.Problems() {
 		switch {
-		case p.Warning:
+		case p.IsWarning():
 		case p.Rule == model.RuleMissingBundle && c.Err == nil:
 			c.Err = errors.New(p.Message)
 		default:

@@ -11,7 +11,6 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
-	"sort"
 	"strings"
 	"time"
 	"unsafe"
@@ -91,20 +90,9 @@ type packageInfo struct {
 	icon        *declcfg.Icon
 }
 
-// Problem is a reason a catalog cannot be served, or a warning about it.
-type Problem struct {
-	Pos     declcfg.Pos
-	Rule    string
-	Message string
-	Package string
-	Channel string
-	Bundle  string
-	Warning bool
-}
-
 // InvalidError is returned by Load for a catalog OLM would reject: every
 // problem found, warnings included.
-type InvalidError struct{ Problems []Problem }
+type InvalidError struct{ Problems []declcfg.Finding }
 
 // FaultKind is Input, or Run when a file could not be read.
 func (e *InvalidError) FaultKind() fault.Kind {
@@ -118,8 +106,8 @@ func (e *InvalidError) FaultKind() fault.Kind {
 
 func (e *InvalidError) Error() string {
 	n := 0
-	for _, p := range e.Problems {
-		if !p.Warning {
+	for i := range e.Problems {
+		if !e.Problems[i].IsWarning() {
 			n++
 		}
 	}
@@ -202,21 +190,18 @@ func Load(ctx context.Context, src Source, opts LoadOptions) (_ *Catalog, err er
 	}
 	c.size = l.off
 	c.model = l.builder.Build()
-	for _, p := range c.model.Problems() {
-		l.problems = append(l.problems, Problem{Pos: p.Pos, Rule: p.Rule, Message: p.Message,
-			Package: p.Package, Channel: p.Channel, Bundle: p.Bundle, Warning: p.Warning})
-	}
+	l.problems = append(l.problems, c.model.Problems()...)
 	for _, p := range c.model.Packages {
 		for _, b := range p.Bundles {
 			if b.VersionErr != nil && len(declcfgPackageProps(b.Blob)) == 1 {
-				l.problems = append(l.problems, Problem{Pos: b.Pos, Rule: ruleBundleVersion, Package: p.Name, Bundle: b.Name,
+				l.problems = append(l.problems, declcfg.Finding{Rule: ruleBundleVersion, Severity: declcfg.SeverityError, Pos: b.Pos, Package: p.Name, Bundle: b.Name,
 					Message: fmt.Sprintf("bundle %q: %v; OLM needs a semantic version (MAJOR.MINOR.PATCH)", b.Name, b.VersionErr)})
 			}
 		}
 	}
-	sortProblems(l.problems)
-	for _, p := range l.problems {
-		if !p.Warning {
+	declcfg.SortFindings(l.problems)
+	for i := range l.problems {
+		if !l.problems[i].IsWarning() {
 			return nil, &InvalidError{Problems: l.problems}
 		}
 	}
@@ -247,19 +232,6 @@ func declcfgPackageProps(b *declcfg.Bundle) []declcfg.Property {
 	return out
 }
 
-func sortProblems(ps []Problem) {
-	sort.SliceStable(ps, func(i, j int) bool {
-		a, b := ps[i].Pos, ps[j].Pos
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Col < b.Col
-	})
-}
-
 // loader is one Load's state while files stream in.
 type loader struct {
 	c        *Catalog
@@ -267,19 +239,19 @@ type loader struct {
 	w        *bufio.Writer
 	off      int64
 	buf      bytes.Buffer
-	problems []Problem
+	problems []declcfg.Finding
 	scratch  []byte // decoded bundle objects, reused
 	live     []metrics.Sample
 }
 
 func (l *loader) problem(pos declcfg.Pos, rule, msg string) {
-	l.problems = append(l.problems, Problem{Pos: pos, Rule: rule, Message: msg})
+	l.problems = append(l.problems, declcfg.Finding{Rule: rule, Severity: declcfg.SeverityError, Pos: pos, Message: msg})
 }
 
 func (l *loader) file(f *declcfg.File) error {
 	l.c.stats.Files++
 	for _, e := range f.Errors {
-		l.problems = append(l.problems, Problem{Pos: e.Pos, Rule: e.Rule, Message: e.Msg, Warning: e.Warning})
+		l.problems = append(l.problems, e.Finding())
 	}
 	for i, doc := range f.Docs {
 		if err := l.document(doc); err != nil {
@@ -316,7 +288,7 @@ func (l *loader) document(doc declcfg.Document) error {
 	}
 	blob, errs, ok := declcfg.DecodeDocument(doc)
 	for _, e := range errs {
-		l.problems = append(l.problems, Problem{Pos: e.Pos, Rule: e.Rule, Message: e.Msg, Warning: e.Warning})
+		l.problems = append(l.problems, e.Finding())
 	}
 	if !ok {
 		return nil

@@ -37,7 +37,7 @@ func renderBasic(ctx context.Context, doc *document, opts Options) (*Result, err
 		case "entries":
 			entries = f.value
 		default:
-			res.Warnings = append(res.Warnings, doc.problem(f.key, "unknown field %q in a basic template (opm ignores it); a basic template has only schema and entries", f.name))
+			res.Warnings = append(res.Warnings, doc.warning(f.key, "unknown field %q in a basic template (opm ignores it); a basic template has only schema and entries", f.name))
 		}
 	}
 	cfg := &declcfg.DeclarativeConfig{}
@@ -69,7 +69,7 @@ func renderBasic(ctx context.Context, doc *document, opts Options) (*Result, err
 	for _, i := range bundleAt {
 		b := rendered[i].Bundle
 		if st := stubs[i]; st.name != "" && st.name != b.Name {
-			ps = append(ps, &Problem{Pos: st.namePos, Msg: fmt.Sprintf("bundle stub says name %q, but %q renders to bundle %q", st.name, st.ref, b.Name)})
+			ps = append(ps, problemAt(st.namePos, fmt.Sprintf("bundle stub says name %q, but %q renders to bundle %q", st.name, st.ref, b.Name)))
 		}
 		cfg.Bundles = append(cfg.Bundles, b)
 	}
@@ -110,11 +110,11 @@ func (d *document) entryBlobs(entries *declcfg.Node, what, entry string, res *Re
 		}
 		blob, errs, ok := declcfg.DecodeDocument(declcfg.Document{Pos: pos, Node: en})
 		for _, e := range errs {
-			p := &Problem{Pos: e.Pos, Msg: e.Msg}
+			p := e.Finding()
 			if e.Warning {
-				res.Warnings = append(res.Warnings, p)
+				res.Warnings = append(res.Warnings, &p)
 			} else {
-				ps = append(ps, p)
+				ps = append(ps, &p)
 			}
 		}
 		if ok {

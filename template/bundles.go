@@ -99,17 +99,15 @@ feed:
 	byBundle := map[string]int{} // bundle name -> first job rendering to it
 	for j, bs := range results {
 		if len(bs) != 1 {
-			ps = append(ps, &Problem{Pos: stubs[jobs[j].first].pos,
-				Msg: fmt.Sprintf("bundle reference %q resolved to %d bundles; a bundle reference must name exactly one bundle", jobs[j].ref, len(bs))})
+			ps = append(ps, problemAt(stubs[jobs[j].first].pos, fmt.Sprintf("bundle reference %q resolved to %d bundles; a bundle reference must name exactly one bundle", jobs[j].ref, len(bs))))
 			continue
 		}
 		// Two references (a tag and a digest, two registries) for one
 		// bundle would put it in the catalog twice, with two images.
 		key := bs[0].Package + "/" + bs[0].Name
 		if k, dup := byBundle[key]; dup {
-			ps = append(ps, &Problem{Pos: stubs[jobs[j].first].pos,
-				Msg: fmt.Sprintf("image %q renders to bundle %q, which image %q (at %s) already renders to; list the bundle once, under one image",
-					jobs[j].ref, bs[0].Name, jobs[k].ref, stubs[jobs[k].first].pos)})
+			ps = append(ps, problemAt(stubs[jobs[j].first].pos, fmt.Sprintf("image %q renders to bundle %q, which image %q (at %s) already renders to; list the bundle once, under one image",
+				jobs[j].ref, bs[0].Name, jobs[k].ref, stubs[jobs[k].first].pos)))
 			continue
 		}
 		byBundle[key] = j

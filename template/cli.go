@@ -92,7 +92,7 @@ func remoteSource(m *ImageMap, sources *bundleSources, offline bool) BundleRende
 		if m != nil {
 			where = fmt.Sprintf("it is not in image map %s", m.File)
 		}
-		return nil, &Problem{Msg: fmt.Sprintf("%s, and %v", where, err)}
+		return nil, problemAt(declcfg.Pos{}, fmt.Sprintf("%s, and %v", where, err))
 	}
 }
 

@@ -44,7 +44,7 @@ func FuzzRender(f *testing.F) {
 		res, err := Render(context.Background(), "t.yaml", []byte(src), Options{Render: reg.render, SkipRange: skipRange})
 		if err != nil {
 			var ps Problems
-			var p *Problem
+			var p *declcfg.Finding
 			var re *RenderError
 			var empty *EmptyError
 			if !errors.As(err, &ps) && !errors.As(err, &p) && !errors.As(err, &re) && !errors.As(err, &empty) {

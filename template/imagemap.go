@@ -135,7 +135,7 @@ func (e MapEntry) Check(ref string) error {
 		if !os.IsNotExist(err) {
 			msg = fmt.Sprintf("image map entry %q points to %q: %v", ref, e.Written, err)
 		}
-		return &Problem{Pos: e.Pos, Msg: msg}
+		return problemAt(e.Pos, msg)
 	}
 	return nil
 }
@@ -177,8 +177,8 @@ func MappedRenderer(m *ImageMap, local LocalRenderer, remote BundleRenderer) Bun
 				return nil, fmt.Errorf("from %s (image map %s): %w", e.Written, e.Pos, err)
 			}
 			if len(bs) != 1 {
-				return nil, &Problem{Pos: e.Pos, Msg: fmt.Sprintf("image map entry %q points to %q, which holds %s; a bundle reference must name exactly one bundle",
-					ref, e.Written, bundleCount(bs))}
+				return nil, problemAt(e.Pos, fmt.Sprintf("image map entry %q points to %q, which holds %s; a bundle reference must name exactly one bundle",
+					ref, e.Written, bundleCount(bs)))
 			}
 			return bs, nil
 		}
@@ -187,7 +187,7 @@ func MappedRenderer(m *ImageMap, local LocalRenderer, remote BundleRenderer) Bun
 			if m != nil {
 				where = fmt.Sprintf("it is not in image map %s", m.File)
 			}
-			return nil, &Problem{Msg: fmt.Sprintf("cannot pull %q while offline: %s", ref, where)}
+			return nil, problemAt(declcfg.Pos{}, fmt.Sprintf("cannot pull %q while offline: %s", ref, where))
 		}
 		return remote(ctx, ref)
 	}

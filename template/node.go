@@ -78,7 +78,7 @@ func isNull(n *declcfg.Node) bool {
 }
 
 // str reads a string scalar; null reads as "".
-func (d *document) str(n *declcfg.Node, what string) (string, *Problem) {
+func (d *document) str(n *declcfg.Node, what string) (string, *declcfg.Finding) {
 	if isNull(n) {
 		return "", nil
 	}
@@ -89,7 +89,7 @@ func (d *document) str(n *declcfg.Node, what string) (string, *Problem) {
 }
 
 // boolean reads a boolean scalar; null reads as false.
-func (d *document) boolean(n *declcfg.Node, what string) (bool, *Problem) {
+func (d *document) boolean(n *declcfg.Node, what string) (bool, *declcfg.Finding) {
 	if isNull(n) {
 		return false, nil
 	}

@@ -72,7 +72,7 @@ func (d *document) parseSemver() (*semverTemplate, Problems) {
 	var prefNode *declcfg.Node
 	var pref string
 	for _, f := range top {
-		var p *Problem
+		var p *declcfg.Finding
 		switch strings.ToLower(f.name) {
 		case "schema":
 		case "generatemajorchannels":
@@ -117,7 +117,7 @@ func (d *document) parseSemver() (*semverTemplate, Problems) {
 	default:
 		ps = append(ps, d.problem(prefNode, "unknown defaultChannelTypePreference %q: use major or minor", pref))
 	}
-	slices.SortStableFunc(ps, func(a, b *Problem) int {
+	slices.SortStableFunc(ps, func(a, b *declcfg.Finding) int {
 		return cmp.Or(cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col))
 	})
 	return t, ps
@@ -228,28 +228,28 @@ func renderSemver(ctx context.Context, doc *document, opts Options) (*Result, er
 			i++
 			pps, err := declcfg.PackageProperties(b.Properties)
 			if err != nil {
-				ps = append(ps, &Problem{Pos: s.pos, Msg: fmt.Sprintf("bundle %q (%s): %v", b.Name, s.ref, err)})
+				ps = append(ps, problemAt(s.pos, fmt.Sprintf("bundle %q (%s): %v", b.Name, s.ref, err)))
 				continue
 			}
 			if len(pps) != 1 {
-				ps = append(ps, &Problem{Pos: s.pos, Msg: fmt.Sprintf("bundle %q (%s) has %d %q properties; the semver template needs exactly one to read its version", b.Name, s.ref, len(pps), declcfg.PropertyPackage)})
+				ps = append(ps, problemAt(s.pos, fmt.Sprintf("bundle %q (%s) has %d %q properties; the semver template needs exactly one to read its version", b.Name, s.ref, len(pps), declcfg.PropertyPackage)))
 				continue
 			}
 			v, err := semver.Parse(pps[0].Version)
 			if err != nil {
-				ps = append(ps, &Problem{Pos: s.pos, Msg: fmt.Sprintf("bundle %q (%s) has version %q, which is not semver: %v", b.Name, s.ref, pps[0].Version, err)})
+				ps = append(ps, problemAt(s.pos, fmt.Sprintf("bundle %q (%s) has version %q, which is not semver: %v", b.Name, s.ref, pps[0].Version, err)))
 				continue
 			}
 			switch {
 			case pkg == "":
 				pkg, pkgFrom = pps[0].PackageName, s
 			case pps[0].PackageName != pkg:
-				ps = append(ps, &Problem{Pos: s.pos, Msg: fmt.Sprintf("bundle %q (%s) belongs to package %q, but this template's bundles belong to %q (%s at %s): a semver template describes one package",
-					b.Name, s.ref, pps[0].PackageName, pkg, pkgFrom.ref, pkgFrom.pos)})
+				ps = append(ps, problemAt(s.pos, fmt.Sprintf("bundle %q (%s) belongs to package %q, but this template's bundles belong to %q (%s at %s): a semver template describes one package",
+					b.Name, s.ref, pps[0].PackageName, pkg, pkgFrom.ref, pkgFrom.pos)))
 				continue
 			}
 			if prev, dup := names[b.Name]; dup {
-				ps = append(ps, &Problem{Pos: s.pos, Msg: fmt.Sprintf("bundle %q is listed twice in %s (first at %s)", b.Name, a, prev)})
+				ps = append(ps, problemAt(s.pos, fmt.Sprintf("bundle %q is listed twice in %s (first at %s)", b.Name, a, prev)))
 				continue
 			}
 			names[b.Name] = s.pos
@@ -302,9 +302,9 @@ func orderable(a Archetype, ms []member) Problems {
 			continue
 		}
 		if prev.version.String() == m.version.String() {
-			ps = append(ps, &Problem{Pos: m.pos, Msg: fmt.Sprintf("bundles %q and %q in %s both have version %s; versions in an archetype must differ", prev.name, m.name, a, m.version)})
+			ps = append(ps, problemAt(m.pos, fmt.Sprintf("bundles %q and %q in %s both have version %s; versions in an archetype must differ", prev.name, m.name, a, m.version)))
 		} else {
-			ps = append(ps, &Problem{Pos: m.pos, Msg: fmt.Sprintf("bundles %q (%s) and %q (%s) in %s differ only in build metadata, which semver does not order", prev.name, prev.version, m.name, m.version, a)})
+			ps = append(ps, problemAt(m.pos, fmt.Sprintf("bundles %q (%s) and %q (%s) in %s differ only in build metadata, which semver does not order", prev.name, prev.version, m.name, m.version, a)))
 		}
 	}
 	return ps

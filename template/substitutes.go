@@ -44,7 +44,7 @@ func renderSubstitutes(ctx context.Context, doc *document, opts Options) (*Resul
 		case "substitutions":
 			subsNode = f.value
 		default:
-			res.Warnings = append(res.Warnings, doc.problem(f.key, "unknown field %q in a substitutes template (opm ignores it); a substitutes template has schema, entries and substitutions", f.name))
+			res.Warnings = append(res.Warnings, doc.warning(f.key, "unknown field %q in a substitutes template (opm ignores it); a substitutes template has schema, entries and substitutions", f.name))
 		}
 	}
 	cfg := &declcfg.DeclarativeConfig{}
@@ -122,7 +122,7 @@ func (d *document) substitutions(n *declcfg.Node, res *Result) ([]substitution, 
 		s := substitution{pos: d.at(item), refPos: d.at(item), basePos: d.at(item)}
 		bad := len(fps) > 0
 		for _, f := range fs {
-			var p *Problem
+			var p *declcfg.Finding
 			switch strings.ToLower(f.name) {
 			case "name":
 				s.ref, p = d.str(f.value, "name")
@@ -131,7 +131,7 @@ func (d *document) substitutions(n *declcfg.Node, res *Result) ([]substitution, 
 				s.base, p = d.str(f.value, "base")
 				s.base, s.basePos = strings.TrimSpace(s.base), d.at(f.value)
 			default:
-				res.Warnings = append(res.Warnings, d.problem(f.key, "unknown field %q in a substitution (opm ignores it); a substitution has name (the substitute's bundle image) and base (the bundle it substitutes for)", f.name))
+				res.Warnings = append(res.Warnings, d.warning(f.key, "unknown field %q in a substitution (opm ignores it); a substitution has name (the substitute's bundle image) and base (the bundle it substitutes for)", f.name))
 			}
 			if p != nil {
 				ps, bad = append(ps, p), true
@@ -148,15 +148,15 @@ func (d *document) substitutions(n *declcfg.Node, res *Result) ([]substitution, 
 			ps = append(ps, d.problem(item, "substitution has no base: base is the name of the bundle the substitute takes the place of"))
 			continue
 		case s.ref == s.base:
-			ps = append(ps, &Problem{Pos: s.basePos, Msg: fmt.Sprintf("substitution's name and base are both %q: name is the substitute's bundle image, base the bundle it substitutes for", s.ref)})
+			ps = append(ps, problemAt(s.basePos, fmt.Sprintf("substitution's name and base are both %q: name is the substitute's bundle image, base the bundle it substitutes for", s.ref)))
 			continue
 		}
 		if first, ok := bases[s.base]; ok {
-			ps = append(ps, &Problem{Pos: s.basePos, Msg: fmt.Sprintf("bundle %q is already substituted (by %q at line %d): a bundle has one substitute", s.base, first.ref, first.pos.Line)})
+			ps = append(ps, problemAt(s.basePos, fmt.Sprintf("bundle %q is already substituted (by %q at line %d): a bundle has one substitute", s.base, first.ref, first.pos.Line)))
 			continue
 		}
 		if first, ok := refs[s.ref]; ok {
-			ps = append(ps, &Problem{Pos: s.refPos, Msg: fmt.Sprintf("%q already substitutes for %q (line %d): a substitute takes the place of one bundle", s.ref, first.base, first.pos.Line)})
+			ps = append(ps, problemAt(s.refPos, fmt.Sprintf("%q already substitutes for %q (line %d): a substitute takes the place of one bundle", s.ref, first.base, first.pos.Line)))
 			continue
 		}
 		bases[s.base], refs[s.ref] = s, s
@@ -175,14 +175,14 @@ func entriesValid(ctx context.Context, doc *document, entries *declcfg.Node, cfg
 	}
 	var ps Problems
 	for _, d := range vr.Diagnostics {
-		if d.Severity != validate.SeverityError {
+		if d.Severity != declcfg.SeverityError {
 			continue
 		}
-		pos := d.Pos
-		if !pos.IsValid() {
-			pos = doc.at(entries)
+		if !d.Pos.IsValid() {
+			d.Pos = doc.at(entries)
 		}
-		ps = append(ps, &Problem{Pos: pos, Msg: fmt.Sprintf("entries are not a valid catalog: %s [%s]", d.Message, d.Rule)})
+		d.Message = fmt.Sprintf("entries are not a valid catalog: %s [%s]", d.Message, d.Rule)
+		ps = append(ps, &d)
 	}
 	return ps
 }
@@ -193,12 +193,12 @@ func entriesValid(ctx context.Context, doc *document, entries *declcfg.Node, cfg
 // skipped the base now do so to b (a replaced base is skipped as well, so
 // that it stays reachable). Later substitutions see b, so a substitute can
 // itself be substituted.
-func substitute(cfg *declcfg.DeclarativeConfig, s substitution, b declcfg.Bundle) *Problem {
-	at := func(format string, args ...any) *Problem {
-		return &Problem{Pos: s.refPos, Msg: fmt.Sprintf(format, args...)}
+func substitute(cfg *declcfg.DeclarativeConfig, s substitution, b declcfg.Bundle) *declcfg.Finding {
+	at := func(format string, args ...any) *declcfg.Finding {
+		return problemAt(s.refPos, fmt.Sprintf(format, args...))
 	}
-	baseAt := func(format string, args ...any) *Problem {
-		return &Problem{Pos: s.basePos, Msg: fmt.Sprintf(format, args...)}
+	baseAt := func(format string, args ...any) *declcfg.Finding {
+		return problemAt(s.basePos, fmt.Sprintf(format, args...))
 	}
 	base := -1
 	var elsewhere []string

@@ -89,19 +89,18 @@ type Result struct {
 	Explanation *Explanation
 	// Warnings are problems that do not stop rendering (keys matched only
 	// case-insensitively, unknown fields opm ignores).
-	Warnings []*Problem
+	Warnings []*declcfg.Finding
 }
 
-// Problem is something wrong with a template, at a position.
-type Problem struct {
-	Pos declcfg.Pos
-	Msg string
+// RuleTemplate is the rule id of a problem with a template or its image
+// map itself (as opposed to the catalog it renders to).
+const RuleTemplate = "template"
+
+// problemAt is a problem with a template (or its image map) at pos. Such
+// problems are Input faults: the template is what needs fixing.
+func problemAt(pos declcfg.Pos, msg string) *declcfg.Finding {
+	return &declcfg.Finding{Rule: RuleTemplate, Severity: declcfg.SeverityError, Pos: pos, Message: msg}
 }
-
-// FaultKind is Input: the template (or its image map) is at fault.
-func (p *Problem) FaultKind() fault.Kind { return fault.Input }
-
-func (p *Problem) Error() string { return p.Pos.Prefix(p.Msg) }
 
 // EmptyError is a template or image map that holds nothing: an empty file,
 // a basic template without entries, a semver template without bundles.
@@ -120,7 +119,7 @@ func (e *EmptyError) FaultKind() fault.Kind { return fault.Run }
 // Problems is every problem found in a template; it is the error Render
 // returns when the template itself is at fault (as opposed to a bundle that
 // could not be fetched).
-type Problems []*Problem
+type Problems []*declcfg.Finding
 
 // FaultKind is Input: the template (or its image map) is at fault.
 func (ps Problems) FaultKind() fault.Kind { return fault.Input }
@@ -191,8 +190,15 @@ func (d *document) at(n *declcfg.Node) declcfg.Pos {
 	return declcfg.Pos{File: d.file, Line: n.Line, Col: n.Column}
 }
 
-func (d *document) problem(n *declcfg.Node, format string, args ...any) *Problem {
-	return &Problem{Pos: d.at(n), Msg: fmt.Sprintf(format, args...)}
+func (d *document) problem(n *declcfg.Node, format string, args ...any) *declcfg.Finding {
+	return problemAt(d.at(n), fmt.Sprintf(format, args...))
+}
+
+// warning is a problem that does not stop rendering (Result.Warnings).
+func (d *document) warning(n *declcfg.Node, format string, args ...any) *declcfg.Finding {
+	p := d.problem(n, format, args...)
+	p.Severity = declcfg.SeverityWarning
+	return p
 }
 
 // parseTemplate parses a template file: one JSON or YAML document holding an
@@ -209,12 +215,13 @@ func parseTemplate(name string, data []byte, what string) (*document, error) {
 			// file named on the command line is simply empty.
 			commentsOnly = &e.Pos
 		case e.Rule == declcfg.RuleBinaryFile:
-			ps = append(ps, &Problem{Pos: e.Pos, Msg: what + " is " + strings.SplitN(e.Msg, ";", 2)[0]})
+			ps = append(ps, problemAt(e.Pos, what+" is "+strings.SplitN(e.Msg, ";", 2)[0]))
 		case e.Rule == declcfg.RuleNotObject:
 			kind := strings.TrimPrefix(strings.SplitN(e.Msg, ";", 2)[0], "document is ")
-			ps = append(ps, &Problem{Pos: e.Pos, Msg: what + " must be an object, not " + kind})
+			ps = append(ps, problemAt(e.Pos, what+" must be an object, not "+kind))
 		default:
-			ps = append(ps, &Problem{Pos: e.Pos, Msg: e.Msg})
+			f := e.Finding()
+			ps = append(ps, &f)
 		}
 	}
 	if len(ps) > 0 {
@@ -226,9 +233,9 @@ func parseTemplate(name string, data []byte, what string) (*document, error) {
 	case len(f.Docs) == 0:
 		return nil, &EmptyError{Pos: declcfg.Pos{File: name}, Msg: what + " is empty"}
 	case commentsOnly != nil:
-		return nil, Problems{{Pos: *commentsOnly, Msg: fmt.Sprintf("document holds only comments: a %s is one document", what)}}
+		return nil, Problems{problemAt(*commentsOnly, fmt.Sprintf("document holds only comments: a %s is one document", what))}
 	case len(f.Docs) > 1:
-		return nil, Problems{{Pos: f.Docs[1].Pos, Msg: fmt.Sprintf("a %s is one document, but this file holds %d", what, len(f.Docs))}}
+		return nil, Problems{problemAt(f.Docs[1].Pos, fmt.Sprintf("a %s is one document, but this file holds %d", what, len(f.Docs)))}
 	}
 	return &document{file: name, root: f.Docs[0].Node, pos: f.Docs[0].Pos}, nil
 }

@@ -85,10 +85,10 @@ type BundleFile struct {
 type ProfileChecker interface {
 	// CheckBundle checks one bundle. It is called from several goroutines
 	// at once, for every bundle of the catalogs and every bundle source.
-	CheckBundle(b *BundleContents) []Diagnostic
+	CheckBundle(b *BundleContents) []declcfg.Finding
 	// CheckCatalog runs the checks that span a catalog's bundles (the
 	// upgrade edges of its channels), once, after every CheckBundle call.
-	CheckCatalog(cat *model.Catalog) []Diagnostic
+	CheckCatalog(cat *model.Catalog) []declcfg.Finding
 }
 
 // checkBundleSources reads and checks the bundle directories and images of
@@ -226,7 +226,7 @@ func objectJSON(data []byte) []byte {
 // bundles keeps every core busy; diagnostics are sorted in the end, so
 // the outcome does not depend on the order they finish in.
 func (c *fileCheck) checkBundleProfiles(b *BundleContents, ref blobRef) {
-	check := func() []Diagnostic {
+	check := func() []declcfg.Finding {
 		ds := c.opts.Profiles.CheckBundle(b)
 		for i := range ds {
 			if ds[i].Package == "" && ds[i].Bundle == "" {
@@ -248,12 +248,12 @@ type profileRunner struct {
 	slots chan struct{}
 	wg    sync.WaitGroup
 	mu    sync.Mutex
-	diags []Diagnostic
+	diags []declcfg.Finding
 }
 
 // start runs check when a slot is free; it waits for one, which keeps the
 // file checks from racing ahead of the bundle checks (and memory bounded).
-func (r *profileRunner) start(workers int, check func() []Diagnostic) {
+func (r *profileRunner) start(workers int, check func() []declcfg.Finding) {
 	r.once.Do(func() {
 		if workers <= 0 {
 			workers = runtime.GOMAXPROCS(0)
@@ -273,7 +273,7 @@ func (r *profileRunner) start(workers int, check func() []Diagnostic) {
 }
 
 // wait returns every diagnostic once all checks are done.
-func (r *profileRunner) wait() []Diagnostic {
+func (r *profileRunner) wait() []declcfg.Finding {
 	r.wg.Wait()
 	return r.diags
 }

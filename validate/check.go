@@ -19,7 +19,7 @@ type checker struct {
 	opts     Options
 	schema   *catalogSchema
 	policies []*policy
-	severity map[string]Severity
+	severity map[string]declcfg.Severity
 
 	// decodeOptions keep the property values the checks read: the
 	// model's olm.package, and every value for the bundle-content checks.
@@ -29,7 +29,7 @@ type checker struct {
 	// unreadable holds the positions of values the loader could not read
 	// (field-type), so that the model's rules do not report them again.
 	unreadable map[declcfg.Pos]bool
-	diags      []Diagnostic
+	diags      []declcfg.Finding
 	stats      Stats
 	// catalog is the model finish builds.
 	catalog *model.Catalog
@@ -45,7 +45,7 @@ type checker struct {
 // in file order.
 type fileCheck struct {
 	*checker
-	diags      []Diagnostic
+	diags      []declcfg.Finding
 	records    []declcfg.Blob
 	unreadable []declcfg.Pos
 	// lost are the documents the loader skipped for syntax errors.
@@ -85,7 +85,7 @@ func newChecker(opts Options) (*checker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling the built-in CUE schemas: %w", err)
 	}
-	c := &checker{opts: opts, schema: s, builder: model.NewBuilder(), unreadable: map[declcfg.Pos]bool{}, severity: map[string]Severity{}}
+	c := &checker{opts: opts, schema: s, builder: model.NewBuilder(), unreadable: map[declcfg.Pos]bool{}, severity: map[string]declcfg.Severity{}}
 	for _, r := range catalogue {
 		c.severity[r.ID] = r.Severity
 	}
@@ -94,7 +94,7 @@ func newChecker(opts Options) (*checker, error) {
 	}
 	if opts.Strict {
 		for _, id := range strictRules {
-			c.severity[id] = SeverityError
+			c.severity[id] = declcfg.SeverityError
 		}
 	}
 	for _, dir := range opts.SchemaDirs {
@@ -133,12 +133,12 @@ func (c *fileCheck) add(rule string, pos declcfg.Pos, ref blobRef, msg string) {
 	c.diags = append(c.diags, c.diagnostic(rule, pos, ref, msg))
 }
 
-func (c *checker) diagnostic(rule string, pos declcfg.Pos, ref blobRef, msg string) Diagnostic {
+func (c *checker) diagnostic(rule string, pos declcfg.Pos, ref blobRef, msg string) declcfg.Finding {
 	sev, ok := c.severity[rule]
 	if !ok {
-		sev = SeverityError
+		sev = declcfg.SeverityError
 	}
-	return Diagnostic{Rule: rule, Severity: sev, Pos: pos,
+	return declcfg.Finding{Rule: rule, Severity: sev, Pos: pos,
 		Package: ref.pkg, Channel: ref.channel, Bundle: ref.bundle, Message: msg}
 }
 
@@ -146,7 +146,7 @@ func (c *fileCheck) addLoadError(le *declcfg.LoadError, ref blobRef) {
 	if le.Rule == declcfg.RuleFieldType {
 		c.unreadable = append(c.unreadable, le.Pos)
 	}
-	d := fromLoadError(le)
+	d := le.Finding()
 	d.Package, d.Channel, d.Bundle = ref.pkg, ref.channel, ref.bundle
 	c.diags = append(c.diags, d)
 }

@@ -1,44 +1,22 @@
 // Package validate checks file-based catalogs: shape checks from embedded CUE
 // schemas, the package/channel/bundle invariants opm enforces, the checks opm
-// misses, and deprecation rules. It reports every problem as a Diagnostic.
+// misses, and deprecation rules. It reports every problem as a declcfg.Finding.
 package validate
 
 import (
 	"context"
 	"io"
 	"runtime"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/fbc-project/fbc/declcfg"
 )
 
-// Severity of a diagnostic.
-type Severity string
-
-const (
-	SeverityError   Severity = "error"
-	SeverityWarning Severity = "warning"
-)
-
-// Diagnostic is one problem found in a catalog. Its JSON form is part of
-// fbc's documented output (docs/validate.md): keep field names stable.
-type Diagnostic struct {
-	Rule     string   `json:"rule"`
-	Severity Severity `json:"severity"`
-	declcfg.Pos
-	Package string `json:"package,omitempty"`
-	Channel string `json:"channel,omitempty"`
-	Bundle  string `json:"bundle,omitempty"`
-	Message string `json:"message"`
-}
-
 // Rule describes a check. ID is stable and appears in every diagnostic.
 type Rule struct {
 	ID       string
-	Severity Severity
+	Severity declcfg.Severity
 	// Summary is one line, for rule lists and SARIF short descriptions.
 	Summary string
 	// Help says how to fix what the rule reports.
@@ -87,14 +65,14 @@ type Stats struct {
 
 // Result is the outcome of a validation run.
 type Result struct {
-	Diagnostics []Diagnostic
+	Diagnostics []declcfg.Finding
 	Stats       Stats
 }
 
 // Valid reports whether no diagnostic is an error.
 func (r *Result) Valid() bool {
 	for _, d := range r.Diagnostics {
-		if d.Severity == SeverityError {
+		if d.Severity == declcfg.SeverityError {
 			return false
 		}
 	}
@@ -104,7 +82,7 @@ func (r *Result) Valid() bool {
 // Count returns the number of errors and warnings.
 func (r *Result) Count() (errors, warnings int) {
 	for _, d := range r.Diagnostics {
-		if d.Severity == SeverityError {
+		if d.Severity == declcfg.SeverityError {
 			errors++
 		} else {
 			warnings++
@@ -303,34 +281,6 @@ func workerCount(concurrency int) int {
 func (c *checker) result() *Result {
 	c.finish()
 	c.checkCatalogProfiles()
-	SortDiagnostics(c.diags)
+	declcfg.SortFindings(c.diags)
 	return &Result{Diagnostics: c.diags, Stats: c.stats}
-}
-
-func fromLoadError(le *declcfg.LoadError) Diagnostic {
-	sev := SeverityError
-	if le.Warning {
-		sev = SeverityWarning
-	}
-	return Diagnostic{Rule: le.Rule, Severity: sev, Pos: le.Pos, Message: le.Msg}
-}
-
-// SortDiagnostics orders diagnostics deterministically: by file, line,
-// column, rule, then message.
-func SortDiagnostics(ds []Diagnostic) {
-	slices.SortStableFunc(ds, func(a, b Diagnostic) int {
-		if c := strings.Compare(a.File, b.File); c != 0 {
-			return c
-		}
-		if a.Line != b.Line {
-			return a.Line - b.Line
-		}
-		if a.Col != b.Col {
-			return a.Col - b.Col
-		}
-		if c := strings.Compare(a.Rule, b.Rule); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Message, b.Message)
-	})
 }

@@ -75,7 +75,7 @@ func versionOf(name string) string {
 }
 
 // check validates text as a file named catalog.yaml.
-func check(t *testing.T, text string, opts validate.Options) []validate.Diagnostic {
+func check(t *testing.T, text string, opts validate.Options) []declcfg.Finding {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "catalog.yaml"), []byte(text), 0o644); err != nil {
@@ -88,7 +88,7 @@ func check(t *testing.T, text string, opts validate.Options) []validate.Diagnost
 	return res.Diagnostics
 }
 
-func rules(ds []validate.Diagnostic) []string {
+func rules(ds []declcfg.Finding) []string {
 	var out []string
 	for _, d := range ds {
 		out = append(out, d.Rule)
@@ -96,7 +96,7 @@ func rules(ds []validate.Diagnostic) []string {
 	return out
 }
 
-func dump(ds []validate.Diagnostic) string {
+func dump(ds []declcfg.Finding) string {
 	var b strings.Builder
 	for _, d := range ds {
 		fmt.Fprintf(&b, "\n  %d:%d %s [%s] %s", d.Line, d.Col, d.Severity, d.Rule, d.Message)
@@ -221,9 +221,9 @@ func TestStrict(t *testing.T) {
 		if len(ds) != 1 || ds[0].Rule != "unknown-field" {
 			t.Fatalf("strict=%v:%s", strict, dump(ds))
 		}
-		want := validate.SeverityWarning
+		want := declcfg.SeverityWarning
 		if strict {
-			want = validate.SeverityError
+			want = declcfg.SeverityError
 		}
 		if ds[0].Severity != want || !strings.Contains(ds[0].Message, `did you mean "replaces"?`) {
 			t.Errorf("strict=%v:%s", strict, dump(ds))
@@ -298,7 +298,7 @@ func TestRuleCatalogue(t *testing.T) {
 			t.Errorf("rule id %q is not unique kebab-case", r.ID)
 		}
 		seen[r.ID] = true
-		if r.Summary == "" || r.Help == "" || (r.Severity != validate.SeverityError && r.Severity != validate.SeverityWarning) {
+		if r.Summary == "" || r.Help == "" || (r.Severity != declcfg.SeverityError && r.Severity != declcfg.SeverityWarning) {
 			t.Errorf("rule %q is incomplete: %+v", r.ID, r)
 		}
 	}
@@ -319,7 +319,7 @@ func FuzzValidate(f *testing.F) {
 	f.Add([]byte("schema: olm.package\nname: A\nicon: {base64data: '!!'}\nproperties: [{type: olm.pakage}]\n"))
 	f.Add([]byte("schema: olm.channel\npackage: yes\nname: on\nentries: [{name: y, skips: [off]}]\nNote: 1\nNOTE: 2\n---\nschema: acme.x\nPackage: a\npackage: a\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		run := func() []validate.Diagnostic {
+		run := func() []declcfg.Finding {
 			res, err := validate.Validate(context.Background(), []string{"-"}, validate.Options{Stdin: strings.NewReader(string(data))})
 			if err != nil {
 				t.Fatalf("Validate: %v", err)
@@ -365,7 +365,7 @@ func TestValidateConfigParts(t *testing.T) {
 		cfg.Bundles = append(cfg.Bundles, declcfg.Bundle{Schema: "olm.bundle", Package: pkg, Name: pkg + ".v1", Image: "quay.io/a/" + pkg + ":1",
 			Properties: []declcfg.Property{declcfg.MustProperty("olm.package", declcfg.PackageProperty{PackageName: pkg, Version: version})}})
 	}
-	var first []validate.Diagnostic
+	var first []declcfg.Finding
 	for _, workers := range []int{1, 2, 7} {
 		res, err := validate.ValidateConfig(context.Background(), cfg, validate.Options{Concurrency: workers})
 		if err != nil {

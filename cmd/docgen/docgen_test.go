@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/validate"
 )
 
@@ -133,8 +134,8 @@ func TestValidateGuideListsEveryRule(t *testing.T) {
 
 func TestRulesSection(t *testing.T) {
 	rules := []validate.Rule{
-		{ID: "syntax", Severity: validate.SeverityError, Summary: "A file is not valid JSON or YAML.", Help: "Fix the syntax."},
-		{ID: "unknown-field", Severity: validate.SeverityWarning, Summary: "A field | not in the <schema>."},
+		{ID: "syntax", Severity: declcfg.SeverityError, Summary: "A file is not valid JSON or YAML.", Help: "Fix the syntax."},
+		{ID: "unknown-field", Severity: declcfg.SeverityWarning, Summary: "A field | not in the <schema>."},
 	}
 	doc := "# Guide\n\n" + rulesBegin + "old\n" + rulesEnd + "after\n"
 	got, err := replaceBlock(doc, RulesSection(rules))

@@ -68,7 +68,7 @@ func parseBundle(in *validate.BundleContents, crds *crdCache) *bundle {
 		case o.kind == kindCSV && b.csvObj == nil:
 			csv := &v1alpha1.ClusterServiceVersion{}
 			if err := json.Unmarshal(bo.JSON, csv); err != nil {
-				b.problems = append(b.problems, finding{rule: validate.RuleCSVFields, sev: validate.SeverityError, at: o.Pos,
+				b.problems = append(b.problems, finding{rule: validate.RuleCSVFields, sev: declcfg.SeverityError, at: o.Pos,
 					msg: fmt.Sprintf("%s does not decode as a ClusterServiceVersion: %v; the profiles cannot check it", o.label(), jsonProblem(err))})
 				continue
 			}
@@ -76,7 +76,7 @@ func parseBundle(in *validate.BundleContents, crds *crdCache) *bundle {
 		case o.kind == kindCRD:
 			c, err := crds.parse(o)
 			if err != nil {
-				b.problems = append(b.problems, finding{rule: validate.RuleCRDInvalid, sev: validate.SeverityError, at: o.Pos,
+				b.problems = append(b.problems, finding{rule: validate.RuleCRDInvalid, sev: declcfg.SeverityError, at: o.Pos,
 					msg: fmt.Sprintf("%s does not decode as a CustomResourceDefinition: %v", o.label(), jsonProblem(err))})
 				continue
 			}

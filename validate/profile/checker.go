@@ -60,13 +60,13 @@ func ForBundleSources() *Checker {
 // finding is one problem before it becomes a diagnostic.
 type finding struct {
 	rule string
-	sev  validate.Severity
+	sev  declcfg.Severity
 	at   declcfg.Pos
 	msg  string
 }
 
 // CheckBundle runs the profiles on one bundle.
-func (c *Checker) CheckBundle(in *validate.BundleContents) []validate.Diagnostic {
+func (c *Checker) CheckBundle(in *validate.BundleContents) []declcfg.Finding {
 	if c.sourcesOnly && in.FromCatalog {
 		return nil
 	}
@@ -74,7 +74,7 @@ func (c *Checker) CheckBundle(in *validate.BundleContents) []validate.Diagnostic
 	fs := slices.Clone(b.problems)
 	if b.csv == nil {
 		if len(in.Objects) > 0 || !in.FromCatalog {
-			fs = append(fs, finding{rule: validate.RuleCSVFields, sev: validate.SeverityError, at: b.in.Pos,
+			fs = append(fs, finding{rule: validate.RuleCSVFields, sev: declcfg.SeverityError, at: b.in.Pos,
 				msg: "the bundle has no ClusterServiceVersion; the profiles check a bundle through its CSV"})
 		}
 		// A catalog bundle with neither manifests nor olm.csv.metadata
@@ -103,8 +103,8 @@ func (c *Checker) CheckBundle(in *validate.BundleContents) []validate.Diagnostic
 }
 
 // CheckCatalog runs the checks that need the whole catalog.
-func (c *Checker) CheckCatalog(cat *model.Catalog) []validate.Diagnostic {
-	var out []validate.Diagnostic
+func (c *Checker) CheckCatalog(cat *model.Catalog) []declcfg.Finding {
+	var out []declcfg.Finding
 	if c.sourcesOnly {
 		return nil
 	}
@@ -122,7 +122,7 @@ func (c *Checker) CheckCatalog(cat *model.Catalog) []validate.Diagnostic {
 	for _, p := range cat.Packages {
 		for _, ch := range p.Channels {
 			if c.set.Has(GoodPractices) && !conventionalChannel(ch.Name) {
-				out = append(out, validate.Diagnostic{Rule: validate.RuleGPChannelNaming, Severity: validate.SeverityWarning, Pos: ch.Pos,
+				out = append(out, declcfg.Finding{Rule: validate.RuleGPChannelNaming, Severity: declcfg.SeverityWarning, Pos: ch.Pos,
 					Package: p.Name, Channel: ch.Name,
 					Message: fmt.Sprintf("channel %q does not follow the recommended naming: candidate, fast or stable, optionally followed by a version (https://olm.operatorframework.io/docs/best-practices/channel-naming)", ch.Name)})
 			}
@@ -184,13 +184,13 @@ func conventionalChannel(name string) bool {
 }
 
 // diagnostics turns findings into diagnostics, each problem once.
-func (c *Checker) diagnostics(b *bundle, fs []finding) []validate.Diagnostic {
+func (c *Checker) diagnostics(b *bundle, fs []finding) []declcfg.Finding {
 	type key struct {
 		pos declcfg.Pos
 		msg string
 	}
 	seen := map[key]bool{}
-	out := make([]validate.Diagnostic, 0, len(fs))
+	out := make([]declcfg.Finding, 0, len(fs))
 	for _, f := range fs {
 		k := key{f.at, f.msg}
 		if seen[k] {
@@ -200,7 +200,7 @@ func (c *Checker) diagnostics(b *bundle, fs []finding) []validate.Diagnostic {
 		if f.at == (declcfg.Pos{}) {
 			f.at = b.in.Pos
 		}
-		out = append(out, validate.Diagnostic{Rule: f.rule, Severity: f.sev, Pos: f.at, Package: b.pkg, Bundle: b.name, Message: f.msg})
+		out = append(out, declcfg.Finding{Rule: f.rule, Severity: f.sev, Pos: f.at, Package: b.pkg, Bundle: b.name, Message: f.msg})
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/validate"
 )
 
@@ -16,7 +17,7 @@ import (
 func iconFindings(b *bundle) []finding {
 	var out []finding
 	if b.csv.Spec.Icon != nil && len(b.csv.Spec.Icon) == 0 {
-		out = append(out, finding{rule: validate.RuleHubIcon, sev: validate.SeverityError, at: b.fieldPos(b.csvObj, "spec", "icon"),
+		out = append(out, finding{rule: validate.RuleHubIcon, sev: declcfg.SeverityError, at: b.fieldPos(b.csvObj, "spec", "icon"),
 			msg: "spec.icon is an empty list; give it one icon (base64data and mediatype) or remove it"})
 	}
 	for i, icon := range b.csv.Spec.Icon {
@@ -26,7 +27,7 @@ func iconFindings(b *bundle) []finding {
 		}
 		data, err := decodeIcon(icon.Data)
 		if err != nil {
-			out = append(out, finding{rule: validate.RuleHubIconData, sev: validate.SeverityError, at: at,
+			out = append(out, finding{rule: validate.RuleHubIconData, sev: declcfg.SeverityError, at: at,
 				msg: fmt.Sprintf("spec.icon[%d].base64data is not base64: %v", i, err)})
 			continue
 		}
@@ -34,10 +35,10 @@ func iconFindings(b *bundle) []finding {
 		want := strings.ToLower(strings.TrimSpace(icon.MediaType))
 		switch {
 		case got == "":
-			out = append(out, finding{rule: validate.RuleHubIconData, sev: validate.SeverityError, at: at,
+			out = append(out, finding{rule: validate.RuleHubIconData, sev: declcfg.SeverityError, at: at,
 				msg: fmt.Sprintf("spec.icon[%d].base64data decodes to %d bytes that are not a PNG, JPEG, GIF or SVG image%s", i, len(data), otherFormat(data))})
 		case want != "" && got != want:
-			out = append(out, finding{rule: validate.RuleHubIconData, sev: validate.SeverityError, at: at,
+			out = append(out, finding{rule: validate.RuleHubIconData, sev: declcfg.SeverityError, at: at,
 				msg: fmt.Sprintf("spec.icon[%d] says its mediatype is %s, but its data is %s; consoles show a broken image", i, icon.MediaType, imageName(got))})
 		}
 	}

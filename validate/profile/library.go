@@ -62,7 +62,7 @@ func (c *Checker) library(b *bundle) []finding {
 	for _, cr := range b.crds {
 		obj, err := cr.libraryObject()
 		if err != nil {
-			fs = append(fs, finding{rule: validate.RuleCRDInvalid, sev: validate.SeverityError, at: cr.obj.Pos,
+			fs = append(fs, finding{rule: validate.RuleCRDInvalid, sev: declcfg.SeverityError, at: cr.obj.Pos,
 				msg: fmt.Sprintf("%s does not decode as a CustomResourceDefinition: %v", cr.obj.label(), jsonProblem(err))})
 			continue
 		}
@@ -150,9 +150,9 @@ func (c *Checker) classify(b *bundle, v validatorRun, results []errors.ManifestR
 			if rule == "" || dropped(b, rule, e) {
 				continue
 			}
-			sev := validate.SeverityWarning
+			sev := declcfg.SeverityWarning
 			if e.Level == errors.LevelError {
-				sev = validate.SeverityError
+				sev = declcfg.SeverityError
 			}
 			o, at := b.locate(v, r.Name, e, rule, path)
 			out = append(out, finding{rule: rule, sev: sev, at: at, msg: message(v, o, e)})

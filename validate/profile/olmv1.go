@@ -37,7 +37,7 @@ func olmv1Findings(b *bundle) []finding {
 	csv := b.csv
 	at := func(path ...string) declcfg.Pos { return b.fieldPos(b.csvObj, path...) }
 	add := func(rule string, pos declcfg.Pos, format string, args ...any) {
-		out = append(out, finding{rule: rule, sev: validate.SeverityError, at: pos, msg: fmt.Sprintf(format, args...)})
+		out = append(out, finding{rule: rule, sev: declcfg.SeverityError, at: pos, msg: fmt.Sprintf(format, args...)})
 	}
 
 	// Resolution.
@@ -129,7 +129,7 @@ func webhookFindings(b *bundle, at func(path ...string) declcfg.Pos) []finding {
 	csv := b.csv
 	var out []finding
 	add := func(pos declcfg.Pos, format string, args ...any) {
-		out = append(out, finding{rule: validate.RuleOLMv1Webhook, sev: validate.SeverityError, at: pos, msg: fmt.Sprintf(format, args...)})
+		out = append(out, finding{rule: validate.RuleOLMv1Webhook, sev: declcfg.SeverityError, at: pos, msg: fmt.Sprintf(format, args...)})
 	}
 	whs := csv.Spec.WebhookDefinitions
 	if len(whs) == 0 {

@@ -10,6 +10,7 @@ import (
 	v1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	rbacv1 "k8s.io/api/rbac/v1"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/validate"
 )
 
@@ -136,11 +137,11 @@ func (c *Checker) removedAPIs(b *bundle) []finding {
 			}
 		}
 	}
-	grade := func(r *removal) (validate.Severity, string) {
+	grade := func(r *removal) (declcfg.Severity, string) {
 		if hasTarget && !target.Less(r.removed) {
-			return validate.SeverityError, "removed"
+			return declcfg.SeverityError, "removed"
 		}
-		return validate.SeverityWarning, "removes"
+		return declcfg.SeverityWarning, "removes"
 	}
 	explain := func(r *removal) string {
 		guide := fmt.Sprintf("https://kubernetes.io/docs/reference/using-api/deprecation-guide/#v%d-%d", r.removed.Major, r.removed.Minor)
@@ -200,7 +201,7 @@ func (c *Checker) removedAPIs(b *bundle) []finding {
 						continue
 					}
 					path := []string{"spec", "install", "spec", perms.field, strconv.Itoa(i), "rules", strconv.Itoa(j)}
-					out = append(out, finding{rule: validate.RuleRemovedAPI, sev: validate.SeverityWarning, at: b.fieldPos(b.csvObj, path...),
+					out = append(out, finding{rule: validate.RuleRemovedAPI, sev: declcfg.SeverityWarning, at: b.fieldPos(b.csvObj, path...),
 						msg: fmt.Sprintf("spec.install.spec.%s[%d].rules[%d] grants access to %s (%s), which Kubernetes %s removed %s", perms.field, i, j, r.resource, apiGroup(r.apiVersion), r.removed, explain(&r))})
 				}
 			}

@@ -114,12 +114,12 @@ func catalogEdges(cat *model.Catalog) []edge {
 // against the newer bundle's: the versions it serves, its storage version,
 // its scope, and under olmv1 what sigs.k8s.io/crdify reports the way
 // operator-controller configures it.
-func (c *Checker) crdUpgradeFindings(cat *model.Catalog) []validate.Diagnostic {
-	var out []validate.Diagnostic
+func (c *Checker) crdUpgradeFindings(cat *model.Catalog) []declcfg.Finding {
+	var out []declcfg.Finding
 	strict := c.set.Has(OLMv1)
-	versionSev := validate.SeverityWarning
+	versionSev := declcfg.SeverityWarning
 	if strict {
-		versionSev = validate.SeverityError
+		versionSev = declcfg.SeverityError
 	}
 	// crdify's comparisons cost far more than the rest: they run after
 	// the loop, and their findings follow the edge's others.
@@ -127,7 +127,7 @@ func (c *Checker) crdUpgradeFindings(cat *model.Catalog) []validate.Diagnostic {
 		at   int // index in out after which the findings go
 		old  *crd
 		nu   *crd
-		diag validate.Diagnostic
+		diag declcfg.Finding
 	}
 	var jobs []crdifyJob
 	for _, e := range catalogEdges(cat) {
@@ -136,11 +136,11 @@ func (c *Checker) crdUpgradeFindings(cat *model.Catalog) []validate.Diagnostic {
 			continue
 		}
 		where := fmt.Sprintf("upgrade %s → %s (channel %s, %s)", e.from.Name, e.to.Name, e.channel.Name, e.kind)
-		add := func(rule string, sev validate.Severity, pos declcfg.Pos, format string, args ...any) {
+		add := func(rule string, sev declcfg.Severity, pos declcfg.Pos, format string, args ...any) {
 			if pos == (declcfg.Pos{}) {
 				pos = e.to.Pos
 			}
-			out = append(out, validate.Diagnostic{Rule: rule, Severity: sev, Pos: pos, Package: e.to.Package.Name,
+			out = append(out, declcfg.Finding{Rule: rule, Severity: sev, Pos: pos, Package: e.to.Package.Name,
 				Channel: e.channel.Name, Bundle: e.to.Name, Message: where + ": " + fmt.Sprintf(format, args...)})
 		}
 		if !a.manifests || !b.manifests {
@@ -160,7 +160,7 @@ func (c *Checker) crdUpgradeFindings(cat *model.Catalog) []validate.Diagnostic {
 			}
 			name, pos := old.obj.name, nu.obj.Pos
 			if old.scope != nu.scope && old.scope != "" && nu.scope != "" {
-				add(validate.RuleCRDScope, validate.SeverityError, pos, "CustomResourceDefinition %s changes scope from %s to %s; the API server refuses the update (spec.scope is immutable)", name, old.scope, nu.scope)
+				add(validate.RuleCRDScope, declcfg.SeverityError, pos, "CustomResourceDefinition %s changes scope from %s to %s; the API server refuses the update (spec.scope is immutable)", name, old.scope, nu.scope)
 			}
 			for _, v := range old.versions {
 				nv := nu.version(v.name)
@@ -174,14 +174,14 @@ func (c *Checker) crdUpgradeFindings(cat *model.Catalog) []validate.Diagnostic {
 			if s := old.storageVersion(); s != "" {
 				switch nv := nu.version(s); {
 				case nv == nil:
-					add(validate.RuleCRDStoredVersion, validate.SeverityError, pos, "CustomResourceDefinition %s drops version %s, the storage version of %s: objects stored in it are in status.storedVersions, and the API server refuses a CRD that does not list it", name, s, e.from.Name)
+					add(validate.RuleCRDStoredVersion, declcfg.SeverityError, pos, "CustomResourceDefinition %s drops version %s, the storage version of %s: objects stored in it are in status.storedVersions, and the API server refuses a CRD that does not list it", name, s, e.from.Name)
 				case !nv.served:
 					add(validate.RuleCRDStorageVersion, versionSev, pos, "CustomResourceDefinition %s no longer serves version %s, the storage version of %s: objects stored in it cannot be read in that version until they are migrated", name, s, e.from.Name)
 				}
 			}
 			if strict {
-				jobs = append(jobs, crdifyJob{at: len(out), old: old, nu: nu, diag: validate.Diagnostic{
-					Rule: validate.RuleCRDField, Severity: validate.SeverityError, Pos: pos, Package: e.to.Package.Name,
+				jobs = append(jobs, crdifyJob{at: len(out), old: old, nu: nu, diag: declcfg.Finding{
+					Rule: validate.RuleCRDField, Severity: declcfg.SeverityError, Pos: pos, Package: e.to.Package.Name,
 					Channel: e.channel.Name, Bundle: e.to.Name, Message: where + ": CustomResourceDefinition " + name + ": "}})
 			}
 		}
@@ -216,7 +216,7 @@ func (c *Checker) crdUpgradeFindings(cat *model.Catalog) []validate.Diagnostic {
 	for i, j := range jobs {
 		found[i] = found[first[pair{j.old.key, j.nu.key}]]
 	}
-	var merged []validate.Diagnostic
+	var merged []declcfg.Finding
 	prev := 0
 	for i, j := range jobs {
 		merged = append(merged, out[prev:j.at]...)
@@ -237,8 +237,8 @@ func (c *Checker) crdUpgradeFindings(cat *model.Catalog) []validate.Diagnostic {
 // only of the bundle just before it. The edge check reports the bundles
 // just before; this reports the ones further back, once per bundle, CRD
 // and version, with one path that leads there.
-func (c *Checker) storedVersionFindings(cat *model.Catalog) []validate.Diagnostic {
-	var out []validate.Diagnostic
+func (c *Checker) storedVersionFindings(cat *model.Catalog) []declcfg.Finding {
+	var out []declcfg.Finding
 	type finding struct {
 		bundle *model.Bundle
 		crd    string
@@ -311,7 +311,7 @@ func (c *Checker) storedVersionFindings(cat *model.Catalog) []validate.Diagnosti
 							for x := next[a]; x != nil; x = next[x] {
 								path = append(path, x.Name)
 							}
-							out = append(out, validate.Diagnostic{Rule: validate.RuleCRDStoredVersion, Severity: validate.SeverityError,
+							out = append(out, declcfg.Finding{Rule: validate.RuleCRDStoredVersion, Severity: declcfg.SeverityError,
 								Pos: nb.crds[i].obj.Pos, Package: p.Name, Channel: ch.Name, Bundle: b.Name,
 								Message: fmt.Sprintf("upgrade path %s (channel %s): CustomResourceDefinition %s drops version %s, the storage version of %s: clusters that ran %s keep it in status.storedVersions on every later upgrade (OLM migrates nothing), and the API server refuses a CRD that does not list it",
 									strings.Join(path, " → "), ch.Name, old.obj.name, s, a.Name, a.Name)})

@@ -15,8 +15,8 @@ import (
 func BenchmarkWrite(b *testing.B) {
 	res := &validate.Result{Stats: validate.Stats{Files: 100, Packages: 100, Channels: 300, Bundles: 3000}}
 	for i := range 10000 {
-		res.Diagnostics = append(res.Diagnostics, validate.Diagnostic{
-			Rule: "unknown-field", Severity: validate.SeverityWarning,
+		res.Diagnostics = append(res.Diagnostics, declcfg.Finding{
+			Rule: "unknown-field", Severity: declcfg.SeverityWarning,
 			Pos:     declcfg.Pos{File: fmt.Sprintf("catalog/pkg%03d/catalog.yaml", i%100), Line: i + 1, Col: 5},
 			Package: fmt.Sprintf("pkg%03d", i%100), Channel: "stable", Bundle: fmt.Sprintf("pkg.v1.%d.0", i),
 			Message: `unknown field "replace" in entries[1]; did you mean "replaces"?`,

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/validate"
 )
 
@@ -21,7 +22,7 @@ func WriteGitHub(w io.Writer, res *validate.Result, opts Options) error {
 	bw := bufio.NewWriter(w)
 	for _, d := range res.Diagnostics {
 		cmd := "warning"
-		if d.Severity == validate.SeverityError {
+		if d.Severity == declcfg.SeverityError {
 			cmd = "error"
 		}
 		var props []string

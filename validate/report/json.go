@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/validate"
 )
 
@@ -16,7 +17,7 @@ type JSONReport struct {
 	Valid   bool        `json:"valid"`
 	Summary JSONSummary `json:"summary"`
 	// Diagnostics is always an array, empty when there is nothing to say.
-	Diagnostics []validate.Diagnostic `json:"diagnostics"`
+	Diagnostics []declcfg.Finding `json:"diagnostics"`
 }
 
 // JSONSummary counts diagnostics by severity and what the run looked at.
@@ -31,7 +32,7 @@ func NewJSONReport(res *validate.Result) JSONReport {
 	errs, warns := res.Count()
 	ds := res.Diagnostics
 	if ds == nil {
-		ds = []validate.Diagnostic{}
+		ds = []declcfg.Finding{}
 	}
 	return JSONReport{
 		Valid:       res.Valid(),

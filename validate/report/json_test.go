@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/validate"
 )
 
@@ -163,7 +164,7 @@ func TestDocumentedSchemaMatchesTypes(t *testing.T) {
 	}{
 		{"report", schema, reflect.TypeFor[JSONReport]()},
 		{"summary", schema.Properties["summary"], reflect.TypeFor[JSONSummary]()},
-		{"diagnostic", schema.Defs["diagnostic"], reflect.TypeFor[validate.Diagnostic]()},
+		{"diagnostic", schema.Defs["diagnostic"], reflect.TypeFor[declcfg.Finding]()},
 	} {
 		names, always := jsonFields(tc.typ)
 		var props []string

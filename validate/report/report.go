@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/validate"
 )
 
@@ -78,7 +79,7 @@ func plural(n int, noun string) string {
 // context names the package, channel and bundle a diagnostic is about, for
 // diagnostics whose position does not say it, e.g.
 // `package "etcd", channel "stable"`.
-func context(d validate.Diagnostic) string {
+func context(d declcfg.Finding) string {
 	var parts []string
 	if d.Package != "" {
 		parts = append(parts, fmt.Sprintf("package %q", d.Package))
@@ -93,7 +94,7 @@ func context(d validate.Diagnostic) string {
 }
 
 // ruleIDs returns the distinct rule ids of ds, sorted.
-func ruleIDs(ds []validate.Diagnostic) []string {
+func ruleIDs(ds []declcfg.Finding) []string {
 	var ids []string
 	for _, d := range ds {
 		ids = append(ids, d.Rule)

@@ -26,23 +26,23 @@ const workDir = "/src/catalogs"
 func sampleResult() *validate.Result {
 	return &validate.Result{
 		Stats: validate.Stats{Files: 4, Packages: 2, Channels: 3, Bundles: 5},
-		Diagnostics: []validate.Diagnostic{
-			{Rule: "io-error", Severity: validate.SeverityError, Pos: declcfg.Pos{File: "/elsewhere/locked.yaml"},
+		Diagnostics: []declcfg.Finding{
+			{Rule: "io-error", Severity: declcfg.SeverityError, Pos: declcfg.Pos{File: "/elsewhere/locked.yaml"},
 				Message: "cannot open: permission denied"},
-			{Rule: "syntax", Severity: validate.SeverityError, Pos: declcfg.Pos{File: "/src/catalogs/etcd/catalog.json", Line: 7, Col: 3},
+			{Rule: "syntax", Severity: declcfg.SeverityError, Pos: declcfg.Pos{File: "/src/catalogs/etcd/catalog.json", Line: 7, Col: 3},
 				Message: "invalid character '}' looking for beginning of object key string"},
-			{Rule: "unknown-field", Severity: validate.SeverityWarning, Pos: declcfg.Pos{File: "dir with space/100%.yaml", Line: 12, Col: 5},
+			{Rule: "unknown-field", Severity: declcfg.SeverityWarning, Pos: declcfg.Pos{File: "dir with space/100%.yaml", Line: 12, Col: 5},
 				Package: "etcd", Channel: "stable", Bundle: "etcd.v0.9.2",
 				Message: "unknown field \"replace\" in olm.channel entry: did you mean \"replaces\"?"},
-			{Rule: "release", Severity: validate.SeverityError, Pos: declcfg.Pos{File: "etcd/catalog.yaml", Line: 40},
+			{Rule: "release", Severity: declcfg.SeverityError, Pos: declcfg.Pos{File: "etcd/catalog.yaml", Line: 40},
 				Package: "etcd", Bundle: "etcd.v1",
 				Message: "bundle name must be <pkg>-v<version>-<release>, got \"etcd.v1\"; rename it | or drop the release: 100% needed, a,b:c"},
-			{Rule: "channel-head", Severity: validate.SeverityError,
+			{Rule: "channel-head", Severity: declcfg.SeverityError,
 				Package: "etcd", Channel: "alpha",
 				Message: "channel has 2 heads (etcd.v2, etcd.v3)\nevery channel needs exactly one: add a replaces edge between them"},
-			{Rule: "missing-schema", Severity: validate.SeverityError, Pos: declcfg.Pos{File: "-", Line: 1, Col: 1},
+			{Rule: "missing-schema", Severity: declcfg.SeverityError, Pos: declcfg.Pos{File: "-", Line: 1, Col: 1},
 				Message: "document has no \"schema\" field"},
-			{Rule: "key-case", Severity: validate.SeverityWarning, Pos: declcfg.Pos{File: "/src/catalogs/é/ü.yaml", Line: 2, Col: 1},
+			{Rule: "key-case", Severity: declcfg.SeverityWarning, Pos: declcfg.Pos{File: "/src/catalogs/é/ü.yaml", Line: 2, Col: 1},
 				Message: "key \"Name\" is read as \"name\"; write \"name\""},
 		},
 	}
@@ -54,9 +54,9 @@ func sampleOptions() Options {
 		WorkDir: workDir,
 		Anchor:  "etcd",
 		Rules: []validate.Rule{
-			{ID: "syntax", Severity: validate.SeverityError, Summary: "file is not valid JSON or YAML", Help: "Fix the syntax at the position shown."},
-			{ID: "channel-head", Severity: validate.SeverityError, Summary: "channel has no single head", Help: "Link the heads with replaces or skips."},
-			{ID: "unknown-field", Severity: validate.SeverityWarning, Summary: "field is not part of the schema"},
+			{ID: "syntax", Severity: declcfg.SeverityError, Summary: "file is not valid JSON or YAML", Help: "Fix the syntax at the position shown."},
+			{ID: "channel-head", Severity: declcfg.SeverityError, Summary: "channel has no single head", Help: "Link the heads with replaces or skips."},
+			{ID: "unknown-field", Severity: declcfg.SeverityWarning, Summary: "field is not part of the schema"},
 		},
 	}
 }
@@ -122,14 +122,14 @@ func TestTextWithoutColorHasNoEscapes(t *testing.T) {
 func TestSummary(t *testing.T) {
 	assert.Equal(t, "5 errors, 2 warnings in 4 files (2 packages, 3 channels, 5 bundles)", Summary(sampleResult()))
 	one := &validate.Result{Stats: validate.Stats{Files: 1, Packages: 1, Channels: 1, Bundles: 1},
-		Diagnostics: []validate.Diagnostic{{Severity: validate.SeverityError}, {Severity: validate.SeverityWarning}}}
+		Diagnostics: []declcfg.Finding{{Severity: declcfg.SeverityError}, {Severity: declcfg.SeverityWarning}}}
 	assert.Equal(t, "1 error, 1 warning in 1 file (1 package, 1 channel, 1 bundle)", Summary(one))
 }
 
 func TestStepSummaryIsBounded(t *testing.T) {
 	res := &validate.Result{}
 	for range maxSummaryRows + 7 {
-		res.Diagnostics = append(res.Diagnostics, validate.Diagnostic{Rule: "r", Severity: validate.SeverityWarning, Message: "m"})
+		res.Diagnostics = append(res.Diagnostics, declcfg.Finding{Rule: "r", Severity: declcfg.SeverityWarning, Message: "m"})
 	}
 	var b bytes.Buffer
 	require.NoError(t, WriteStepSummary(&b, res, Options{}))

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/validate"
 )
 
@@ -176,11 +177,11 @@ func WriteSARIF(w io.Writer, res *validate.Result, opts Options) error {
 	})
 }
 
-func sarifLevel(s validate.Severity) string {
+func sarifLevel(s declcfg.Severity) string {
 	switch s {
-	case validate.SeverityError:
+	case declcfg.SeverityError:
 		return "error"
-	case validate.SeverityWarning:
+	case declcfg.SeverityWarning:
 		return "warning"
 	}
 	return "note"
@@ -196,7 +197,7 @@ func ruleHelpURI(t Tool, id string) string {
 
 // fingerprint hashes what identifies a diagnostic apart from where in the
 // file it is: rule, file, package, channel, bundle and message.
-func fingerprint(d validate.Diagnostic, locs []sarifLocation) string {
+func fingerprint(d declcfg.Finding, locs []sarifLocation) string {
 	h := sha256.New()
 	uri := ""
 	if len(locs) > 0 {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/validate"
 )
 
@@ -43,9 +44,9 @@ func WriteText(w io.Writer, res *validate.Result, opts Options) error {
 		}
 		sev := string(d.Severity)
 		switch d.Severity {
-		case validate.SeverityError:
+		case declcfg.SeverityError:
 			sev = paint(sgrRed, sev+":")
-		case validate.SeverityWarning:
+		case declcfg.SeverityWarning:
 			sev = paint(sgrYellow, sev+":")
 		default:
 			sev = paint(sgrBold, sev+":")
