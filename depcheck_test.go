@@ -99,13 +99,15 @@ func TestImportRules(t *testing.T) {
 		"sigs.k8s.io/crdify":                     "validate",
 		"k8s.io/":                                "validate",
 	}
-	// heavy lists libraries that take long to build and load; only these
-	// of our packages may depend on them, directly or not, so that the
-	// rest (validate itself included) stays quick to build and test.
+	// heavy lists libraries that take long to build and load; only the
+	// bundle-content checks (validate/profile) and the executable that
+	// runs them (cmd/fbc-profile) may depend on them, directly or not, so
+	// that fbc and the rest of the libraries stay quick to build, load and
+	// test (TestLeanFBC holds the fbc executable to it).
 	heavy := []string{"github.com/operator-framework/api", "sigs.k8s.io/crdify", "k8s.io/"}
 	mayBeHeavy := func(pkg string) bool {
 		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, mod), "/")
-		return rel == "" || rel == "cmd" || strings.HasPrefix(rel, "cmd/") || rel == "validate/profile" || strings.HasPrefix(rel, "validate/profile/")
+		return rel == "cmd/fbc-profile" || rel == "validate/profile" || strings.HasPrefix(rel, "validate/profile/")
 	}
 	for _, p := range listPackages(t) {
 		self := top(p.ImportPath)
@@ -113,7 +115,7 @@ func TestImportRules(t *testing.T) {
 			for _, d := range p.Deps {
 				for _, h := range heavy {
 					if strings.HasPrefix(d, h) {
-						t.Errorf("%s depends on %s: only validate/profile (and cmd) may pull in the Kubernetes libraries", p.ImportPath, d)
+						t.Errorf("%s depends on %s: only validate/profile (and cmd/fbc-profile) may pull in the Kubernetes libraries", p.ImportPath, d)
 					}
 				}
 			}
@@ -145,6 +147,34 @@ func TestImportRules(t *testing.T) {
 				if who, ok := direct[top(d)]; ok && !contains(who, self) && !strings.HasSuffix(p.ImportPath, "test") {
 					t.Errorf("%s imports %s: only %v may import it directly", p.ImportPath, d, who)
 				}
+			}
+		}
+	}
+}
+
+// TestLeanFBC holds the fbc executable (the module's main package) to what
+// issue "A lean fbc" decided: none of the Kubernetes server stack, the
+// validators of operator-framework/api or crdify, which only fbc-profile
+// links. Their packages initialise on every run of every command, and fbc
+// build --server fbc ships this executable in every catalog image.
+func TestLeanFBC(t *testing.T) {
+	forbidden := []string{
+		"k8s.io/apiserver", "k8s.io/apiextensions-apiserver", "k8s.io/client-go",
+		"sigs.k8s.io/controller-runtime", "go.opentelemetry.io/", "github.com/prometheus/",
+		"github.com/operator-framework/api/pkg/validation", "sigs.k8s.io/crdify",
+	}
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps .: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 100 {
+		t.Fatalf("go list -deps . listed %d packages: not the fbc executable's dependencies", len(deps))
+	}
+	for _, d := range deps {
+		for _, f := range forbidden {
+			if strings.HasPrefix(d, f) {
+				t.Errorf("fbc links %s: the fbc executable must not link %s (validate/profile's checks run in fbc-profile)", d, f)
 			}
 		}
 	}

@@ -196,7 +196,10 @@ func validateComposed(cmd *cobra.Command, composed *compose.Result, outDir strin
 	if err != nil {
 		return err
 	}
-	res := check.Result()
+	res, err := check.Result()
+	if err != nil {
+		return fmt.Errorf("validating the result: %w", err)
+	}
 	stderr := cmd.ErrOrStderr()
 	if errs, warns := res.Count(); errs > 0 {
 		if err := vreport.WriteText(stderr, res, vreport.Options{Color: useColor(stderr)}); err != nil {

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/fbc-project/fbc/validate/profiles"
 )
 
 // The CLI's end-to-end tests are testscript files in testdata/script: each
@@ -59,6 +61,10 @@ func TestMain(m *testing.M) {
 		// fbc answers to this name as grpc_health_probe (images served by
 		// fbc link it to /bin/fbc).
 		HealthProbeName: func() { os.Exit(Main()) },
+		// fbc validate --profile runs it; this test binary links the
+		// checks, so it serves as fbc-profile too (on PATH, for every
+		// test of the package; profiles_test.go).
+		profiles.Executable: func() { os.Exit(profilesMain()) },
 	})
 }
 

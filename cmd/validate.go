@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -12,9 +14,11 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/internal/buildinfo"
+	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/render"
 	"github.com/fbc-project/fbc/validate"
-	"github.com/fbc-project/fbc/validate/profile"
+	"github.com/fbc-project/fbc/validate/profiles"
 	vreport "github.com/fbc-project/fbc/validate/report"
 )
 
@@ -23,7 +27,7 @@ func init() { register(newValidateCmd) }
 func newValidateCmd() *cobra.Command {
 	output := newEnum("text", vreport.Formats...)
 	var strict bool
-	var schemaDirs, profiles []string
+	var schemaDirs, profileFlags []string
 	var targetOCP string
 	var pull image.Options
 	cmd := &cobra.Command{
@@ -48,6 +52,8 @@ and which command takes them.
 bundle of the catalogs: operatorframework (operator-sdk's default validators),
 operatorhub (OperatorHub metadata), good-practices, olmv1 (what OLM v1
 refuses) and k8s-version=X.Y (Kubernetes APIs removed by that version).
+The profiles run in fbc-profile, fbc's sibling executable, which fbc finds
+next to itself or on PATH (make install installs both).
 
 Diagnostics go to standard output; in text form a one-line summary goes to
 standard error. Exit status: 0 when there are no errors (warnings allowed),
@@ -80,15 +86,15 @@ bundle-object-to-csv-metadata fixes.`,
 					return usageErrorf("--schema %s: not a directory", dir)
 				}
 			}
-			set, err := profile.Parse(profiles)
+			set, err := profiles.Parse(profileFlags)
 			if err != nil {
 				return usageErrorf("--profile: %v", err)
 			}
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
-			if set.Has(profile.K8sVersion) && profile.RemovalsKnownUntil.Less(set.Kube) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "fbc: warning: k8s-version=%s: fbc knows the API removals of Kubernetes releases up to %s only\n", set.Kube, profile.RemovalsKnownUntil)
+			if set.Has(profiles.K8sVersion) && profiles.RemovalsKnownUntil.Less(set.Kube) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "fbc: warning: k8s-version=%s: fbc knows the API removals of Kubernetes releases up to %s only\n", set.Kube, profiles.RemovalsKnownUntil)
 			}
 			r, err := newRenderer(cmd, pull, 0)
 			if err != nil {
@@ -119,11 +125,27 @@ bundle-object-to-csv-metadata fixes.`,
 			}
 			switch {
 			case !set.Empty():
-				pc := profile.New(set)
-				pc.Warn = warner(cmd.ErrOrStderr())
+				pc, err := startProfiles(cmd, set, false)
+				if err != nil {
+					return err
+				}
+				defer pc.Close()
 				opts.Profiles = pc
 			case len(bundles) > 0:
-				opts.Profiles = profile.ForBundleSources()
+				// Bundle directories and images get operator-sdk's default
+				// checks unless profiles are named; without fbc-profile
+				// they get the catalog rules only, and a warning says so.
+				pc, err := startProfiles(cmd, profiles.Of(profiles.OperatorFramework), true)
+				var missing *missingProfilesError
+				switch {
+				case errors.As(err, &missing):
+					warner(cmd.ErrOrStderr()).Printf("bundle contents are not checked (operatorframework): %s", missing.Detail())
+				case err != nil:
+					return err
+				default:
+					defer pc.Close()
+					opts.Profiles = pc
+				}
 			}
 			res, err := validate.Validate(cmd.Context(), catalogs, opts)
 			var pe *validate.PolicyError
@@ -147,7 +169,7 @@ bundle-object-to-csv-metadata fixes.`,
 			}
 			ropts := vreport.Options{
 				Color:   output.String() == "text" && useColor(stdout),
-				Tool:    vreport.Tool{Name: "fbc", Version: buildVersion().Version, InformationURI: informationURI},
+				Tool:    vreport.Tool{Name: "fbc", Version: buildinfo.Read().Version, InformationURI: informationURI},
 				Rules:   validate.Rules(),
 				WorkDir: wd,
 				Anchor:  firstFile(args),
@@ -174,7 +196,7 @@ bundle-object-to-csv-metadata fixes.`,
 	cmd.Flags().StringArrayVar(&schemaDirs, "schema", nil, "also apply the CUE definitions in `DIR` (repeatable)")
 	cmd.Flags().StringVar(&targetOCP, "target-ocp", "", "OpenShift release the catalog is published for (`VERSION`, e.g. 4.17): apply its pipelines' rules, such as olm.csv.metadata from 4.17 on")
 	_ = cmd.MarkFlagDirname("schema")
-	cmd.Flags().StringArrayVar(&profiles, "profile", nil, "check bundle contents against profiles `NAME[,NAME...]`: operatorframework, operatorhub, good-practices, olmv1, k8s-version=X.Y (repeatable)")
+	cmd.Flags().StringArrayVar(&profileFlags, "profile", nil, "check bundle contents against profiles `NAME[,NAME...]`: operatorframework, operatorhub, good-practices, olmv1, k8s-version=X.Y (repeatable)")
 	addPullFlags(cmd.Flags(), &pull)
 	return cmd
 }
@@ -255,3 +277,59 @@ func shownPaths(args []string) []string {
 func countStdin(args []string) int {
 	return len(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a != "-" }))
 }
+
+// startProfiles runs fbc-profile for the profiles of set.
+func startProfiles(cmd *cobra.Command, set profiles.Set, sourcesOnly bool) (*profiles.Client, error) {
+	path, err := findProfiles()
+	if err != nil {
+		return nil, err
+	}
+	return profiles.Start(cmd.Context(), profiles.StartOptions{
+		Path: path, Set: set, SourcesOnly: sourcesOnly, Warn: warner(cmd.ErrOrStderr()),
+	})
+}
+
+// findProfiles finds fbc-profile as git finds its git-* commands: next to
+// the running fbc first, then on PATH.
+func findProfiles() (string, error) {
+	var here string
+	if exe, err := os.Executable(); err == nil {
+		here = filepath.Dir(exe)
+		p := filepath.Join(here, profiles.Executable)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(profiles.Executable); err == nil {
+		return p, nil
+	}
+	return "", &missingProfilesError{dir: here}
+}
+
+// missingProfilesError is an fbc without its fbc-profile.
+type missingProfilesError struct{ dir string }
+
+func (e *missingProfilesError) Error() string {
+	return "--profile needs " + e.Detail()
+}
+
+// Detail says where fbc looked and how to install fbc-profile.
+func (e *missingProfilesError) Detail() string {
+	where := "on PATH"
+	if e.dir != "" {
+		where = "next to fbc (" + e.dir + ") or on PATH"
+	}
+	v := buildinfo.Read()
+	install := "go install " + profilesPackage + "@" + v.Version
+	if v.Devel() {
+		install = "make install (or go install ./cmd/fbc-profile) in the fbc checkout this fbc was built from"
+	}
+	return profiles.Executable + ", which is not " + where + "; install it: " + install
+}
+
+// FaultKind is Run: the installation is incomplete, the input is not at
+// fault.
+func (e *missingProfilesError) FaultKind() fault.Kind { return fault.Run }
+
+// profilesPackage is fbc-profile's import path, for go install.
+const profilesPackage = "github.com/fbc-project/fbc/cmd/fbc-profile"

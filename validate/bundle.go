@@ -95,7 +95,7 @@ func (c *fileCheck) bundleBlob(d *docContext, root *declcfg.Node, b *declcfg.Bun
 		c.metadataFormat(d, b, props, csv)
 		c.bundleRecord(b)
 	}
-	if contents != nil {
+	if contents != nil && c.opts.Profiles != nil {
 		c.checkBundleProfiles(contents, blobRef{pkg: b.Package, bundle: b.Name})
 	}
 }

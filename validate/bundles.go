@@ -35,60 +35,71 @@ type BundleSource struct {
 	Ignored []string
 }
 
-// BundleContents is what the profiles check about one bundle.
+// BundleContents is what the profiles check about one bundle. It is also
+// what fbc sends fbc-profile for each bundle (validate/profiles): its JSON
+// form is the protocol's, so keep the field names stable.
 type BundleContents struct {
 	// Bundle is the olm.bundle blob (from a catalog, or rendered from a
-	// bundle directory or image).
-	Bundle *declcfg.Bundle
+	// bundle directory or image). Across the protocol it travels without
+	// its olm.bundle.object properties, which are Objects.
+	Bundle *declcfg.Bundle `json:"bundle,omitempty"`
 	// Pos locates the bundle: its blob, or the file of its
 	// ClusterServiceVersion for a bundle directory or image.
-	Pos declcfg.Pos
+	Pos declcfg.Pos `json:"pos"`
 	// Objects are the bundle's manifests: the olm.bundle.object properties
 	// of a catalog blob, or the files of manifests/.
-	Objects []BundleObject
+	Objects []BundleObject `json:"objects,omitempty"`
 	// Files are the files of a bundle directory or image (manifests/ and
 	// metadata/); nil for a catalog blob.
-	Files []BundleFile
+	Files []BundleFile `json:"files,omitempty"`
 	// CSVMetadataPos is where a catalog bundle's olm.csv.metadata
 	// property is, for bundles that carry no ClusterServiceVersion object.
-	CSVMetadataPos declcfg.Pos
+	CSVMetadataPos declcfg.Pos `json:"csvMetadataPos"`
 	// Channels and DefaultChannel come from a bundle's annotations; a
 	// catalog's channels are the olm.channel blobs (CatalogFacts).
-	Channels       []string
-	DefaultChannel string
+	Channels       []string `json:"channels,omitempty"`
+	DefaultChannel string   `json:"defaultChannel,omitempty"`
 	// FromCatalog is set for bundles of a catalog; Source names a bundle
 	// directory or image as the user did.
-	FromCatalog bool
-	Source      string
+	FromCatalog bool   `json:"fromCatalog,omitempty"`
+	Source      string `json:"source,omitempty"`
 }
 
 // BundleObject is one manifest of a bundle.
 type BundleObject struct {
 	// Pos is the manifest's file and line, or the position of the
 	// olm.bundle.object property's data in the catalog.
-	Pos declcfg.Pos
-	// JSON is the manifest.
-	JSON []byte
+	Pos declcfg.Pos `json:"pos"`
+	// JSON is the manifest. Across the protocol it travels after the
+	// request's line, as raw bytes (profiles.BundleRequest.Payload).
+	JSON []byte `json:"-"`
 	// APIVersion, Kind and Name (metadata.name) identify the object.
-	APIVersion, Kind, Name string
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	Name       string `json:"name,omitempty"`
 }
 
 // BundleFile is one file of a bundle directory or image.
 type BundleFile struct {
-	Name string
-	Data []byte
+	Name string `json:"name"`
+	// Data travels after the request's line, as raw bytes, as the
+	// objects' JSON does.
+	Data []byte `json:"-"`
 }
 
-// ProfileChecker runs the bundle-content profiles. validate/profile
-// implements it; validate itself does not depend on the Kubernetes
-// libraries those checks need, so catalogs validate without them.
+// ProfileChecker runs the bundle-content profiles. validate/profiles
+// implements it by running the fbc-profile executable, where
+// validate/profile does the checks: neither fbc nor validate links the
+// Kubernetes libraries those checks need.
 type ProfileChecker interface {
 	// CheckBundle checks one bundle. It is called from several goroutines
 	// at once, for every bundle of the catalogs and every bundle source.
 	CheckBundle(b *BundleContents) []declcfg.Finding
 	// CheckCatalog runs the checks that span a catalog's bundles (the
 	// upgrade edges of its channels), once, after every CheckBundle call.
-	CheckCatalog(cat *model.Catalog) []declcfg.Finding
+	// Its error says that the profiles could not run (then the findings of
+	// earlier CheckBundle calls may be missing too).
+	CheckCatalog(cat *model.Catalog) ([]declcfg.Finding, error)
 }
 
 // checkBundleSources reads and checks the bundle directories and images of
@@ -278,11 +289,18 @@ func (r *profileRunner) wait() []declcfg.Finding {
 	return r.diags
 }
 
-// checkCatalogProfiles runs the profiles' catalog-wide checks.
-func (c *checker) checkCatalogProfiles() {
+// checkCatalogProfiles runs the profiles' catalog-wide checks, once every
+// bundle's are done. Its error is the profiles' failure to run: the run
+// then has no result, rather than one that lacks their findings.
+func (c *checker) checkCatalogProfiles() error {
 	if c.opts.Profiles == nil {
-		return
+		return nil
 	}
 	c.diags = append(c.diags, c.profiles.wait()...)
-	c.diags = append(c.diags, c.opts.Profiles.CheckCatalog(c.catalog)...)
+	ds, err := c.opts.Profiles.CheckCatalog(c.catalog)
+	if err != nil {
+		return err
+	}
+	c.diags = append(c.diags, ds...)
+	return nil
 }

@@ -150,7 +150,7 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 	if err := c.checkBundleSources(ctx, opts.Bundles); err != nil {
 		return nil, err
 	}
-	return c.result(), nil
+	return c.result()
 }
 
 // WalkOptions is how Validate reads catalog files, for an Options.Walk of
@@ -176,7 +176,7 @@ func ValidateConfig(ctx context.Context, cfg *declcfg.DeclarativeConfig, opts Op
 	if err := k.Add(ctx, cfg); err != nil {
 		return nil, err
 	}
-	return k.Result(), nil
+	return k.Result()
 }
 
 // ConfigCheck checks an in-memory catalog handed over in parts (compose's
@@ -196,8 +196,9 @@ func NewConfigCheck(opts Options) (*ConfigCheck, error) {
 	return &ConfigCheck{c: c}, nil
 }
 
-// Result runs the catalog-wide rules and returns every diagnostic.
-func (k *ConfigCheck) Result() *Result { return k.c.result() }
+// Result runs the catalog-wide rules and returns every diagnostic. It fails
+// only when the bundle-content profiles could not run (Options.Profiles).
+func (k *ConfigCheck) Result() (*Result, error) { return k.c.result() }
 
 // Add checks the blobs of cfg (nil adds nothing). Of cfg, the check keeps
 // what the catalog-wide rules read (names, edges, versions), not property
@@ -278,9 +279,11 @@ func workerCount(concurrency int) int {
 	return concurrency
 }
 
-func (c *checker) result() *Result {
+func (c *checker) result() (*Result, error) {
 	c.finish()
-	c.checkCatalogProfiles()
+	if err := c.checkCatalogProfiles(); err != nil {
+		return nil, err
+	}
 	declcfg.SortFindings(c.diags)
-	return &Result{Diagnostics: c.diags, Stats: c.stats}
+	return &Result{Diagnostics: c.diags, Stats: c.stats}, nil
 }

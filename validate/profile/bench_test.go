@@ -12,6 +12,7 @@ import (
 	"github.com/fbc-project/fbc/internal/sharedtest"
 	"github.com/fbc-project/fbc/validate"
 	"github.com/fbc-project/fbc/validate/profile"
+	"github.com/fbc-project/fbc/validate/profiles"
 )
 
 // BenchmarkProfiles measures fbc validate over certified-operators v4.16
@@ -44,7 +45,7 @@ func BenchmarkProfiles(b *testing.B) {
 	if _, err := os.Stat(dir); err != nil {
 		b.Skipf("%s not found", dir)
 	}
-	profiles := []struct{ name, profiles string }{
+	cases := []struct{ name, profiles string }{
 		{"plain", ""},
 		{"four", "operatorframework,operatorhub,good-practices,k8s-version=1.33"},
 		{"olmv1", "operatorframework,operatorhub,good-practices,k8s-version=1.33,olmv1"},
@@ -66,11 +67,11 @@ func BenchmarkProfiles(b *testing.B) {
 
 	b.Run("lib", func(b *testing.B) {
 		plain, plainCPU = 0, 0
-		for _, c := range profiles {
+		for _, c := range cases {
 			var set profile.Set
 			if c.profiles != "" {
 				var err error
-				if set, err = profile.Parse([]string{c.profiles}); err != nil {
+				if set, err = profiles.Parse([]string{c.profiles}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -80,7 +81,7 @@ func BenchmarkProfiles(b *testing.B) {
 				for range b.N {
 					opts := validate.Options{}
 					if !set.Empty() {
-						opts.Profiles = profile.New(set)
+						opts.Profiles = profiles.InProcess(profile.New(set))
 					}
 					res, err := validate.Validate(context.Background(), []string{dir}, opts)
 					if err != nil {
@@ -97,13 +98,15 @@ func BenchmarkProfiles(b *testing.B) {
 
 	b.Run("cli", func(b *testing.B) {
 		plain, plainCPU = 0, 0
-		bin := filepath.Join(b.TempDir(), "fbc")
-		build := exec.Command("go", "build", "-o", bin, ".")
+		// fbc and fbc-profile, side by side as make build leaves them.
+		dir := b.TempDir()
+		bin := filepath.Join(dir, "fbc")
+		build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "./cmd/fbc-profile")
 		build.Dir = filepath.Join("..", "..")
 		if out, err := build.CombinedOutput(); err != nil {
 			b.Fatalf("go build: %v\n%s", err, out)
 		}
-		for _, c := range profiles {
+		for _, c := range cases {
 			args := []string{"validate", "-o", "json", dir}
 			if c.profiles != "" {
 				args = append(args, "--profile", c.profiles)

@@ -13,6 +13,7 @@ import (
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/model"
 	"github.com/fbc-project/fbc/validate"
+	"github.com/fbc-project/fbc/validate/profiles"
 )
 
 // Checker runs a set of profiles; it implements validate.ProfileChecker.
@@ -47,13 +48,15 @@ func New(s Set) *Checker {
 	return &Checker{set: s, crdResults: map[contentKey][]errors.ManifestResult{}}
 }
 
-// ForBundleSources makes the checker fbc validate uses when no profile is
-// named: operatorframework, as operator-sdk bundle validate runs by
-// default, for bundle directories and images only; catalogs keep their
-// usual checks.
-func ForBundleSources() *Checker {
-	c := New(Of(OperatorFramework))
-	c.sourcesOnly = true
+// NewChecker makes the checker of one fbc-profile exchange
+// (profiles.NewChecker). sourcesOnly is what fbc validate asks for when no
+// profile is named: the profiles check bundle directories and images only
+// (operatorframework, as operator-sdk bundle validate runs by default),
+// and catalogs keep their usual checks.
+func NewChecker(s Set, sourcesOnly bool, warn fault.Warn) profiles.Checker {
+	c := New(s)
+	c.sourcesOnly = sourcesOnly
+	c.Warn = warn
 	return c
 }
 

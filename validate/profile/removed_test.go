@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/fbc-project/fbc/validate/profiles"
 )
 
 // TestRemovalsMatchKubernetes keeps the removal list in step with
@@ -27,8 +29,8 @@ func TestRemovalsMatchKubernetes(t *testing.T) {
 			continue
 		}
 		major, minor := lc.APILifecycleRemoved()
-		removed := KubeVersion{major, minor}
-		if major == 0 || RemovalsKnownUntil.Less(removed) {
+		removed := KubeVersion{Major: major, Minor: minor}
+		if major == 0 || profiles.RemovalsKnownUntil.Less(removed) {
 			continue
 		}
 		known++
@@ -48,22 +50,8 @@ func TestRemovalsMatchKubernetes(t *testing.T) {
 		if r.use != "" && findRemoval(r.use, r.kind) != nil {
 			t.Errorf("%s %s: the replacement %s is removed too", r.apiVersion, r.kind, r.use)
 		}
-		if RemovalsKnownUntil.Less(r.removed) {
+		if profiles.RemovalsKnownUntil.Less(r.removed) {
 			t.Errorf("%s %s: removed in %s, after RemovalsKnownUntil", r.apiVersion, r.kind, r.removed)
-		}
-	}
-}
-
-func TestParseKubeVersion(t *testing.T) {
-	for in, want := range map[string]string{"1.33": "1.33", "v1.25": "1.25", "1.25.3": "1.25", " 1.9 ": "1.9"} {
-		got, err := ParseKubeVersion(in)
-		if err != nil || got.String() != want {
-			t.Errorf("ParseKubeVersion(%q) = %v, %v; want %s", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "1", "1.x", "1.2.3.4", "01.2", "1.-2", "latest"} {
-		if _, err := ParseKubeVersion(in); err == nil {
-			t.Errorf("ParseKubeVersion(%q) accepted", in)
 		}
 	}
 }

@@ -1,0 +1,77 @@
+package cmd
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/fbc-project/fbc/internal/buildinfo"
+	"github.com/fbc-project/fbc/validate/profile"
+	"github.com/fbc-project/fbc/validate/profiles"
+)
+
+// profilesMain is this test binary run as fbc-profile: the real one,
+// unless $FBC_TEST_PROFILES_FAULT names a way to misbehave, for the
+// scripts that check what fbc does with a broken plugin:
+//   - version: answers the hello as another build;
+//   - garbage: answers the hello, then prints a line that is no message;
+//   - crash: answers the hello, then panics on the first bundle;
+//   - exit: answers the hello, then exits 0 without a word.
+func profilesMain() int {
+	fault := os.Getenv("FBC_TEST_PROFILES_FAULT")
+	if fault == "" {
+		return profile.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	}
+	in := bufio.NewReader(os.Stdin)
+	if _, err := in.ReadBytes('\n'); err != nil {
+		return 2
+	}
+	version := buildinfo.Read().Identity()
+	if fault == "version" {
+		version = "v0.0.1-elsewhere"
+	}
+	hello, _ := json.Marshal(profiles.Response{Hello: &profiles.Hello{Protocol: profiles.Protocol, Version: version}})
+	fmt.Printf("%s\n", hello)
+	switch fault {
+	case "garbage":
+		fmt.Println("Checking bundles... done!")
+		return 0
+	case "crash":
+		if _, err := in.ReadBytes('\n'); err == nil {
+			panic("fbc-profile test crash: runtime error: index out of range [3] with length 3")
+		}
+		return 2
+	case "exit":
+		return 0
+	}
+	return 0
+}
+
+func init() {
+	// PATH without fbc-profile: $NOPROFILES holds only fbc, for the
+	// scripts that run fbc without its plugin (env PATH=$NOPROFILES, and
+	// env PATH=$ORIGPATH to go back).
+	scriptSetups = append(scriptSetups, func(env *testscript.Env) error {
+		fbc, err := exec.LookPath("fbc")
+		if err != nil {
+			return err
+		}
+		dir := filepath.Join(env.WorkDir, ".noprofiles")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return err
+		}
+		// A link, not a symlink: fbc looks for fbc-profile next to the
+		// path it was run by, with symlinks resolved.
+		if err := os.Link(fbc, filepath.Join(dir, "fbc")); err != nil {
+			return err
+		}
+		env.Setenv("NOPROFILES", dir)
+		env.Setenv("ORIGPATH", env.Getenv("PATH"))
+		return nil
+	})
+}

@@ -1,0 +1,479 @@
+package profiles
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/buildinfo"
+	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/model"
+	"github.com/fbc-project/fbc/validate"
+)
+
+// StartOptions say how to run fbc-profile.
+type StartOptions struct {
+	// Path is the fbc-profile executable.
+	Path string
+	// Set is the profiles to run.
+	Set Set
+	// SourcesOnly checks bundle directories and images only, not the
+	// bundles of catalogs.
+	SourcesOnly bool
+	// Concurrency bounds the bundles checked at once (0: fbc-profile's
+	// processors).
+	Concurrency int
+	// Warn receives fbc-profile's notes.
+	Warn fault.Warn
+	// HelloTimeout bounds the wait for fbc-profile's first answer
+	// (default 30 s): a program that does not speak the protocol may never
+	// answer.
+	HelloTimeout time.Duration
+}
+
+// VersionError is an fbc-profile of another build than the running fbc.
+type VersionError struct {
+	Path          string
+	Plugin, Local string
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("%s is version %s, but this fbc is %s: the two executables must come from the same build", e.Path, e.Plugin, e.Local)
+}
+
+// FaultKind is Run: the installation is at fault, not the input.
+func (e *VersionError) FaultKind() fault.Kind { return fault.Run }
+
+// Client runs the profiles in an fbc-profile process; it implements
+// validate.ProfileChecker. One Client serves one validation run: Start it,
+// hand it to validate.Options.Profiles, and Close it when the run is over
+// (CheckCatalog ends the exchange; Close kills a process a failed run
+// left).
+type Client struct {
+	path    string
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	out     *bufio.Reader
+	outFile *os.File
+	warn    fault.Warn
+	// stderr keeps the start of what fbc-profile writes there: the
+	// reason it gives when it fails, or a crash's panic line.
+	stderr headBuffer
+
+	wmu      sync.Mutex // guards w and inClosed
+	w        *bufio.Writer
+	inClosed bool
+
+	next    atomic.Int64
+	pmu     sync.Mutex
+	pending map[int64]chan []declcfg.Finding
+
+	done   chan []declcfg.Finding // the catalog's findings
+	exited chan struct{}          // closed when the process has been waited for
+	exit   error                  // its exit status, once exited is closed
+
+	failOnce sync.Once
+	failed   chan struct{}
+	err      error
+}
+
+// Start runs fbc-profile and opens the exchange. It fails when the program
+// cannot be run, does not answer as fbc-profile (within
+// StartOptions.HelloTimeout) or is another build (*VersionError).
+func Start(ctx context.Context, opts StartOptions) (*Client, error) {
+	c := &Client{
+		path:    opts.Path,
+		warn:    opts.Warn,
+		pending: map[int64]chan []declcfg.Finding{},
+		done:    make(chan []declcfg.Finding, 1),
+		exited:  make(chan struct{}),
+		failed:  make(chan struct{}),
+	}
+	c.cmd = exec.CommandContext(ctx, opts.Path)
+	c.cmd.Stderr = &c.stderr
+	c.cmd.WaitDelay = 2 * time.Second
+	in, err := c.cmd.StdinPipe()
+	if err != nil {
+		return nil, fault.Errorf(fault.Run, "running %s: %v", opts.Path, err)
+	}
+	// Its output comes through a pipe of our own rather than StdoutPipe:
+	// Wait closes that one when the process exits, and the last message
+	// could be lost unread.
+	out, outW, err := os.Pipe()
+	if err != nil {
+		return nil, fault.Errorf(fault.Run, "running %s: %v", opts.Path, err)
+	}
+	c.cmd.Stdout = outW
+	c.in, c.w, c.out = in, bufio.NewWriterSize(in, 256<<10), bufio.NewReaderSize(out, 64<<10)
+	err = c.cmd.Start()
+	outW.Close()
+	if err != nil {
+		out.Close()
+		return nil, fault.Errorf(fault.Run, "running %s: %v", opts.Path, err)
+	}
+	c.outFile = out
+	go func() {
+		c.exit = c.cmd.Wait()
+		close(c.exited)
+	}()
+	local := buildinfo.Read().Identity()
+	hello := &Hello{Protocol: Protocol, Version: local, Profiles: opts.Set.String(), SourcesOnly: opts.SourcesOnly, Concurrency: opts.Concurrency}
+	answer, err := c.handshake(ctx, hello, opts.HelloTimeout)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	if answer.Protocol != Protocol || answer.Version != local {
+		c.Close()
+		return nil, &VersionError{Path: opts.Path, Plugin: answer.Version, Local: local}
+	}
+	go c.read()
+	return c, nil
+}
+
+// handshake sends fbc's hello and reads fbc-profile's.
+func (c *Client) handshake(ctx context.Context, hello *Hello, timeout time.Duration) (*Hello, error) {
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	if err := c.send(&Request{Hello: hello}); err != nil {
+		return nil, c.stopped(fmt.Errorf("sending the hello: %w", err))
+	}
+	type answer struct {
+		line []byte
+		err  error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		line, err := c.out.ReadBytes('\n')
+		got <- answer{line, err}
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case a := <-got:
+		if len(a.line) == 0 && a.err != nil {
+			c.awaitExit(2 * time.Second)
+			return nil, c.stopped(nil)
+		}
+		resp, err := parseResponse(a.line)
+		if err != nil {
+			return nil, c.protocolError(err)
+		}
+		if resp.Hello == nil {
+			if resp.Error != "" {
+				return nil, fault.Errorf(fault.Run, "%s: %s", c.path, resp.Error)
+			}
+			return nil, c.protocolError(errors.New("its first message is not a hello"))
+		}
+		return resp.Hello, nil
+	case <-timer.C:
+		return nil, fault.Errorf(fault.Run, "%s did not answer within %s: it does not speak fbc's profile protocol", c.path, timeout)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// CheckBundle sends one bundle and waits for its findings. After a
+// failure it returns nothing at once; CheckCatalog reports the failure.
+func (c *Client) CheckBundle(b *validate.BundleContents) []declcfg.Finding {
+	select {
+	case <-c.failed:
+		return nil
+	default:
+	}
+	id := c.next.Add(1)
+	ch := make(chan []declcfg.Finding, 1)
+	c.pmu.Lock()
+	c.pending[id] = ch
+	c.pmu.Unlock()
+	req := &BundleRequest{ID: id, Contents: wireContents(b)}
+	payload := make([][]byte, 0, len(b.Objects)+len(b.Files))
+	for _, o := range b.Objects {
+		payload = append(payload, o.JSON)
+	}
+	for _, f := range b.Files {
+		payload = append(payload, f.Data)
+	}
+	for _, p := range payload {
+		req.Payload = append(req.Payload, len(p))
+	}
+	if err := c.send(&Request{Bundle: req}, payload...); err != nil {
+		c.writeFailed(err)
+		return nil
+	}
+	select {
+	case fs := <-ch:
+		return fs
+	case <-c.failed:
+		return nil
+	}
+}
+
+// CheckCatalog sends the catalog, ends the exchange and returns the
+// catalog-wide findings, or why the profiles could not run.
+func (c *Client) CheckCatalog(cat *model.Catalog) ([]declcfg.Finding, error) {
+	if err := c.send(&Request{Catalog: CatalogOf(cat)}); err != nil {
+		c.writeFailed(err)
+	}
+	c.closeInput()
+	select {
+	case fs := <-c.done:
+		select {
+		case <-c.exited:
+		case <-c.failed:
+		}
+		select {
+		case <-c.failed:
+			return nil, c.err
+		default:
+		}
+		return fs, nil
+	case <-c.failed:
+		return nil, c.err
+	}
+}
+
+// Close ends the exchange and the process, if it is still running, and
+// waits for it. It may be called more than once.
+func (c *Client) Close() {
+	c.closeInput()
+	if !c.awaitExit(100 * time.Millisecond) {
+		c.fail(fault.Errorf(fault.Run, "%s: stopped", c.path))
+	}
+	<-c.exited
+	c.outFile.Close()
+}
+
+// awaitExit waits up to d for the process to exit, and kills it if it has
+// not; it reports whether it exited on its own.
+func (c *Client) awaitExit(d time.Duration) bool {
+	select {
+	case <-c.exited:
+		return true
+	case <-time.After(d):
+	}
+	_ = c.cmd.Process.Kill()
+	<-c.exited
+	return false
+}
+
+// send writes one request, and the raw bytes that follow it. Requests are
+// encoded by the caller's goroutine and written whole, one at a time.
+func (c *Client) send(req *Request, payload ...[]byte) error {
+	data, err := marshal(req)
+	if err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.inClosed {
+		return errors.New("the exchange is over")
+	}
+	if _, err := c.w.Write(data); err != nil {
+		return err
+	}
+	if err := c.w.WriteByte('\n'); err != nil {
+		return err
+	}
+	for _, p := range payload {
+		if _, err := c.w.Write(p); err != nil {
+			return err
+		}
+	}
+	return c.w.Flush()
+}
+
+func (c *Client) closeInput() {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if !c.inClosed {
+		c.inClosed = true
+		_ = c.in.Close()
+	}
+}
+
+// read dispatches fbc-profile's responses until its output ends, then
+// waits for the process.
+func (c *Client) read() {
+	finished := false
+	for {
+		line, err := c.out.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			resp, perr := parseResponse(line)
+			if perr != nil {
+				c.fail(c.protocolError(perr))
+				break
+			}
+			switch {
+			case resp.Findings != nil:
+				c.pmu.Lock()
+				ch, ok := c.pending[resp.Findings.ID]
+				delete(c.pending, resp.Findings.ID)
+				c.pmu.Unlock()
+				if !ok {
+					c.fail(c.protocolError(fmt.Errorf("it answered bundle %d, which was not asked for", resp.Findings.ID)))
+					break
+				}
+				ch <- resp.Findings.Findings
+			case resp.Warning != "":
+				c.warn.Printf("%s", resp.Warning)
+			case resp.Done != nil:
+				finished = true
+				c.done <- resp.Done.Findings
+			case resp.Error != "":
+				c.fail(fault.Errorf(fault.Run, "%s: %s", c.path, resp.Error))
+			default:
+				c.fail(c.protocolError(errors.New("it sent a second hello")))
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	// The output has ended: the process is exiting, or must be made to.
+	if !finished {
+		c.awaitExit(2 * time.Second)
+		c.fail(c.stopped(nil))
+		return
+	}
+	if !c.awaitExit(5*time.Second) || c.exit != nil {
+		c.fail(c.stopped(nil))
+	}
+}
+
+// writeFailed handles a request that could not be written: fbc-profile
+// has most likely exited, and its exit says more than the broken pipe.
+func (c *Client) writeFailed(err error) {
+	select {
+	case <-c.failed:
+	case <-time.After(5 * time.Second):
+		c.fail(fault.Errorf(fault.Run, "%s: sending a request: %v", c.path, err))
+	}
+}
+
+func (c *Client) fail(err error) {
+	c.failOnce.Do(func() {
+		c.err = err
+		close(c.failed)
+		_ = c.cmd.Process.Kill()
+	})
+}
+
+// stopped is the error of an fbc-profile that ended before the exchange
+// did: its exit status and the first line it wrote to standard error.
+func (c *Client) stopped(cause error) error {
+	msg := c.path + " stopped before it finished"
+	select {
+	case <-c.exited:
+		if c.exit != nil {
+			msg += " (" + c.exit.Error() + ")"
+		}
+	default:
+	}
+	if line := c.stderr.firstLine(); line != "" {
+		msg += ": " + line
+	} else if cause != nil {
+		msg += ": " + cause.Error()
+	}
+	return fault.Errorf(fault.Run, "%s", msg)
+}
+
+// protocolError is a message from fbc-profile that is not the protocol's.
+func (c *Client) protocolError(err error) error {
+	return fault.Errorf(fault.Run, "%s does not speak fbc's profile protocol: %v", c.path, err)
+}
+
+// parseResponse reads one line of fbc-profile's output: exactly one of a
+// Response's fields, nothing else.
+func parseResponse(line []byte) (*Response, error) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	var r Response
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%q is not a message: %v", shorten(line), err)
+	}
+	set := 0
+	for _, ok := range []bool{r.Hello != nil, r.Findings != nil, r.Warning != "", r.Done != nil, r.Error != ""} {
+		if ok {
+			set++
+		}
+	}
+	if set != 1 {
+		return nil, fmt.Errorf("%q is not one message", shorten(line))
+	}
+	return &r, nil
+}
+
+func shorten(line []byte) string {
+	s := strings.TrimSpace(string(line))
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}
+
+// wireContents is b as the protocol carries it: a catalog bundle's
+// olm.bundle.object properties are its Objects already.
+func wireContents(b *validate.BundleContents) *validate.BundleContents {
+	if b.Bundle == nil {
+		return b
+	}
+	n := 0
+	for _, p := range b.Bundle.Properties {
+		if p.Type == declcfg.PropertyBundleObject {
+			n++
+		}
+	}
+	if n == 0 {
+		return b
+	}
+	slim := *b.Bundle
+	slim.Properties = make([]declcfg.Property, 0, len(b.Bundle.Properties)-n)
+	for _, p := range b.Bundle.Properties {
+		if p.Type != declcfg.PropertyBundleObject {
+			slim.Properties = append(slim.Properties, p)
+		}
+	}
+	out := *b
+	out.Bundle = &slim
+	return &out
+}
+
+// headBuffer keeps the first 4 KiB written to it.
+type headBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (h *headBuffer) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if room := 4<<10 - len(h.buf); room > 0 {
+		h.buf = append(h.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+// firstLine is the first line that is not blank.
+func (h *headBuffer) firstLine() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, l := range strings.Split(string(h.buf), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
+}

@@ -1,0 +1,145 @@
+package profiles
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Name is a profile name, as --profile takes it.
+type Name string
+
+const (
+	// OperatorFramework runs operator-framework/api's default bundle
+	// validators (CSV, CRD, bundle), as operator-sdk bundle validate does.
+	OperatorFramework Name = "operatorframework"
+	// OperatorHub adds OperatorHub's metadata rules (OperatorHubV2,
+	// capabilities and categories validators, and fbc's icon and
+	// removed-API checks).
+	OperatorHub Name = "operatorhub"
+	// GoodPractices runs operator-framework/api's good-practices validator.
+	GoodPractices Name = "good-practices"
+	// OLMv1 checks what operator-controller refuses.
+	OLMv1 Name = "olmv1"
+	// K8sVersion checks for Kubernetes APIs removed by a version
+	// (k8s-version=X.Y).
+	K8sVersion Name = "k8s-version"
+)
+
+// Names lists the profile names in documentation order.
+var Names = []Name{OperatorFramework, OperatorHub, GoodPractices, OLMv1, K8sVersion}
+
+// KubeVersion is a Kubernetes minor release.
+type KubeVersion struct{ Major, Minor int }
+
+func (v KubeVersion) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
+
+// Less orders releases.
+func (v KubeVersion) Less(o KubeVersion) bool {
+	return v.Major < o.Major || v.Major == o.Major && v.Minor < o.Minor
+}
+
+// ParseKubeVersion reads X.Y (or X.Y.Z, whose patch does not matter), with
+// an optional leading v.
+func ParseKubeVersion(s string) (KubeVersion, error) {
+	parts := strings.Split(strings.TrimPrefix(strings.TrimSpace(s), "v"), ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return KubeVersion{}, fmt.Errorf("%q is not a Kubernetes version: write MAJOR.MINOR, e.g. 1.33", s)
+	}
+	var nums [3]int
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || p == "" || (len(p) > 1 && p[0] == '0') {
+			return KubeVersion{}, fmt.Errorf("%q is not a Kubernetes version: write MAJOR.MINOR, e.g. 1.33", s)
+		}
+		nums[i] = n
+	}
+	return KubeVersion{nums[0], nums[1]}, nil
+}
+
+// Set is the profiles of one run.
+type Set struct {
+	names []Name
+	// Kube is the target of k8s-version (zero when it is not named).
+	Kube KubeVersion
+}
+
+// Parse reads --profile values: names separated by commas, each given once;
+// k8s-version takes a value (k8s-version=1.33).
+func Parse(values []string) (Set, error) {
+	var s Set
+	for _, v := range values {
+		for _, item := range strings.Split(v, ",") {
+			item = strings.TrimSpace(item)
+			if item == "" {
+				continue
+			}
+			name, arg, hasArg := strings.Cut(item, "=")
+			n := Name(name)
+			if !slices.Contains(Names, n) {
+				return Set{}, fmt.Errorf("unknown profile %q; profiles are %s", name, namesList())
+			}
+			if s.Has(n) {
+				return Set{}, fmt.Errorf("profile %s given twice", name)
+			}
+			switch {
+			case n == K8sVersion && !hasArg:
+				return Set{}, fmt.Errorf("profile k8s-version needs the target version: k8s-version=1.33")
+			case n == K8sVersion:
+				kv, err := ParseKubeVersion(arg)
+				if err != nil {
+					return Set{}, fmt.Errorf("profile k8s-version: %v", err)
+				}
+				s.Kube = kv
+			case hasArg:
+				return Set{}, fmt.Errorf("profile %s takes no value (%q)", name, item)
+			}
+			s.names = append(s.names, n)
+		}
+	}
+	return s, nil
+}
+
+// Of makes a set from names (k8s-version's target is set apart).
+func Of(names ...Name) Set { return Set{names: slices.Clone(names)} }
+
+func namesList() string {
+	var out []string
+	for _, n := range Names {
+		if n == K8sVersion {
+			out = append(out, "k8s-version=X.Y")
+			continue
+		}
+		out = append(out, string(n))
+	}
+	return strings.Join(out, ", ")
+}
+
+// Has reports whether the set names n.
+func (s Set) Has(n Name) bool { return slices.Contains(s.names, n) }
+
+// Empty reports whether no profile is named.
+func (s Set) Empty() bool { return len(s.names) == 0 }
+
+// String lists the set as --profile takes it.
+func (s Set) String() string {
+	var out []string
+	for _, n := range Names {
+		if !s.Has(n) {
+			continue
+		}
+		if n == K8sVersion {
+			out = append(out, "k8s-version="+s.Kube.String())
+			continue
+		}
+		out = append(out, string(n))
+	}
+	return strings.Join(out, ",")
+}
+
+// RemovalsKnownUntil is the last Kubernetes release whose API removals the
+// k8s-version profile knows (validate/profile's table of removed APIs is
+// held to it by a test): a later target gets a warning that newer removals
+// are not checked.
+var RemovalsKnownUntil = KubeVersion{1, 36}

@@ -1,0 +1,126 @@
+// Package profiles is the bundle-content profiles as fbc sees them: the
+// names --profile takes (Parse), and the fbc-profile executable that runs
+// them. The checks themselves (validate/profile, with operator-framework/api,
+// crdify and the Kubernetes libraries they need) are linked into
+// fbc-profile only; fbc runs it beside itself, as git runs its git-*
+// commands, and the two talk over fbc-profile's standard input and output.
+//
+// # The protocol
+//
+// Each message is one JSON object on one line. fbc writes Requests to
+// fbc-profile's standard input and reads Responses from its standard
+// output; fbc-profile's standard error is for its own failures only.
+// Nothing is written to disk. In order:
+//
+//  1. fbc sends {"hello": Hello}: the protocol version, fbc's build
+//     identity, the profiles as --profile takes them, whether only bundle
+//     directories and images are checked, and how many bundles may be
+//     checked at once.
+//  2. fbc-profile answers {"hello": Hello} with its own protocol version and
+//     identity. fbc refuses to go on unless both are the same as its own
+//     (the two executables come from one build); fbc-profile does too, and
+//     exits after its answer.
+//  3. fbc sends {"bundle": {"id": N, "contents": validate.BundleContents,
+//     "payload": [SIZE...]}} for every bundle (catalog bundles without their
+//     olm.bundle.object properties, whose manifests are the contents'
+//     objects). The manifests and files themselves follow the line as raw
+//     bytes, unencoded: payload gives their sizes, each object's JSON in
+//     order, then each file's data in order. fbc-profile answers each
+//     bundle, in any order, with
+//     {"findings": {"id": N, "findings": [declcfg.Finding...]}}.
+//  4. fbc sends {"catalog": Catalog} once, with what the catalog-wide checks
+//     read (packages, channels and their entries, bundles' names, versions
+//     and positions), then closes fbc-profile's standard input. fbc-profile
+//     answers {"done": {"findings": [...]}}, its last message, and exits 0.
+//
+// At any time fbc-profile may send {"warning": "..."} (a note for the
+// user, which fbc prints as its own warning) or {"error": "..."}, after
+// which it exits non-zero. A message that is not one of these, a response
+// to no request, or fbc-profile's exit before "done" ends the run: fbc
+// reports that the profiles could not run (exit 2) and no report at all.
+package profiles
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/validate"
+)
+
+// Protocol is the version of the exchange this package speaks.
+const Protocol = 1
+
+// Executable is the name of the program that runs the profiles.
+const Executable = "fbc-profile"
+
+// Request is a message from fbc to fbc-profile: exactly one field is set.
+type Request struct {
+	Hello   *Hello         `json:"hello,omitempty"`
+	Bundle  *BundleRequest `json:"bundle,omitempty"`
+	Catalog *Catalog       `json:"catalog,omitempty"`
+}
+
+// Hello opens the exchange, both ways.
+type Hello struct {
+	Protocol int `json:"protocol"`
+	// Version is the sender's build identity (buildinfo.Info.Identity).
+	Version string `json:"version"`
+	// Profiles is the set to run, as --profile takes it (fbc's hello only).
+	Profiles string `json:"profiles,omitempty"`
+	// SourcesOnly checks bundle directories and images, not the bundles of
+	// catalogs: fbc validate's default for bundle sources.
+	SourcesOnly bool `json:"sourcesOnly,omitempty"`
+	// Concurrency is how many bundles fbc-profile may check at once (0:
+	// as many as it has processors).
+	Concurrency int `json:"concurrency,omitempty"`
+}
+
+// BundleRequest asks for one bundle's findings.
+type BundleRequest struct {
+	ID       int64                    `json:"id"`
+	Contents *validate.BundleContents `json:"contents"`
+	// Payload is the sizes of the raw bytes that follow the request's
+	// line: the JSON of each of Contents.Objects, then the data of each of
+	// Contents.Files. Encoding them in the line would cost more than
+	// checking them does.
+	Payload []int `json:"payload,omitempty"`
+}
+
+// maxPayload bounds one object or file: OLM stages no bundle over 1 MiB
+// compressed, and a size beyond this is a broken exchange.
+const maxPayload = 1 << 30
+
+// Response is a message from fbc-profile to fbc: exactly one field is set.
+type Response struct {
+	Hello    *Hello          `json:"hello,omitempty"`
+	Findings *BundleFindings `json:"findings,omitempty"`
+	Warning  string          `json:"warning,omitempty"`
+	Done     *Done           `json:"done,omitempty"`
+	Error    string          `json:"error,omitempty"`
+}
+
+// BundleFindings answers the BundleRequest of the same ID.
+type BundleFindings struct {
+	ID       int64             `json:"id"`
+	Findings []declcfg.Finding `json:"findings"`
+}
+
+// Done is the findings of the catalog-wide checks, the last message.
+type Done struct {
+	Findings []declcfg.Finding `json:"findings"`
+}
+
+// marshal encodes a message as its line, without the newline. HTML
+// characters stay as they are: encoding/json would escape them in the
+// property values it copies (json.RawMessage), and a finding that quotes a
+// value must quote what the catalog says.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}

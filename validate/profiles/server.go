@@ -1,0 +1,213 @@
+package profiles
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/buildinfo"
+	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/model"
+	"github.com/fbc-project/fbc/validate"
+)
+
+// Checker runs the profiles of one validation run (validate/profile's
+// Checker): CheckBundle from several goroutines at once, then CheckCatalog
+// once.
+type Checker interface {
+	CheckBundle(b *validate.BundleContents) []declcfg.Finding
+	CheckCatalog(cat *model.Catalog) []declcfg.Finding
+}
+
+// NewChecker makes the checker of a run from what fbc's hello asks for.
+type NewChecker func(set Set, sourcesOnly bool, warn fault.Warn) Checker
+
+// Serve answers one exchange (see the package documentation): fbc's
+// requests on in, the responses on out. It returns once the catalog's
+// findings are written, or with the reason the exchange could not go on
+// (after telling fbc, when it still listens).
+func Serve(ctx context.Context, in io.Reader, out io.Writer, newChecker NewChecker) error {
+	s := &server{w: bufio.NewWriterSize(out, 64<<10)}
+	r := bufio.NewReaderSize(in, 1<<20)
+	var hello Hello
+	req, err := readRequest(r)
+	switch {
+	case err != nil:
+		return s.refuse(err)
+	case req.Hello == nil:
+		return s.refuse(errors.New("the exchange does not start with a hello"))
+	default:
+		hello = *req.Hello
+	}
+	local := buildinfo.Read().Identity()
+	if err := s.send(&Response{Hello: &Hello{Protocol: Protocol, Version: local}}); err != nil {
+		return err
+	}
+	if hello.Protocol != Protocol || hello.Version != local {
+		return fmt.Errorf("fbc is version %s (protocol %d), fbc-profile is %s (protocol %d): the two executables must come from the same build",
+			hello.Version, hello.Protocol, local, Protocol)
+	}
+	set, err := Parse([]string{hello.Profiles})
+	if err != nil {
+		return s.refuse(fmt.Errorf("profiles %q: %v", hello.Profiles, err))
+	}
+	checker := newChecker(set, hello.SourcesOnly, func(msg string) { _ = s.send(&Response{Warning: msg}) })
+
+	workers := hello.Concurrency
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	jobs := make(chan *BundleRequest)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for job := range jobs {
+				fs := checker.CheckBundle(job.Contents)
+				if fs == nil {
+					fs = []declcfg.Finding{}
+				}
+				_ = s.send(&Response{Findings: &BundleFindings{ID: job.ID, Findings: fs}})
+			}
+		}()
+	}
+	finish := func() { close(jobs); wg.Wait() }
+	for {
+		if err := ctx.Err(); err != nil {
+			finish()
+			return err
+		}
+		req, err := readRequest(r)
+		if err != nil {
+			finish()
+			if errors.Is(err, io.EOF) {
+				return errors.New("fbc ended the exchange before it sent the catalog")
+			}
+			return s.refuse(err)
+		}
+		switch {
+		case req.Bundle != nil && req.Bundle.Contents != nil:
+			jobs <- req.Bundle
+		case req.Catalog != nil:
+			finish()
+			fs := checker.CheckCatalog(req.Catalog.Model())
+			if fs == nil {
+				fs = []declcfg.Finding{}
+			}
+			return s.send(&Response{Done: &Done{Findings: fs}})
+		default:
+			finish()
+			return s.refuse(errors.New("a request is neither a bundle with contents nor the catalog"))
+		}
+	}
+}
+
+// server writes responses, one whole line at a time.
+type server struct {
+	mu  sync.Mutex
+	w   *bufio.Writer
+	err error
+}
+
+func (s *server) send(resp *Response) error {
+	data, err := marshal(resp)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	if _, err := s.w.Write(append(data, '\n')); err != nil {
+		s.err = err
+		return err
+	}
+	s.err = s.w.Flush()
+	return s.err
+}
+
+// refuse tells fbc why the exchange ends, and returns that reason.
+func (s *server) refuse(err error) error {
+	_ = s.send(&Response{Error: err.Error()})
+	return err
+}
+
+// readRequest reads one line of fbc's requests: exactly one of a Request's
+// fields, nothing else.
+func readRequest(r *bufio.Reader) (*Request, error) {
+	line, err := r.ReadBytes('\n')
+	if len(bytes.TrimSpace(line)) == 0 {
+		if err == nil {
+			return readRequest(r)
+		}
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	var req Request
+	if err := dec.Decode(&req); err != nil {
+		return nil, fmt.Errorf("%q is not a request: %v", shorten(line), err)
+	}
+	set := 0
+	for _, ok := range []bool{req.Hello != nil, req.Bundle != nil, req.Catalog != nil} {
+		if ok {
+			set++
+		}
+	}
+	if set != 1 {
+		return nil, fmt.Errorf("%q is not one request", shorten(line))
+	}
+	if b := req.Bundle; b != nil && b.Contents != nil {
+		if err := readPayload(r, b); err != nil {
+			return nil, fmt.Errorf("bundle %d: %w", b.ID, err)
+		}
+	}
+	return &req, nil
+}
+
+// readPayload reads the raw bytes that follow a bundle request into its
+// objects and files.
+func readPayload(r *bufio.Reader, b *BundleRequest) error {
+	c := b.Contents
+	if len(b.Payload) != len(c.Objects)+len(c.Files) {
+		return fmt.Errorf("payload lists %d sizes for %d objects and %d files", len(b.Payload), len(c.Objects), len(c.Files))
+	}
+	for i, n := range b.Payload {
+		if n < 0 || n > maxPayload {
+			return fmt.Errorf("payload size %d is out of range", n)
+		}
+		data := make([]byte, n)
+		if _, err := io.ReadFull(r, data); err != nil {
+			return fmt.Errorf("reading its payload: %w", err)
+		}
+		if i < len(c.Objects) {
+			c.Objects[i].JSON = data
+		} else {
+			c.Files[i-len(c.Objects)].Data = data
+		}
+	}
+	return nil
+}
+
+// InProcess runs a Checker in this process, as validate.ProfileChecker:
+// for tests and benchmarks of the checks themselves, which link them.
+func InProcess(c Checker) validate.ProfileChecker { return inProcess{c} }
+
+type inProcess struct{ c Checker }
+
+func (p inProcess) CheckBundle(b *validate.BundleContents) []declcfg.Finding {
+	return p.c.CheckBundle(b)
+}
+
+func (p inProcess) CheckCatalog(cat *model.Catalog) ([]declcfg.Finding, error) {
+	return p.c.CheckCatalog(cat), nil
+}
