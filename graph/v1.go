@@ -528,3 +528,18 @@ func (s *V1Selection) Recorded(b *Bundle) (version string, release *string, ok b
 	}
 	return v.String(), nil, true
 }
+
+// CompareVersions orders two bundles by version and release alone,
+// highest first (negative when a ranks above b); bundles whose version
+// cannot be read come last.
+func (s *V1Selection) CompareVersions(a, b *Bundle) int {
+	switch va, vb := s.vp.valid(a), s.vp.valid(b); {
+	case !va && !vb:
+		return 0
+	case !va:
+		return 1
+	case !vb:
+		return -1
+	}
+	return s.vp.vrOf(b).compare(s.vp.vrOf(a))
+}
