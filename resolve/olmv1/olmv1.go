@@ -60,10 +60,25 @@ func ParseInstalledExtension(s string) (InstalledExtension, error) {
 
 // RequestError is a request that does not fit the manifests: a content
 // for a ClusterCatalog they do not define, an installed bundle for an
-// extension they do not have, a name given twice.
-type RequestError struct{ Msg string }
+// extension they do not have, a name given twice. Field (FieldCatalog or
+// FieldInstalled) and Value say which value of the request it is.
+type RequestError struct {
+	Field, Value string
+	Msg          string
+}
 
-func (e *RequestError) Error() string { return e.Msg }
+// The Fields of a RequestError.
+const (
+	FieldCatalog   = "catalog"
+	FieldInstalled = "installed extension"
+)
+
+func (e *RequestError) Error() string {
+	if e.Field == "" {
+		return e.Msg
+	}
+	return e.Field + " " + e.Value + ": " + e.Msg
+}
 
 // FaultKind is Usage.
 func (e *RequestError) FaultKind() fault.Kind { return fault.Usage }
@@ -196,10 +211,10 @@ func catalogsOf(req Request) ([]*Catalog, error) {
 			if len(names) > 0 {
 				have = strings.Join(names, ", ")
 			}
-			return nil, &RequestError{Msg: fmt.Sprintf("catalog %s: the manifests define no ClusterCatalog %s (they define %s)%s", cc.Name, cc.Name, have, suggest(cc.Name, names))}
+			return nil, &RequestError{Field: FieldCatalog, Value: cc.Name, Msg: fmt.Sprintf("the manifests define no ClusterCatalog %s (they define %s)%s", cc.Name, have, suggest(cc.Name, names))}
 		}
 		if given[cc.Name] {
-			return nil, &RequestError{Msg: fmt.Sprintf("catalog %s: its content is given twice", cc.Name)}
+			return nil, &RequestError{Field: FieldCatalog, Value: cc.Name, Msg: "its content is given twice"}
 		}
 		given[cc.Name] = true
 		catalogs[i].source, catalogs[i].given, catalogs[i].config = cc.Source, true, cc.Config
@@ -228,10 +243,10 @@ func installedOf(req Request) (map[string]InstalledBundle, error) {
 	}
 	for _, in := range req.Installed {
 		if _, ok := seen[in.Extension]; !ok {
-			return nil, &RequestError{Msg: fmt.Sprintf("installed extension %s: the manifests define no ClusterExtension %s%s", in.Extension, in.Extension, suggest(in.Extension, names))}
+			return nil, &RequestError{Field: FieldInstalled, Value: in.Extension, Msg: fmt.Sprintf("the manifests define no ClusterExtension %s%s", in.Extension, suggest(in.Extension, names))}
 		}
 		if _, dup := out[in.Extension]; dup {
-			return nil, &RequestError{Msg: fmt.Sprintf("installed extension %s: given twice", in.Extension)}
+			return nil, &RequestError{Field: FieldInstalled, Value: in.Extension, Msg: "given twice"}
 		}
 		out[in.Extension] = in.Bundle
 	}

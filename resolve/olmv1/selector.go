@@ -64,6 +64,13 @@ func (r SelectorRequirement) matches(labels map[string]string) bool {
 	return false
 }
 
+// Matches reports whether a set of labels matches the selector; a
+// selector that is not valid matches nothing.
+func (s *LabelSelector) Matches(labels map[string]string) bool {
+	m, err := s.compile()
+	return err == nil && m(labels)
+}
+
 // check is apimachinery's NewRequirement validation, with its messages.
 func (r SelectorRequirement) check() error {
 	var errs []string
