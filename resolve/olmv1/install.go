@@ -47,8 +47,9 @@ var deploymentConfigFields = map[string]string{
 }
 
 // checkInstall runs operator-controller's registry+v1 checks, in its
-// order, on the resolved bundle.
-func checkInstall(e *ClusterExtension, facts model.CSVFacts, gates olmv1gate.Gates) *InstallCheck {
+// order, on the resolved bundle. cfg is spec.config as the API server
+// stored it (nil when the CRD does not have it).
+func checkInstall(e *ClusterExtension, cfg *Config, facts model.CSVFacts, gates olmv1gate.Gates) *InstallCheck {
 	ic := &InstallCheck{}
 	fail := func(format string, args ...any) *InstallCheck {
 		ic.Err = fmt.Errorf(format, args...)
@@ -79,10 +80,10 @@ func checkInstall(e *ClusterExtension, facts model.CSVFacts, gates olmv1gate.Gat
 		return fail("unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes")
 	}
 	var watch *string
-	if singleOwn || e.Config != nil {
+	if singleOwn || cfg != nil {
 		var raw []byte
-		if e.Config != nil && e.Config.ConfigType == "Inline" && e.Config.Inline != nil {
-			raw = e.Config.Inline
+		if cfg != nil && cfg.ConfigType == "Inline" && cfg.Inline != nil {
+			raw = cfg.Inline
 		}
 		w, err := validateConfig(raw, facts, e.Namespace, gates.Enabled(olmv1gate.DeploymentConfig))
 		if err != nil {

@@ -179,7 +179,11 @@ func Resolve(ctx context.Context, req Request) ([]*Result, error) {
 			if err != nil {
 				res.Install = &InstallCheck{Notes: []string{fmt.Sprintf("the bundle's install modes cannot be read: %v", err)}}
 			} else {
-				res.Install = checkInstall(e, facts, req.Gates)
+				cfg := e.Config
+				if !req.Gates.Experimental() {
+					cfg = nil // the standard CRD has no spec.config: pruned
+				}
+				res.Install = checkInstall(e, cfg, facts, req.Gates)
 			}
 		}
 		results = append(results, res)

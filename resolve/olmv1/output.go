@@ -66,6 +66,9 @@ func writeResult(tw *textout.Writer, r *Result) {
 	case r.Err != nil:
 		tw.Printf("%s: does not resolve\n", name)
 		tw.Printf("  %s\n", r.Err)
+		if r.selectsNothing() {
+			tw.Printf("  %s\n", e.FieldPos("spec", "source", "catalog", "selector").Prefix("its selector matches none of the ClusterCatalogs"))
+		}
 	case r.Install != nil && r.Install.Err != nil:
 		tw.Printf("%s: %s, but operator-controller refuses to install it\n", name, r.headline())
 		tw.Printf("  %s\n", r.Install.Err)
@@ -112,6 +115,20 @@ func writeResult(tw *textout.Writer, r *Result) {
 	}
 }
 
+// selectsNothing reports whether the extension's selector left out every
+// ClusterCatalog of the manifests.
+func (r *Result) selectsNothing() bool {
+	if r.Extension.Selector == nil || len(r.Catalogs) == 0 {
+		return false
+	}
+	for _, c := range r.Catalogs {
+		if c.Skipped != skippedSelector {
+			return false
+		}
+	}
+	return true
+}
+
 func watches(targets []string) string {
 	if len(targets) == 1 && targets[0] == "" {
 		return "the operator watches all namespaces"
@@ -134,6 +151,8 @@ func (c CatalogReport) describe(pkg string) string {
 	switch {
 	case c.Skipped != "":
 		return "not considered: " + c.Skipped
+	case c.NotServing != "":
+		return "not being served (" + c.NotServing + "): the walk fails here"
 	case !c.PackageFound:
 		return "no package " + pkg
 	case c.Matched == 0:
@@ -190,6 +209,7 @@ type (
 		Name           string `json:"catalogName"`
 		Priority       int32  `json:"priority"`
 		Skipped        string `json:"skipped,omitempty"`
+		NotServing     string `json:"notServing,omitempty"`
 		PackageFound   bool   `json:"packageFound"`
 		TotalBundles   int    `json:"totalBundles"`
 		MatchedBundles int    `json:"matchedBundles"`
@@ -239,7 +259,7 @@ func (r *Result) JSON() any {
 		out.Install = j
 	}
 	for _, c := range r.Catalogs {
-		out.Catalogs = append(out.Catalogs, catalogJSON{Name: c.Name, Priority: c.Priority, Skipped: c.Skipped, PackageFound: c.PackageFound,
+		out.Catalogs = append(out.Catalogs, catalogJSON{Name: c.Name, Priority: c.Priority, Skipped: c.Skipped, NotServing: c.NotServing, PackageFound: c.PackageFound,
 			TotalBundles: c.Total, MatchedBundles: c.Matched, Best: c.Best, BestDeprecated: c.BestDeprecated, Outcome: c.Outcome})
 	}
 	for _, p := range r.PassedOver {
@@ -287,10 +307,14 @@ func (r *Result) Findings() []validate.Diagnostic {
 	}
 	switch {
 	case r.Err != nil:
-		add(RuleResolution, validate.SeverityError, AdmissionError{Message: r.Err.Error(), Pos: e.FieldPos("spec", "source", "catalog", "packageName")})
+		at, msg := e.FieldPos("spec", "source", "catalog", "packageName"), r.Err.Error()
+		if r.selectsNothing() {
+			at, msg = e.FieldPos("spec", "source", "catalog", "selector"), msg+" (its selector matches none of the ClusterCatalogs)"
+		}
+		add(RuleResolution, validate.SeverityError, AdmissionError{Message: msg, Pos: at})
 	case r.Install != nil && r.Install.Err != nil:
 		at := e.FieldPos("spec", "source", "catalog", "packageName")
-		if e.Config != nil {
+		if e.Config != nil && r.Admission.Experimental {
 			at = e.FieldPos("spec", "config")
 		}
 		add(RuleInstall, validate.SeverityError, AdmissionError{Message: fmt.Sprintf("%s resolves, but does not install: %v", r.Bundle.Name, r.Install.Err), Pos: at})

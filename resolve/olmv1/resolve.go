@@ -86,6 +86,9 @@ type CatalogReport struct {
 	// Skipped says why the catalog took no part: its labels do not match
 	// the selector, or it is unavailable. Empty for a catalog walked.
 	Skipped string
+	// NotServing is the Serving condition of a catalog that is not being
+	// served: operator-controller's walk fails on it.
+	NotServing string
 	// PackageFound, Total and Matched are the resolver's statistics:
 	// whether the catalog has the package, its bundles, and how many pass
 	// the filters.
@@ -109,6 +112,10 @@ type PassedOver struct {
 	Catalog string
 	Reason  string
 }
+
+// skippedSelector is CatalogReport.Skipped for a catalog the selector
+// leaves out.
+const skippedSelector = "its labels do not match the selector"
 
 // found is a catalog's best bundle during the walk.
 type found struct {
@@ -160,7 +167,7 @@ func resolveOne(e *ClusterExtension, installed *InstalledBundle, catalogs []*Cat
 		rep := CatalogReport{Name: c.Name, Priority: c.Priority}
 		switch {
 		case !match(c.Labels):
-			rep.Skipped = "its labels do not match the selector"
+			rep.Skipped = skippedSelector
 		case c.Unavailable:
 			rep.Skipped = "availabilityMode Unavailable"
 		default:
@@ -182,6 +189,7 @@ func resolveOne(e *ClusterExtension, installed *InstalledBundle, catalogs []*Cat
 	)
 	for _, c := range walked {
 		if c.NotServing {
+			report(c.Name).NotServing = c.ServingMessage
 			fail("error walking catalogs: error getting package %q from catalog %q: catalog %q is not being served", e.PackageName, c.Name, c.Name)
 			return
 		}
