@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/internal/textout"
-	"github.com/fbc-project/fbc/validate"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/resolve/olmv1"
@@ -215,11 +214,11 @@ const (
 // Findings are the report's problems at their manifest positions: a
 // namespace that does not resolve at its first Subscription, each CSV OLM
 // fails at its Subscription, each extension's problems at its fields.
-func (rep *Report) Findings() []validate.Diagnostic {
-	var out []validate.Diagnostic
+func (rep *Report) Findings() []declcfg.Finding {
+	var out []declcfg.Finding
 	for _, r := range rep.Namespaces {
 		if r.Err != nil {
-			out = append(out, validate.Diagnostic{Rule: RuleResolution, Severity: validate.SeverityError, Pos: r.Pos,
+			out = append(out, declcfg.Finding{Rule: RuleResolution, Severity: declcfg.SeverityError, Pos: r.Pos,
 				Message: fmt.Sprintf("namespace %s does not resolve: %v", r.Namespace, r.Err)})
 		}
 		for _, f := range r.InstallFailures {
@@ -227,7 +226,7 @@ func (rep *Report) Findings() []validate.Diagnostic {
 			if f.Detail != "" {
 				msg += " (" + f.Detail + ")"
 			}
-			out = append(out, validate.Diagnostic{Rule: RuleOperatorGroup, Severity: validate.SeverityError, Pos: f.Pos, Bundle: f.CSV, Message: msg})
+			out = append(out, declcfg.Finding{Rule: RuleOperatorGroup, Severity: declcfg.SeverityError, Pos: f.Pos, Bundle: f.CSV, Message: msg})
 		}
 	}
 	for _, r := range rep.Extensions {

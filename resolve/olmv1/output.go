@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/textout"
-	"github.com/fbc-project/fbc/validate"
 )
 
 // maxShown bounds the passed-over bundles text output lists; JSON lists
@@ -289,18 +289,18 @@ const (
 // Findings are the result's problems at their manifest positions: every
 // admission error at its field, the resolution error or the install
 // refusal at the extension, and fields the API server drops (warnings).
-func (r *Result) Findings() []validate.Diagnostic {
+func (r *Result) Findings() []declcfg.Finding {
 	e := r.Extension
-	var out []validate.Diagnostic
-	add := func(rule string, sev validate.Severity, ae AdmissionError) {
-		out = append(out, validate.Diagnostic{Rule: rule, Severity: sev, Pos: ae.Pos, Package: e.PackageName,
+	var out []declcfg.Finding
+	add := func(rule string, sev declcfg.Severity, ae AdmissionError) {
+		out = append(out, declcfg.Finding{Rule: rule, Severity: sev, Pos: ae.Pos, Package: e.PackageName,
 			Message: fmt.Sprintf("ClusterExtension %s: %s", e.Name, ae.Message)})
 	}
 	for _, ae := range r.Admission.Errors {
-		add(RuleAdmission, validate.SeverityError, ae)
+		add(RuleAdmission, declcfg.SeverityError, ae)
 	}
 	for _, ae := range r.Admission.Pruned {
-		add(RulePruned, validate.SeverityWarning, ae)
+		add(RulePruned, declcfg.SeverityWarning, ae)
 	}
 	if !r.Admission.Allowed() {
 		return out // the object never reaches operator-controller
@@ -311,13 +311,13 @@ func (r *Result) Findings() []validate.Diagnostic {
 		if r.selectsNothing() {
 			at, msg = e.FieldPos("spec", "source", "catalog", "selector"), msg+" (its selector matches none of the ClusterCatalogs)"
 		}
-		add(RuleResolution, validate.SeverityError, AdmissionError{Message: msg, Pos: at})
+		add(RuleResolution, declcfg.SeverityError, AdmissionError{Message: msg, Pos: at})
 	case r.Install != nil && r.Install.Err != nil:
 		at := e.FieldPos("spec", "source", "catalog", "packageName")
 		if e.Config != nil && r.Admission.Experimental {
 			at = e.FieldPos("spec", "config")
 		}
-		add(RuleInstall, validate.SeverityError, AdmissionError{Message: fmt.Sprintf("%s resolves, but does not install: %v", r.Bundle.Name, r.Install.Err), Pos: at})
+		add(RuleInstall, declcfg.SeverityError, AdmissionError{Message: fmt.Sprintf("%s resolves, but does not install: %v", r.Bundle.Name, r.Install.Err), Pos: at})
 	}
 	return out
 }
