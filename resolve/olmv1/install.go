@@ -170,6 +170,8 @@ func configValue(raw []byte, key string) (any, bool) {
 type schemaErr struct {
 	msg      string
 	children []*schemaErr
+	// group marks a node that only gathers several errors.
+	group bool
 }
 
 // group is what a validator returns for several errors: one error stands
@@ -181,7 +183,7 @@ func group(errs []*schemaErr) *schemaErr {
 	case 1:
 		return errs[0]
 	}
-	return &schemaErr{msg: "validation failed", children: errs}
+	return &schemaErr{msg: "validation failed", children: errs, group: true}
 }
 
 // flatten lists every node below the root, each followed by its own
@@ -250,7 +252,16 @@ func validateConfig(raw []byte, facts model.CSVFacts, installNS string, deployme
 		errs = append(errs, &schemaErr{msg: fmt.Sprintf("unknown field %q", unknown[0])})
 	}
 	if root := group(errs); root != nil {
-		msgs := root.flatten(nil)
+		// The library's result is a schema node whose causes are the
+		// root's errors: a group there stands for its members.
+		top := []*schemaErr{root}
+		if root.group {
+			top = root.children
+		}
+		var msgs []string
+		for _, e := range top {
+			msgs = e.flatten(msgs)
+		}
 		if len(msgs) == 1 {
 			return nil, errors.New(msgs[0])
 		}
