@@ -164,6 +164,11 @@ func NewResolver(p *Package, opts Options) (*Resolver, error) {
 		default:
 			return nil, optionErrorf("unknown upgrade constraint policy %q (want CatalogProvided or SelfCertified)", opts.Policy)
 		}
+		for _, c := range opts.Channels {
+			if c == "" {
+				return nil, optionErrorf("empty channel name (OLM v1 follows every channel when none is named)")
+			}
+		}
 		r.opts = opts
 		r.v1 = newV1Plan(p, opts.Channels, rng, opts.Policy, opts.BundleRelease)
 	default:

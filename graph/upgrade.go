@@ -47,9 +47,6 @@ func resolverFor(cat *Catalog, q UpgradeQuery) (*Resolver, error) {
 	// A channel the package does not have is a mistyped name, not a
 	// subscription that fails to resolve.
 	for _, c := range opts.Channels {
-		if c == "" && opts.Semantics == V1 {
-			return nil, optionErrorf("empty channel name (OLM v1 follows every channel when none is named)")
-		}
 		if c != "" && p.Channel(c) == nil {
 			return nil, unknownChannel(p, c)
 		}

@@ -203,7 +203,12 @@ func resolveOne(e *ClusterExtension, installed *InstalledBundle, catalogs []*Cat
 			continue
 		}
 		rep.Total = len(data.pkg.Bundles)
-		r, err := graph.NewResolver(data.pkg, graph.Options{Semantics: graph.V1, Channels: e.Channels, VersionRange: e.Version,
+		// A channel named "" (which the CRD refuses) names no channel.
+		channels := slices.DeleteFunc(slices.Clone(e.Channels), func(c string) bool { return c == "" })
+		if len(channels) == 0 && len(e.Channels) > 0 {
+			continue
+		}
+		r, err := graph.NewResolver(data.pkg, graph.Options{Semantics: graph.V1, Channels: channels, VersionRange: e.Version,
 			Policy: policy, BundleRelease: gates.Enabled(olmv1gate.BundleReleaseSupport)})
 		if err != nil {
 			fail("%v", err) // the range parsed above; nothing else fails here
