@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/olmv1gate"
 	"github.com/fbc-project/fbc/resolve"
+	"github.com/fbc-project/fbc/resolve/olmv1"
+	"github.com/fbc-project/fbc/validate"
+	vreport "github.com/fbc-project/fbc/validate/report"
 )
 
 func init() { register(newResolveCmd) }
@@ -22,21 +27,35 @@ func newResolveCmd() *cobra.Command {
 		priorities []string
 		installed  []string
 		subscribe  []string
+		extensions []string
+		gates      []string
 		namespace  string
 		global     string
 		pull       image.Options
-		output     = newEnum("text", "text", "json")
+		output     = newEnum("text", "text", "json", "github")
 	)
 	cmd := &cobra.Command{
 		Use:   "resolve (-f MANIFESTS... | CATALOG --subscribe PACKAGE[/CHANNEL][@STARTINGCSV]...)",
-		Short: "Predict what OLM classic installs in a namespace from Subscriptions and catalogs",
+		Short: "Predict what OLM installs: Subscriptions (OLM classic) and ClusterExtensions (OLM v1)",
 		Long: `resolve answers "if these Subscriptions merge, what does OLM install, and does it
 resolve at all?" without a cluster. It resolves all Subscriptions of a
 namespace together the way OLM classic's catalog operator does: candidates in
 channel order, dependencies (olm.gvk.required, olm.package.required,
 olm.label.required, olm.constraint), one bundle per package and one provider
 per API in the namespace, installed CSVs that must stay, catalog priorities,
-and OLM's preference-driven search with the SAT solver OLM uses.
+and OLM's preference-driven search with the SAT solver OLM uses. Each CSV it
+installs is then checked against OLM's OperatorGroup rules (one group per
+namespace, install modes, APIs of intersecting groups).
+
+It also predicts what OLM v1 (operator-controller v1.11) does with each
+ClusterExtension among the manifests: whether the API server admits it (the
+ClusterExtension CRD's schema and CEL rules), which bundle it resolves from
+the ClusterCatalogs (selector, availability, channels, version range,
+upgrade edges, deprecations, priority) or operator-controller's exact error,
+and whether the bundle installs with spec.config.inline. --catalog NAME=SOURCE
+gives a ClusterCatalog's content; --installed-extension NAME=BUNDLE@VERSION
+sets an extension's installed bundle (status.install.bundle);
+--feature-gates sets operator-controller's gates (v1.11's defaults otherwise).
 
 Two forms:
 
@@ -66,20 +85,29 @@ Subscription to its package. Catalogs in --global-namespace (default
 openshift-marketplace; upstream OLM uses olm) are seen by every namespace.
 
 The text output says, per Subscription, what is installed or upgraded, from
-which channel and catalog, and why each dependency was chosen. -o json prints
-one object per namespace: {"namespace", "install": [{"name", "package",
-"channel", "catalog", "replaces", "subscription"}], "error"}. When OLM itself
-decides at random (two Subscriptions with conflicting preferences), every
-possible outcome is listed ("outcomes" in JSON).
+which channel and catalog, and why each dependency was chosen; per
+ClusterExtension, the bundle and catalog, what each catalog offered and why
+higher versions lost. -o json prints one object per namespace: {"namespace",
+"install": [{"name", "package", "channel", "catalog", "replaces",
+"subscription"}], "error"}, then one per ClusterExtension:
+{"clusterExtension", "bundle", "error", "admission", "install", "catalogs",
+"passedOver", "deprecation"}. When OLM itself decides at random (two
+Subscriptions with conflicting preferences), every possible outcome is listed
+("outcomes" in JSON). -o github prints a workflow annotation at the manifest
+line of each failure.
 
-Exit status: 0 when every namespace resolves, 1 when one does not (with OLM's
-own message: "constraints not satisfiable: ...", a property OLM cannot
-parse), 2 for unusable arguments or unreadable inputs.`,
+Exit status: 0 when everything resolves and installs, 1 when a namespace or
+an extension does not (with OLM's own message: "constraints not satisfiable:
+...", a property OLM cannot parse, an OperatorGroup rule, the API server's
+refusal, operator-controller's error), 2 for unusable arguments or
+unreadable inputs.`,
 		Example: `  fbc resolve -f gitops/ --catalog openshift-marketplace/redhat-operators=catalog/
   kustomize build overlays/prod | fbc resolve -f - --offline -o json
   fbc resolve catalog/ --subscribe etcd/alpha
   fbc resolve olm/operatorhubio=quay.io/operatorhubio/catalog:latest -n operators \
-      --subscribe cert-manager --subscribe prometheus/beta --installed prometheusoperator.0.47.0`,
+      --subscribe cert-manager --subscribe prometheus/beta --installed prometheusoperator.0.47.0
+  fbc resolve -f clusterextensions/ --catalog operatorhubio=catalog/ \
+      --installed-extension argocd=argocd-operator.v0.12.0@0.12.0 --feature-gates BundleReleaseSupport=true`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkPullFlags(pull); err != nil {
@@ -98,7 +126,7 @@ parse), 2 for unusable arguments or unreadable inputs.`,
 			case len(args) == 1 && len(manifests) > 0:
 				return usageErrorf("give either -f MANIFESTS or a CATALOG with --subscribe, not both")
 			case len(args) == 0 && len(manifests) == 0:
-				return usageErrorf("nothing to resolve: give -f MANIFESTS (Subscriptions and CatalogSources), or a CATALOG with --subscribe PACKAGE")
+				return usageErrorf("nothing to resolve: give -f MANIFESTS (Subscriptions, ClusterExtensions and their catalogs), or a CATALOG with --subscribe PACKAGE")
 			case len(args) == 0 && len(subscribe) > 0:
 				return usageErrorf("--subscribe belongs to the quick form (fbc resolve CATALOG --subscribe PACKAGE); with -f, Subscriptions come from the manifests")
 			case len(args) == 1 && len(subscribe) == 0:
@@ -110,6 +138,18 @@ parse), 2 for unusable arguments or unreadable inputs.`,
 			if err := parseResolveFlags(&req, args, catalogs, priorities, installed, subscribe); err != nil {
 				return err
 			}
+			for _, x := range extensions {
+				ie, err := olmv1.ParseInstalledExtension(x)
+				if err != nil {
+					return usageErrorf("--installed-extension %v", err)
+				}
+				req.InstalledExtensions = append(req.InstalledExtensions, ie)
+			}
+			g, err := olmv1gate.Parse(gates...)
+			if err != nil {
+				return usageErrorf("--feature-gates: %v", err)
+			}
+			req.Gates = g
 			stderr := cmd.ErrOrStderr()
 			req.Warn = warner(stderr)
 			if len(manifests) > 0 {
@@ -124,27 +164,22 @@ parse), 2 for unusable arguments or unreadable inputs.`,
 				return err
 			}
 			req.Renderer = r
-			namespaces, err := resolve.Prepare(cmd.Context(), req)
+			rep, err := resolve.Run(cmd.Context(), req)
 			if err != nil {
 				return resolveFlagHints(err)
 			}
-			var results []*resolve.Result
-			failed := 0
-			for _, ns := range namespaces {
-				res, err := resolve.Resolve(cmd.Context(), ns)
-				if err != nil {
-					return err
-				}
-				if res.Err != nil {
-					failed++
-				}
-				results = append(results, res)
-			}
 			var buf bytes.Buffer
-			if output.String() == "json" {
-				err = resolve.WriteJSON(&buf, results)
-			} else {
-				err = resolve.WriteText(&buf, results)
+			switch output.String() {
+			case "json":
+				err = rep.WriteJSON(&buf)
+			case "github":
+				wd, werr := os.Getwd()
+				if werr != nil {
+					return fmt.Errorf("finding the working directory: %w", werr)
+				}
+				err = vreport.WriteGitHub(&buf, &validate.Result{Diagnostics: rep.Findings()}, vreport.Options{WorkDir: wd})
+			default:
+				err = rep.WriteText(&buf)
 			}
 			if err != nil {
 				return err
@@ -152,13 +187,7 @@ parse), 2 for unusable arguments or unreadable inputs.`,
 			if _, err := buf.WriteTo(cmd.OutOrStdout()); err != nil {
 				return err
 			}
-			switch {
-			case failed == 1 && len(results) == 1:
-				return fault.Errorf(fault.Input, "namespace %s does not resolve", results[0].Namespace)
-			case failed > 0:
-				return fault.Errorf(fault.Input, "%d of %d namespaces %s not resolve", failed, len(results), plural(failed, "does", "do"))
-			}
-			return nil
+			return resolveVerdict(rep)
 		},
 	}
 	f := cmd.Flags()
@@ -167,11 +196,39 @@ parse), 2 for unusable arguments or unreadable inputs.`,
 	f.StringArrayVar(&priorities, "catalog-priority", nil, "spec.priority of a catalog: [NAMESPACE/]NAME=N (repeatable)")
 	f.StringArrayVar(&installed, "installed", nil, "an installed CSV: [NAMESPACE/]NAME, properties from the catalog bundle of that name (repeatable)")
 	f.StringArrayVar(&subscribe, "subscribe", nil, "quick form: a Subscription, [NAME=]PACKAGE[/CHANNEL][@STARTINGCSV] (repeatable)")
+	f.StringArrayVar(&extensions, "installed-extension", nil, "the bundle a ClusterExtension runs: NAME=BUNDLE@VERSION (repeatable; overrides its status.install.bundle)")
+	f.StringArrayVar(&gates, "feature-gates", nil, "operator-controller feature gates: NAME=BOOL,... (repeatable; v1.11's defaults otherwise)")
 	f.StringVarP(&namespace, "namespace", "n", "", "namespace of objects that name none; the quick form's Subscriptions")
 	f.StringVar(&global, "global-namespace", "openshift-marketplace", "namespace whose catalogs every namespace sees (upstream OLM: olm)")
 	output.register(cmd, "output", "o", "output format")
 	addPullFlags(f, &pull)
 	return cmd
+}
+
+// resolveVerdict is the run's error when something does not resolve or
+// install: exit 1 with a one-line summary.
+func resolveVerdict(rep *resolve.Report) error {
+	ns, ext := rep.Failures()
+	var parts []string
+	switch {
+	case ns == 1 && len(rep.Namespaces) == 1:
+		parts = append(parts, fmt.Sprintf("namespace %s does not resolve", rep.Namespaces[0].Namespace))
+		if rep.Namespaces[0].Err == nil {
+			parts[0] = fmt.Sprintf("OLM fails to install in namespace %s", rep.Namespaces[0].Namespace)
+		}
+	case ns > 0:
+		parts = append(parts, fmt.Sprintf("%d of %d namespaces %s not resolve or install", ns, len(rep.Namespaces), plural(ns, "does", "do")))
+	}
+	switch {
+	case ext == 1 && len(rep.Extensions) == 1:
+		parts = append(parts, fmt.Sprintf("ClusterExtension %s does not install", rep.Extensions[0].Extension.Name))
+	case ext > 0:
+		parts = append(parts, fmt.Sprintf("%d of %d ClusterExtensions do not install", ext, len(rep.Extensions)))
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return fault.Errorf(fault.Input, "%s", strings.Join(parts, "; "))
 }
 
 // parseResolveFlags fills the request from the command line; the quick
@@ -229,10 +286,11 @@ func parseResolveFlags(req *resolve.Request, args, catalogs, priorities, install
 
 // resolveFlags are the flags that give each of a resolve.Request's lists.
 var resolveFlags = map[resolve.RequestField]string{
-	resolve.FieldSubscriptions: "--subscribe",
-	resolve.FieldCatalogs:      "--catalog",
-	resolve.FieldPriorities:    "--catalog-priority",
-	resolve.FieldInstalled:     "--installed",
+	resolve.FieldSubscriptions:       "--subscribe",
+	resolve.FieldCatalogs:            "--catalog",
+	resolve.FieldPriorities:          "--catalog-priority",
+	resolve.FieldInstalled:           "--installed",
+	resolve.FieldInstalledExtensions: "--installed-extension",
 }
 
 // resolveFlagHints words resolve's errors the way the user gave the
@@ -253,7 +311,8 @@ func resolveFlagHints(err error) error {
 	// Catalogs are read together: each one that failed is an error of its
 	// own.
 	var ce *resolve.CatalogError
-	if joined, ok := err.(interface{ Unwrap() []error }); ok && errors.As(err, &ce) {
+	var v1ce *olmv1.CatalogError
+	if joined, ok := err.(interface{ Unwrap() []error }); ok && (errors.As(err, &ce) || errors.As(err, &v1ce)) {
 		errs := joined.Unwrap()
 		hinted := make([]error, len(errs))
 		for i, e := range errs {
@@ -267,6 +326,18 @@ func resolveFlagHints(err error) error {
 // catalogHint says how to give the content of a CatalogSource fbc could not
 // read.
 func catalogHint(err error) error {
+	var v1ce *olmv1.CatalogError
+	if errors.As(err, &v1ce) {
+		switch {
+		case v1ce.Source == "":
+			return fmt.Errorf("%w; give its content with --catalog %s=SOURCE (a catalog directory, file or image)", err, v1ce.Name)
+		case errors.Is(err, image.ErrOffline):
+			return fmt.Errorf("%w\n(run once without --offline to fill the cache, or give the catalog's content with --catalog %s=SOURCE)", err, v1ce.Name)
+		case !v1ce.Given:
+			return fmt.Errorf("%w\n(the image is spec.source.image.ref of ClusterCatalog %s at %s; --catalog %s=SOURCE gives its content instead)", err, v1ce.Name, v1ce.Manifest, v1ce.Name)
+		}
+		return err
+	}
 	var ce *resolve.CatalogError
 	if !errors.As(err, &ce) {
 		return err

@@ -16,6 +16,7 @@ import (
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/buildinfo"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/olmv1gate"
 	"github.com/fbc-project/fbc/render"
 	"github.com/fbc-project/fbc/validate"
 	"github.com/fbc-project/fbc/validate/profiles"
@@ -27,7 +28,7 @@ func init() { register(newValidateCmd) }
 func newValidateCmd() *cobra.Command {
 	output := newEnum("text", vreport.Formats...)
 	var strict bool
-	var schemaDirs, profileFlags []string
+	var schemaDirs, profileFlags, gates []string
 	var targetOCP string
 	var pull image.Options
 	cmd := &cobra.Command{
@@ -89,6 +90,14 @@ bundle-object-to-csv-metadata fixes.`,
 			set, err := profiles.Parse(profileFlags)
 			if err != nil {
 				return usageErrorf("--profile: %v", err)
+			}
+			if len(gates) > 0 {
+				if !set.Has(profiles.OLMv1) {
+					return usageErrorf("--feature-gates sets operator-controller's gates for --profile olmv1, which is not named")
+				}
+				if set.Gates, err = olmv1gate.Parse(gates...); err != nil {
+					return usageErrorf("--feature-gates: %v", err)
+				}
 			}
 			if err := checkPullFlags(pull); err != nil {
 				return err
@@ -196,6 +205,7 @@ bundle-object-to-csv-metadata fixes.`,
 	cmd.Flags().StringArrayVar(&schemaDirs, "schema", nil, "also apply the CUE definitions in `DIR` (repeatable)")
 	cmd.Flags().StringVar(&targetOCP, "target-ocp", "", "OpenShift release the catalog is published for (`VERSION`, e.g. 4.17): apply its pipelines' rules, such as olm.csv.metadata from 4.17 on")
 	_ = cmd.MarkFlagDirname("schema")
+	cmd.Flags().StringArrayVar(&gates, "feature-gates", nil, "operator-controller feature gates the olmv1 profile follows: `NAME=BOOL,...` (repeatable; v1.11's defaults otherwise)")
 	cmd.Flags().StringArrayVar(&profileFlags, "profile", nil, "check bundle contents against profiles `NAME[,NAME...]`: operatorframework, operatorhub, good-practices, olmv1, k8s-version=X.Y (repeatable)")
 	addPullFlags(cmd.Flags(), &pull)
 	return cmd

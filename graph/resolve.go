@@ -31,6 +31,10 @@ type Options struct {
 	VersionRange string
 	// Policy is v1's upgradeConstraintPolicy (default CatalogProvided).
 	Policy Policy
+	// BundleRelease is operator-controller's BundleReleaseSupport gate: v1
+	// orders bundles by olm.package's release field where they have one,
+	// instead of a release read from the version's build metadata.
+	BundleRelease bool
 	// Dependencies, when set, decides classic steps whose winner declares
 	// dependencies the way OLM's resolver does (graph sees one package;
 	// the resolver sees the catalog). Without it such steps say that the
@@ -69,6 +73,11 @@ func optionErrorf(format string, args ...any) error {
 type Installed struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
+	// Release is the release OLM v1 recorded for the installed bundle
+	// (status.install.bundle.release, with BundleReleaseSupport); nil when
+	// it recorded none, and the version's build metadata then stands for
+	// it.
+	Release *string `json:"release,omitempty"`
 }
 
 // Step is one resolution: what the resolver considered and what it chose.
@@ -161,7 +170,7 @@ func NewResolver(p *Package, opts Options) (*Resolver, error) {
 			}
 		}
 		r.opts = opts
-		r.v1 = newV1Plan(p, opts.Channels, rng, opts.Policy)
+		r.v1 = newV1Plan(p, opts.Channels, rng, opts.Policy, opts.BundleRelease)
 	default:
 		return nil, optionErrorf("unknown semantics %q (want classic or v1)", opts.Semantics)
 	}

@@ -101,9 +101,13 @@ func (r *VersionRange) Contains(v blang.Version) bool {
 // for spec.source.catalog.version (a CEL regex plus maxLength 64). Values it
 // rejects never reach the resolver on a real cluster. Compiled on first use:
 // the program is about 80 KB, and every fbc command links this package.
-var clusterExtensionVersion = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(\s*(=||!=|>|<|>=|=>|<=|=<|~|~>|\^)\s*(v?(0|[1-9]\d*|[x|X|\*])(\.(0|[1-9]\d*|x|X|\*]))?(\.(0|[1-9]\d*|x|X|\*))?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)\s*)((?:\s+|,\s*|\s*\|\|\s*)(=||!=|>|<|>=|=>|<=|=<|~|~>|\^)\s*(v?(0|[1-9]\d*|x|X|\*])(\.(0|[1-9]\d*|x|X|\*))?(\.(0|[1-9]\d*|x|X|\*]))?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)\s*)*$`)
-})
+var clusterExtensionVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(VersionExpressionPattern) })
+
+// VersionExpressionPattern is the regular expression the ClusterExtension
+// CRD's CEL rule matches spec.source.catalog.version against, quirks
+// included: its minor part reads `\*]`, so it refuses "1.*.*", which
+// Masterminds reads.
+const VersionExpressionPattern = `^(\s*(=||!=|>|<|>=|=>|<=|=<|~|~>|\^)\s*(v?(0|[1-9]\d*|[x|X|\*])(\.(0|[1-9]\d*|x|X|\*]))?(\.(0|[1-9]\d*|x|X|\*))?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)\s*)((?:\s+|,\s*|\s*\|\|\s*)(=||!=|>|<|>=|=>|<=|=<|~|~>|\^)\s*(v?(0|[1-9]\d*|x|X|\*])(\.(0|[1-9]\d*|x|X|\*))?(\.(0|[1-9]\d*|x|X|\*]))?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)\s*)*$`
 
 // ClusterExtensionAccepts reports whether the ClusterExtension CRD would
 // admit s as spec.source.catalog.version, and why not.

@@ -282,3 +282,94 @@ func (b *Bundle) CSVJSON() ([]byte, error) {
 	}
 	return nil, nil
 }
+
+// InstallMode is one of a CSV's spec.installModes.
+type InstallMode struct {
+	Type      string `json:"type"`
+	Supported bool   `json:"supported"`
+}
+
+// Webhook is one of a CSV's spec.webhookdefinitions.
+type Webhook struct {
+	Type           string   `json:"type"`
+	GenerateName   string   `json:"generateName"`
+	DeploymentName string   `json:"deploymentName"`
+	ConversionCRDs []string `json:"conversionCRDs"`
+}
+
+// CSVFacts are what OLM reads of a bundle's CSV when it installs it: the
+// install modes, the APIServices it owns, its webhooks.
+type CSVFacts struct {
+	// Source says where they come from: "csv" (the CSV among the bundle's
+	// olm.bundle.object properties), "olm.csv.metadata" (which has no
+	// webhooks), or "" when the bundle carries neither.
+	Source       string
+	InstallModes []InstallMode
+	// OwnedAPIServices name the owned APIServices (VERSION.GROUP).
+	OwnedAPIServices []string
+	// Webhooks is nil when Source is not "csv".
+	Webhooks []Webhook
+}
+
+// Supports reports whether the CSV declares an install mode supported.
+func (f CSVFacts) Supports(mode string) bool {
+	for _, m := range f.InstallModes {
+		if m.Type == mode && m.Supported {
+			return true
+		}
+	}
+	return false
+}
+
+// CSVFacts reads the bundle's install modes, owned APIServices and
+// webhooks from its CSV (olm.bundle.object), else from its
+// olm.csv.metadata. It decodes them on every call.
+func (b *Bundle) CSVFacts() (CSVFacts, error) {
+	type apiService struct {
+		Group   string `json:"group"`
+		Version string `json:"version"`
+	}
+	owned := func(list []apiService) []string {
+		var out []string
+		for _, a := range list {
+			out = append(out, a.Version+"."+a.Group)
+		}
+		return out
+	}
+	csv, err := b.CSVJSON()
+	if err != nil {
+		return CSVFacts{}, err
+	}
+	if csv != nil {
+		var o struct {
+			Spec struct {
+				InstallModes []InstallMode `json:"installModes"`
+				APIs         struct {
+					Owned []apiService `json:"owned"`
+				} `json:"apiservicedefinitions"`
+				Webhooks []Webhook `json:"webhookdefinitions"`
+			} `json:"spec"`
+		}
+		if err := json.Unmarshal(csv, &o); err != nil {
+			return CSVFacts{}, fmt.Errorf("bundle %q: its ClusterServiceVersion: %w", b.Name, err)
+		}
+		return CSVFacts{Source: "csv", InstallModes: o.Spec.InstallModes, OwnedAPIServices: owned(o.Spec.APIs.Owned),
+			Webhooks: append([]Webhook{}, o.Spec.Webhooks...)}, nil
+	}
+	for _, p := range b.Blob.Properties {
+		if p.Type != declcfg.PropertyCSVMetadata {
+			continue
+		}
+		var m struct {
+			InstallModes []InstallMode `json:"installModes"`
+			APIs         struct {
+				Owned []apiService `json:"owned"`
+			} `json:"apiServiceDefinitions"`
+		}
+		if err := json.Unmarshal(p.Value, &m); err != nil {
+			return CSVFacts{}, fmt.Errorf("bundle %q: %s: %w", b.Name, declcfg.PropertyCSVMetadata, err)
+		}
+		return CSVFacts{Source: declcfg.PropertyCSVMetadata, InstallModes: m.InstallModes, OwnedAPIServices: owned(m.APIs.Owned)}, nil
+	}
+	return CSVFacts{}, nil
+}

@@ -19,8 +19,13 @@ func NewCatalog(key CatalogKey, priority int, cfg *declcfg.DeclarativeConfig) *C
 
 // CatalogFromModel is NewCatalog over a catalog's model.
 func CatalogFromModel(key CatalogKey, priority int, m *model.Catalog) *Catalog {
-	c := &Catalog{Key: key, Priority: priority}
+	c := &Catalog{Key: key, Priority: priority, bundles: map[string]*model.Bundle{}}
 	for _, pkg := range m.Packages {
+		for _, b := range pkg.Bundles {
+			if _, dup := c.bundles[b.Name]; !dup {
+				c.bundles[b.Name] = b
+			}
+		}
 		for _, ch := range pkg.Channels {
 			for _, ce := range ch.Entries {
 				b := ce.Bundle

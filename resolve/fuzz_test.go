@@ -20,6 +20,9 @@ func FuzzManifests(f *testing.F) {
 		"kind: Subscription\nmetadata: {namespace: [\n",
 		"---\n# only a comment\n---\n",
 		"{\"kind\": \"List\", \"items\": [{\"kind\": \"List\", \"items\": []}]}",
+		"apiVersion: olm.operatorframework.io/v1\nkind: ClusterCatalog\nmetadata: {name: c, labels: {a: b}}\nspec: {priority: 5, availabilityMode: Unavailable, source: {type: Image, image: {ref: x}}}\nstatus: {conditions: [{type: Serving, status: 'False'}]}\n",
+		"apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata: {name: e}\nspec:\n  namespace: ns\n  source: {sourceType: Catalog, catalog: {packageName: p, version: '>=1', channels: [a], selector: {matchExpressions: [{key: k, operator: In, values: [v]}]}}}\nstatus: {install: {bundle: {name: p.v1, version: 1.0.0}}}\n",
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: n, labels: {x: y}}\n",
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
@@ -43,6 +46,13 @@ func FuzzManifests(f *testing.F) {
 			if c.Key.Name == "" {
 				t.Fatalf("CatalogSource without a name accepted: %+v", c)
 			}
+		}
+		for _, e := range m.ClusterExtensions {
+			if e.Name == "" {
+				t.Fatalf("ClusterExtension without a name accepted: %+v", e)
+			}
+			e.Admit(false)
+			e.Admit(true)
 		}
 	})
 }

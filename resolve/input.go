@@ -12,6 +12,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/model"
 )
 
 // CatalogKey names a CatalogSource.
@@ -66,6 +69,9 @@ type Catalog struct {
 	// Problems are what else keeps opm from serving the catalog (fbc
 	// validate explains each); resolution reads the catalog regardless.
 	Problems []string
+	// bundles are the catalog's bundles by name, for what OLM reads of a
+	// CSV at install time (CSVFacts); nil for a catalog made of Entries.
+	bundles map[string]*model.Bundle
 
 	// resolver is the catalog as the resolver reads it, made on first use
 	// and shared by every namespace that sees the catalog: Entries must not
@@ -86,6 +92,9 @@ type Subscription struct {
 	// InstalledCSV is status.installedCSV: the CSV this Subscription
 	// installed, upgrades start from it.
 	InstalledCSV string
+	// Pos is where the Subscription's manifest is; zero for one given
+	// without a manifest.
+	Pos declcfg.Pos
 }
 
 // Installed is a ClusterServiceVersion present in the namespace.

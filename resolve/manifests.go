@@ -15,6 +15,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/resolve/olmv1"
 )
 
 // Manifests are the objects resolution reads from a GitOps repository's
@@ -24,8 +25,21 @@ type Manifests struct {
 	CatalogSources []CatalogSourceManifest
 	CSVs           []CSVManifest
 	OperatorGroups []OperatorGroupManifest
+	// Namespaces are Namespace objects: their labels are what
+	// OperatorGroup selectors match.
+	Namespaces []NamespaceManifest
+	// ClusterCatalogs and ClusterExtensions are OLM v1's objects.
+	ClusterCatalogs   []olmv1.ClusterCatalog
+	ClusterExtensions []olmv1.ClusterExtension
 	// Skipped counts the objects of other kinds, by kind.
 	Skipped map[string]int
+}
+
+// NamespaceManifest is a Namespace.
+type NamespaceManifest struct {
+	Name   string
+	Labels map[string]string
+	Pos    declcfg.Pos
 }
 
 // SubscriptionManifest is a Subscription (operators.coreos.com/v1alpha1).
@@ -71,7 +85,18 @@ type OperatorGroupManifest struct {
 	// ExcludeGlobal is the annotation
 	// olm.operatorframework.io/exclude-global-namespace-resolution: "true".
 	ExcludeGlobal bool
-	Pos           declcfg.Pos
+	// TargetNamespaces is spec.targetNamespaces; Selector is spec.selector
+	// (nil when absent). Neither: the group targets every namespace.
+	TargetNamespaces []string
+	Selector         *olmv1.LabelSelector
+	// StatusNamespaces is status.namespaces, what OLM resolved the
+	// targets to, when the manifest has it.
+	StatusNamespaces []string
+	// StaticProvidedAPIs is spec.staticProvidedAPIs; ProvidedAPIs the
+	// olm.providedAPIs annotation (KIND.VERSION.GROUP each).
+	StaticProvidedAPIs bool
+	ProvidedAPIs       []string
+	Pos                declcfg.Pos
 }
 
 // ManifestError is a manifest fbc cannot use, at a position.
@@ -134,6 +159,7 @@ const (
 const (
 	propertiesAnnotation = "operatorframework.io/properties"
 	excludeGlobalAnno    = "olm.operatorframework.io/exclude-global-namespace-resolution"
+	providedAPIsAnno     = "olm.providedAPIs"
 	copiedFromLabel      = "olm.copiedFrom"
 	// maxManifestFile bounds one manifest file (or standard input).
 	maxManifestFile = 64 << 20
@@ -248,13 +274,13 @@ func (m *Manifests) parse(name string, data []byte) []*ManifestError {
 			errs = append(errs, &ManifestError{Pos: doc.Pos, Msg: err.Error()})
 			continue
 		}
-		errs = append(errs, m.object(doc.Pos, raw, 0)...)
+		errs = append(errs, m.object(doc.Pos, raw, doc.Node, 0)...)
 	}
 	return errs
 }
 
 // object files one Kubernetes object by kind.
-func (m *Manifests) object(pos declcfg.Pos, raw []byte, depth int) []*ManifestError {
+func (m *Manifests) object(pos declcfg.Pos, raw []byte, node *declcfg.Node, depth int) []*ManifestError {
 	var head struct {
 		APIVersion string            `json:"apiVersion"`
 		Kind       string            `json:"kind"`
@@ -288,9 +314,17 @@ func (m *Manifests) object(pos declcfg.Pos, raw []byte, depth int) []*ManifestEr
 		}
 		var errs []*ManifestError
 		for _, item := range head.Items {
-			errs = append(errs, m.object(pos, item, depth+1)...)
+			errs = append(errs, m.object(pos, item, nil, depth+1)...)
 		}
 		return errs
+	case group == olmv1.Group && (head.Kind == "ClusterCatalog" || head.Kind == "ClusterExtension"):
+		return m.olmv1Object(pos, raw, node, head.Kind, head.APIVersion)
+	case group == "" && head.Kind == "Namespace":
+		if head.Metadata.Name == "" {
+			return fail("metadata.name is required")
+		}
+		m.Namespaces = append(m.Namespaces, NamespaceManifest{Name: head.Metadata.Name, Labels: head.Metadata.Labels, Pos: pos})
+		return nil
 	case group != "operators.coreos.com":
 		m.Skipped[head.Kind]++
 		return nil
@@ -365,11 +399,76 @@ func (m *Manifests) object(pos declcfg.Pos, raw []byte, depth int) []*ManifestEr
 		}
 		m.CSVs = append(m.CSVs, csv)
 	case "OperatorGroup":
-		m.OperatorGroups = append(m.OperatorGroups, OperatorGroupManifest{Pos: pos,
-			Name: head.Metadata.Name, Namespace: head.Metadata.Namespace,
-			ExcludeGlobal: head.Metadata.Annotations[excludeGlobalAnno] == "true"})
+		og, err := parseOperatorGroup(raw)
+		if err != nil {
+			return fail("%s", err)
+		}
+		og.Pos, og.Name, og.Namespace = pos, head.Metadata.Name, head.Metadata.Namespace
+		og.ExcludeGlobal = head.Metadata.Annotations[excludeGlobalAnno] == "true"
+		if apis := head.Metadata.Annotations[providedAPIsAnno]; apis != "" {
+			og.ProvidedAPIs = strings.Split(apis, ",")
+		}
+		m.OperatorGroups = append(m.OperatorGroups, og)
 	default:
 		m.Skipped[head.Kind]++
+	}
+	return nil
+}
+
+// parseOperatorGroup reads an OperatorGroup's target selection and static
+// provided APIs.
+func parseOperatorGroup(raw []byte) (OperatorGroupManifest, error) {
+	var o struct {
+		Spec struct {
+			TargetNamespaces []string `json:"targetNamespaces"`
+			Selector         *struct {
+				MatchLabels      map[string]string `json:"matchLabels"`
+				MatchExpressions []struct {
+					Key      string   `json:"key"`
+					Operator string   `json:"operator"`
+					Values   []string `json:"values"`
+				} `json:"matchExpressions"`
+			} `json:"selector"`
+			StaticProvidedAPIs bool `json:"staticProvidedAPIs"`
+		} `json:"spec"`
+		Status struct {
+			Namespaces []string `json:"namespaces"`
+		} `json:"status"`
+	}
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return OperatorGroupManifest{}, errors.New(jsonProblem("", err))
+	}
+	og := OperatorGroupManifest{TargetNamespaces: o.Spec.TargetNamespaces, StaticProvidedAPIs: o.Spec.StaticProvidedAPIs, StatusNamespaces: o.Status.Namespaces}
+	if sel := o.Spec.Selector; sel != nil {
+		og.Selector = &olmv1.LabelSelector{MatchLabels: sel.MatchLabels}
+		for _, x := range sel.MatchExpressions {
+			og.Selector.MatchExpressions = append(og.Selector.MatchExpressions, olmv1.SelectorRequirement{Key: x.Key, Operator: x.Operator, Values: x.Values})
+		}
+	}
+	return og, nil
+}
+
+// olmv1Object files a ClusterCatalog or ClusterExtension.
+func (m *Manifests) olmv1Object(pos declcfg.Pos, raw []byte, node *declcfg.Node, kind, apiVersion string) []*ManifestError {
+	fail := func(err error) []*ManifestError {
+		return []*ManifestError{{Pos: pos, Msg: kind + ": " + err.Error()}}
+	}
+	if apiVersion != olmv1.Group+"/v1" {
+		return fail(fmt.Errorf("apiVersion %s: fbc reads %s/v1", apiVersion, olmv1.Group))
+	}
+	switch kind {
+	case "ClusterCatalog":
+		c, err := olmv1.ParseClusterCatalog(pos, raw)
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", objectName("", c.Name), err))
+		}
+		m.ClusterCatalogs = append(m.ClusterCatalogs, c)
+	default:
+		e, err := olmv1.ParseClusterExtension(pos, raw, node)
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", objectName("", e.Name), err))
+		}
+		m.ClusterExtensions = append(m.ClusterExtensions, e)
 	}
 	return nil
 }

@@ -29,6 +29,16 @@ type resultJSON struct {
 	Outcomes         [][]installJSON `json:"outcomes,omitempty"`
 	OutcomesComplete *bool           `json:"outcomesComplete,omitempty"`
 	Error            *string         `json:"error"`
+	// InstallFailures are the CSVs OLM fails for their OperatorGroup.
+	InstallFailures []failureJSON `json:"installFailures,omitempty"`
+}
+
+type failureJSON struct {
+	CSV          string  `json:"csv"`
+	Subscription *string `json:"subscription"`
+	Reason       string  `json:"reason"`
+	Message      string  `json:"message"`
+	Detail       string  `json:"detail,omitempty"`
 }
 
 func installsJSON(ins []Install) []installJSON {
@@ -58,6 +68,14 @@ func WriteJSON(w io.Writer, results []*Result) error {
 			msg := r.Err.Error()
 			out.Error = &msg
 			out.Install = []installJSON{}
+		}
+		for _, f := range r.InstallFailures {
+			fj := failureJSON{CSV: f.CSV, Reason: f.Reason, Message: f.Message, Detail: f.Detail}
+			if f.Subscription != "" {
+				sub := f.Subscription
+				fj.Subscription = &sub
+			}
+			out.InstallFailures = append(out.InstallFailures, fj)
 		}
 		if len(r.Outcomes) > 1 {
 			for _, o := range r.Outcomes {
@@ -118,9 +136,18 @@ func WriteText(w io.Writer, results []*Result) error {
 				tw.Printf("\n  outcome %d:\n", j+1)
 				writeOutcome(tw, o, "    ")
 			}
+		case len(r.InstallFailures) > 0:
+			tw.Printf("namespace %s: resolves, but OLM fails %d of the CSVs it installs\n", r.Namespace, len(r.InstallFailures))
+			writeOutcome(tw, r.Outcome, "  ")
 		default:
 			tw.Printf("namespace %s: resolves\n", r.Namespace)
 			writeOutcome(tw, r.Outcome, "  ")
+		}
+		for _, f := range r.InstallFailures {
+			tw.Printf("  OLM fails CSV %s (%s): %s\n", f.CSV, f.Reason, f.Message)
+			if f.Detail != "" {
+				tw.Printf("    %s\n", f.Detail)
+			}
 		}
 	}
 	return tw.Err()

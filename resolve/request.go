@@ -13,7 +13,9 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/olmv1gate"
 	"github.com/fbc-project/fbc/render"
+	"github.com/fbc-project/fbc/resolve/olmv1"
 )
 
 // Request is what to resolve: Subscriptions, CatalogSources and installed
@@ -40,6 +42,11 @@ type Request struct {
 	// Renderer reads catalog sources: directories, files, images (default:
 	// a Renderer with zero Options).
 	Renderer *render.Renderer
+	// InstalledExtensions set status.install.bundle of ClusterExtensions
+	// in the manifests.
+	InstalledExtensions []olmv1.InstalledExtension
+	// Gates are operator-controller's feature gates, for ClusterExtensions.
+	Gates olmv1gate.Gates
 	// Warn receives notes about the input (skipped kinds and the like).
 	Warn fault.Warn
 }
@@ -75,6 +82,7 @@ const (
 	FieldCatalogs
 	FieldPriorities
 	FieldInstalled
+	FieldInstalledExtensions
 )
 
 func (f RequestField) String() string {
@@ -85,6 +93,8 @@ func (f RequestField) String() string {
 		return "catalog"
 	case FieldPriorities:
 		return "catalog priority"
+	case FieldInstalledExtensions:
+		return "installed extension"
 	}
 	return "installed CSV"
 }
@@ -334,16 +344,6 @@ func (p *preparation) defaultNamespace(what string, pos declcfg.Pos) (string, er
 }
 
 func (p *preparation) collect(m *Manifests) error {
-	if len(m.Skipped) > 0 {
-		kinds := make([]string, 0, len(m.Skipped))
-		n := 0
-		for k, c := range m.Skipped {
-			kinds = append(kinds, fmt.Sprintf("%s %d", k, c))
-			n += c
-		}
-		slices.Sort(kinds)
-		p.warn(fmt.Sprintf("skipped %d %s resolve does not read (%s): it reads Subscription, CatalogSource, ClusterServiceVersion and OperatorGroup", n, plural(n, "document", "documents"), strings.Join(kinds, ", ")))
-	}
 	var errs ManifestErrors
 	// seenSub holds where each Subscription is defined: a manifest's
 	// position, or none for the request's own.
@@ -371,6 +371,7 @@ func (p *preparation) collect(m *Manifests) error {
 			continue
 		}
 		seenSub[key] = sm.Pos
+		sub.Pos = sm.Pos
 		ns := p.namespace(sub.Namespace)
 		ns.Subscriptions = append(ns.Subscriptions, sub)
 	}
@@ -444,7 +445,7 @@ func (p *preparation) collect(m *Manifests) error {
 		return errs.sorted()
 	}
 	if len(p.order) == 0 {
-		return usagef("nothing to resolve: the manifests hold no Subscription and no ClusterServiceVersion")
+		return usagef("nothing to resolve: the manifests hold no Subscription, no ClusterServiceVersion and no ClusterExtension")
 	}
 	for _, cf := range p.req.Catalogs {
 		key, err := p.requestKey(cf.Key, FieldCatalogs)

@@ -2,7 +2,9 @@ package resolve
 
 import (
 	"context"
+
 	"errors"
+	"github.com/fbc-project/fbc/declcfg"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -27,6 +29,12 @@ type Result struct {
 	// property it cannot parse, a channel without a single head, a catalog
 	// that cannot be served).
 	Err error
+	// InstallFailures are CSVs of Install that OLM's CSV controller fails
+	// for their OperatorGroup (Run fills them in).
+	InstallFailures []InstallFailure
+	// Pos is the namespace's first Subscription manifest, where an
+	// annotation about the namespace goes (Run fills it in).
+	Pos declcfg.Pos
 }
 
 // Outcome is one answer of OLM's resolver.

@@ -97,7 +97,7 @@ func (c *Checker) CheckBundle(in *validate.BundleContents) []declcfg.Finding {
 		fs = append(fs, c.removedAPIs(b)...)
 	}
 	if c.set.Has(OLMv1) {
-		fs = append(fs, olmv1Findings(b)...)
+		fs = append(fs, olmv1Findings(b, c.set.Gates)...)
 	}
 	if c.checksUpgrades() {
 		c.up.remember(b, c.set.Has(OLMv1))

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/olmv1gate"
 	"github.com/fbc-project/fbc/validate"
 )
 
@@ -28,16 +29,20 @@ var supportedKinds = []string{
 // resolve.
 var dependencyProperties = []string{declcfg.PropertyPackageRequired, declcfg.PropertyGVKRequired, declcfg.PropertyConstraint}
 
-// olmv1Findings reports what operator-controller refuses when it resolves,
-// unpacks and installs a registry+v1 bundle (its resolver, its bundle
-// validators and its manifest provider), for a default installation:
-// AllNamespaces mode, no webhook support.
-func olmv1Findings(b *bundle) []finding {
+// olmv1Findings reports what operator-controller v1.11 refuses when it
+// resolves, unpacks and installs a registry+v1 bundle (its resolver, its
+// bundle validators and its manifest provider), with its feature gates as
+// gates sets them (v1.11's defaults: webhooks with a certificate provider,
+// no single or own namespace installs).
+func olmv1Findings(b *bundle, gates olmv1gate.Gates) []finding {
 	var out []finding
 	csv := b.csv
 	at := func(path ...string) declcfg.Pos { return b.fieldPos(b.csvObj, path...) }
 	add := func(rule string, pos declcfg.Pos, format string, args ...any) {
 		out = append(out, finding{rule: rule, sev: declcfg.SeverityError, at: pos, msg: fmt.Sprintf(format, args...)})
+	}
+	warn := func(rule string, pos declcfg.Pos, format string, args ...any) {
+		out = append(out, finding{rule: rule, sev: declcfg.SeverityWarning, at: pos, msg: fmt.Sprintf(format, args...)})
 	}
 
 	// Resolution.
@@ -48,25 +53,33 @@ func olmv1Findings(b *bundle) []finding {
 	}
 
 	// Install modes: operator-controller installs cluster-wide unless its
-	// SingleOwnNamespace feature is on and the ClusterExtension says where.
+	// SingleOwnNamespaceInstallSupport gate is on and the ClusterExtension
+	// names the namespace to watch.
 	supported := map[v1alpha1.InstallModeType]bool{}
 	for _, m := range csv.Spec.InstallModes {
 		if m.Supported {
 			supported[m.Type] = true
 		}
 	}
-	if !supported[v1alpha1.InstallModeTypeAllNamespaces] {
-		var modes []string
-		for _, t := range []v1alpha1.InstallModeType{v1alpha1.InstallModeTypeOwnNamespace, v1alpha1.InstallModeTypeSingleNamespace, v1alpha1.InstallModeTypeMultiNamespace} {
-			if supported[t] {
-				modes = append(modes, string(t))
-			}
+	var modes []string
+	for _, t := range []v1alpha1.InstallModeType{v1alpha1.InstallModeTypeOwnNamespace, v1alpha1.InstallModeTypeSingleNamespace, v1alpha1.InstallModeTypeMultiNamespace} {
+		if supported[t] {
+			modes = append(modes, string(t))
 		}
+	}
+	singleOwn := gates.Enabled(olmv1gate.SingleOwnNamespaceInstallSupport)
+	switch {
+	case supported[v1alpha1.InstallModeTypeAllNamespaces]:
+	case !supported[v1alpha1.InstallModeTypeOwnNamespace] && !supported[v1alpha1.InstallModeTypeSingleNamespace]:
 		what := "supports no install mode"
 		if len(modes) > 0 {
 			what = "supports only " + strings.Join(modes, ", ")
 		}
-		add(validate.RuleOLMv1InstallMode, at("spec", "installModes"), "the CSV %s, not AllNamespaces: operator-controller installs bundles for all namespaces and refuses it (its SingleOwnNamespace feature, off by default, installs OwnNamespace and SingleNamespace bundles)", what)
+		add(validate.RuleOLMv1InstallMode, at("spec", "installModes"), "the CSV %s: operator-controller installs bundles that support AllNamespaces, SingleNamespace or OwnNamespace and refuses it", what)
+	case !singleOwn:
+		add(validate.RuleOLMv1InstallMode, at("spec", "installModes"), "the CSV supports only %s, not AllNamespaces: operator-controller installs bundles for all namespaces and refuses it (its SingleOwnNamespaceInstallSupport feature gate, alpha and off by default, installs OwnNamespace and SingleNamespace bundles)", strings.Join(modes, ", "))
+	default:
+		warn(validate.RuleOLMv1InstallMode, at("spec", "installModes"), "the CSV supports only %s, not AllNamespaces: with SingleOwnNamespaceInstallSupport on, operator-controller installs it only for the namespace each ClusterExtension names in spec.config.inline.watchNamespace", strings.Join(modes, ", "))
 	}
 
 	if n := len(csv.Spec.APIServiceDefinitions.Owned); n > 0 {
@@ -77,7 +90,7 @@ func olmv1Findings(b *bundle) []finding {
 		add(validate.RuleOLMv1APIService, at("spec", "apiservicedefinitions", "owned"), "the CSV owns %d APIService(s) (%s); operator-controller does not support apiServiceDefinitions", n, strings.Join(names, ", "))
 	}
 
-	out = append(out, webhookFindings(b, at)...)
+	out = append(out, webhookFindings(b, at, gates)...)
 
 	// The registry+v1 rules operator-controller applies when unpacking.
 	if b.pkg == "" {
@@ -125,7 +138,7 @@ var (
 	forbiddenAdmissionResources = []string{"*", "mutatingwebhookconfiguration", "mutatingwebhookconfigurations", "validatingwebhookconfiguration", "validatingwebhookconfigurations"}
 )
 
-func webhookFindings(b *bundle, at func(path ...string) declcfg.Pos) []finding {
+func webhookFindings(b *bundle, at func(path ...string) declcfg.Pos, gates olmv1gate.Gates) []finding {
 	csv := b.csv
 	var out []finding
 	add := func(pos declcfg.Pos, format string, args ...any) {
@@ -135,7 +148,12 @@ func webhookFindings(b *bundle, at func(path ...string) declcfg.Pos) []finding {
 	if len(whs) == 0 {
 		return nil
 	}
-	add(at("spec", "webhookdefinitions"), "the CSV defines %d webhook(s); operator-controller installs bundles with webhooks only when its webhook support (a feature gate, with a certificate provider) is on", len(whs))
+	if provider := gates.CertificateProvider(); provider == "" {
+		add(at("spec", "webhookdefinitions"), "the CSV defines %d webhook(s); operator-controller refuses bundles with webhooks when neither certificate provider gate (WebhookProviderCertManager, WebhookProviderOpenshiftServiceCA) is on", len(whs))
+	} else {
+		out = append(out, finding{rule: validate.RuleOLMv1Webhook, sev: declcfg.SeverityWarning, at: at("spec", "webhookdefinitions"),
+			msg: fmt.Sprintf("the CSV defines %d webhook(s): operator-controller installs them with a certificate provider (%s, per its feature gates), which the cluster must run", len(whs), provider)})
+	}
 
 	deployments := map[string]bool{}
 	for _, d := range csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs {

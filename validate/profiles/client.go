@@ -128,7 +128,8 @@ func Start(ctx context.Context, opts StartOptions) (*Client, error) {
 		close(c.exited)
 	}()
 	local := buildinfo.Read().Identity()
-	hello := &Hello{Protocol: Protocol, Version: local, Profiles: opts.Set.String(), SourcesOnly: opts.SourcesOnly, Concurrency: opts.Concurrency}
+	hello := &Hello{Protocol: Protocol, Version: local, Profiles: opts.Set.String(), Gates: opts.Set.Gates.Changed(),
+		SourcesOnly: opts.SourcesOnly, Concurrency: opts.Concurrency}
 	answer, err := c.handshake(ctx, hello, opts.HelloTimeout)
 	if err != nil {
 		c.Close()

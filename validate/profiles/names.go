@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fbc-project/fbc/internal/olmv1gate"
 )
 
 // Name is a profile name, as --profile takes it.
@@ -63,6 +65,9 @@ type Set struct {
 	names []Name
 	// Kube is the target of k8s-version (zero when it is not named).
 	Kube KubeVersion
+	// Gates are operator-controller's feature gates the olmv1 profile
+	// follows (v1.11's defaults when zero).
+	Gates olmv1gate.Gates
 }
 
 // Parse reads --profile values: names separated by commas, each given once;

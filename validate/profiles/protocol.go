@@ -13,7 +13,8 @@
 // Nothing is written to disk. In order:
 //
 //  1. fbc sends {"hello": Hello}: the protocol version, fbc's build
-//     identity, the profiles as --profile takes them, whether only bundle
+//     identity, the profiles as --profile takes them and operator-controller's
+//     feature gates as --feature-gates does, whether only bundle
 //     directories and images are checked, and how many bundles may be
 //     checked at once.
 //  2. fbc-profile answers {"hello": Hello} with its own protocol version and
@@ -68,6 +69,10 @@ type Hello struct {
 	Version string `json:"version"`
 	// Profiles is the set to run, as --profile takes it (fbc's hello only).
 	Profiles string `json:"profiles,omitempty"`
+	// Gates are operator-controller's feature gates the olmv1 profile
+	// follows, as NAME=BOOL pairs, as --feature-gates takes them (fbc's
+	// hello only; v1.11's defaults when empty).
+	Gates string `json:"gates,omitempty"`
 	// SourcesOnly checks bundle directories and images, not the bundles of
 	// catalogs: fbc validate's default for bundle sources.
 	SourcesOnly bool `json:"sourcesOnly,omitempty"`

@@ -14,6 +14,7 @@ import (
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/buildinfo"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/olmv1gate"
 	"github.com/fbc-project/fbc/model"
 	"github.com/fbc-project/fbc/validate"
 )
@@ -57,6 +58,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, newChecker NewCheck
 	set, err := Parse([]string{hello.Profiles})
 	if err != nil {
 		return s.refuse(fmt.Errorf("profiles %q: %v", hello.Profiles, err))
+	}
+	if set.Gates, err = olmv1gate.Parse(hello.Gates); err != nil {
+		return s.refuse(fmt.Errorf("feature gates %q: %v", hello.Gates, err))
 	}
 	checker := newChecker(set, hello.SourcesOnly, func(msg string) { _ = s.send(&Response{Warning: msg}) })
 
