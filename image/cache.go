@@ -11,6 +11,8 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"github.com/fbc-project/fbc/internal/atomicfile"
+
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // DefaultCacheDir is where pulled images are cached unless Options.CacheDir
@@ -55,7 +57,7 @@ func (c *blobCache) open(d v1.Hash) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return os.Open(p)
+	return safefs.Open(p)
 }
 
 func (c *blobCache) remove(d v1.Hash) {

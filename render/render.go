@@ -25,6 +25,7 @@ import (
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // Kind is a kind of source. Kinds combine as a mask in Options.Allowed.
@@ -665,9 +666,11 @@ func isBundleDir(dir string) bool {
 
 // dirBundleFiles reads a bundle directory.
 func dirBundleFiles(dir string) bundleFiles {
+	tree, _ := safefs.NewTree(dir) // nil when dir cannot be resolved: reading it fails anyway
 	return bundleFiles{
 		Source:    dir,
-		FS:        os.DirFS(dir),
+		Tree:      tree,
+		FS:        safefs.DirFS(dir),
 		Manifests: "manifests",
 		Metadata:  "metadata",
 		Display:   func(p string) string { return filepath.Join(dir, filepath.FromSlash(p)) },
