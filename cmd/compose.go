@@ -127,7 +127,7 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 					return err
 				}
 			}
-			err = compose.WriteDir(res.Config, outDir, compose.DirOptions{
+			err = compose.WriteDir(cmd.Context(), res.Config, outDir, compose.DirOptions{
 				Format:  declcfg.Format(output.String()),
 				Folder:  res.Folder,
 				Replace: force,

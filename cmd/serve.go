@@ -120,8 +120,10 @@ func runServe(ctx context.Context, cmd *cobra.Command, src string, opts serve.Op
 	}, serve.LoadOptions{LowMemory: true})
 	switch {
 	case ctx.Err() != nil:
-		// Stopped while loading: nothing was served yet.
-		return nil
+		// Stopped while loading: nothing was served, the run was cut
+		// short (exit 2, interrupted); once serving, a signal is the
+		// normal way to stop.
+		return ctx.Err()
 	case err != nil:
 		return serveLoadError(stderr, src, err)
 	}
@@ -140,6 +142,9 @@ func runServe(ctx context.Context, cmd *cobra.Command, src string, opts serve.Op
 	fmt.Fprintf(stderr, "fbc serve: %s: %s, %s, %s loaded in %s; serving %s\n", src,
 		counted(st.Packages, "package", "packages"), counted(st.Channels, "channel", "channels"), counted(st.Bundles, "bundle", "bundles"),
 		time.Since(start).Round(time.Millisecond), where)
+	// Once serving, an interrupt drains the calls in flight instead of
+	// ending fbc within the usual second (a second signal still does).
+	interruptGrace.Store(int64(drain + 5*time.Second))
 	select {
 	case <-ctx.Done():
 	case err := <-srv.Err():

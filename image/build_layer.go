@@ -17,6 +17,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
+	"github.com/fbc-project/fbc/internal/ctxio"
 	"github.com/fbc-project/fbc/internal/safefs"
 )
 
@@ -170,7 +171,7 @@ func addEntry(ctx context.Context, tw *tar.Writer, e safefs.Entry, name string, 
 		return err
 	}
 	// A large file is copied in pieces, so that an interrupt stops it.
-	n, err := io.Copy(tw, &ctxReader{ctx: ctx, r: io.LimitReader(f, hdr.Size)})
+	n, err := io.Copy(tw, ctxio.Reader(ctx, io.LimitReader(f, hdr.Size)))
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", e.Path, err)
 	}
@@ -178,19 +179,6 @@ func addEntry(ctx context.Context, tw *tar.Writer, e safefs.Entry, name string, 
 		return fmt.Errorf("reading %s: the file changed size while it was read", e.Path)
 	}
 	return nil
-}
-
-// ctxReader reads r until ctx ends.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 type countingWriter struct {
