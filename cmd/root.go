@@ -98,8 +98,15 @@ under OLM classic and OLM v1 semantics, and composes and builds catalog images.`
 		RunE:          func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 		// Runs before every command (EnableTraverseRunHooks, set in init,
 		// keeps it running when a command has hooks of its own).
-		PersistentPreRunE: func(cmd *cobra.Command, args []string) error { return checkFlagRules(cmd) },
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFlagRules(cmd); err != nil {
+				return err
+			}
+			startProgress(cmd)
+			return nil
+		},
 	}
+	root.PersistentFlags().BoolP("quiet", "q", false, "show no progress on the terminal")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return fault.Wrap(fault.Usage, err) })
 	for _, newCmd := range commands {
 		root.AddCommand(newCmd())
@@ -201,9 +208,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root := NewRootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(ctxio.Writer(ctx, stdout))
-	root.SetErr(stderr)
+	root.SetOut(ctxio.Writer(ctx, &besideProgress{w: stdout, ends: isTerminal(stdout)}))
+	root.SetErr(&besideProgress{w: stderr})
 	cmd, err := root.ExecuteContextC(ctx)
+	endProgress(cmd)
 	if err == nil {
 		return ExitOK
 	}

@@ -86,7 +86,7 @@ exits 0. Exit 2: the port is in use, the source cannot be read.`,
 	f.StringVar(&name, "name", "", "catalog name in HTTP paths /catalogs/NAME/ (default: from SOURCE)")
 	f.DurationVar(&drain, "drain-timeout", 25*time.Second, "how long calls in flight may run after SIGTERM")
 	addPullFlags(f, &pull)
-	return cmd
+	return withProgress(cmd, "loading")
 }
 
 // listenAddr accepts PORT, :PORT or HOST:PORT.
@@ -118,6 +118,7 @@ func runServe(ctx context.Context, cmd *cobra.Command, src string, opts serve.Op
 		// documents once it has indexed them.
 		return r.WalkCatalog(ctx, src, declcfg.WalkOptions{Concurrency: 1, Borrow: true, Reuse: true}, fn)
 	}, serve.LoadOptions{LowMemory: true})
+	endProgress(cmd)
 	switch {
 	case ctx.Err() != nil:
 		// Stopped while loading: nothing was served, the run was cut

@@ -8,14 +8,7 @@ import (
 // isTerminal reports whether w is a character device (a terminal). A
 // writer that wraps another (Run's standard output) is looked through.
 func isTerminal(w io.Writer) bool {
-	for {
-		u, ok := w.(interface{ Unwrap() io.Writer })
-		if !ok {
-			break
-		}
-		w = u.Unwrap()
-	}
-	f, ok := w.(*os.File)
+	f, ok := rawWriter(w).(*os.File)
 	if !ok {
 		return false
 	}

@@ -17,6 +17,7 @@ import (
 	ignore "github.com/sabhiram/go-gitignore"
 
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/progress"
 	"github.com/fbc-project/fbc/internal/safefs"
 )
 
@@ -147,6 +148,9 @@ type WalkOptions struct {
 	// copy). The documents and errors are those ParseFile finds. Reuse
 	// does not apply to streamed files: they may be parsed after fn returns.
 	Stream bool
+	// Progress, when set, counts the files: found when a walk has listed
+	// them, done as fn returns for each.
+	Progress *progress.Counter
 }
 
 func (o WalkOptions) withDefaults() WalkOptions {
@@ -170,6 +174,8 @@ func WalkPath(ctx context.Context, p string, stdin io.Reader, opts WalkOptions, 
 			stdin = os.Stdin
 		}
 		max := opts.withDefaults().MaxFileSize
+		opts.Progress.Found(1)
+		defer opts.Progress.Done(1)
 		data, err := readStream(ctx, func() ([]byte, error) { return readLimited(stdin, 0, max) })
 		switch {
 		case errors.Is(err, errTooLarge):
@@ -192,6 +198,8 @@ func WalkPath(ctx context.Context, p string, stdin io.Reader, opts WalkOptions, 
 		}
 		return walkFiles(ctx, safefs.DirFS(dir), []walkItem{{name: base, display: p}}, opts.withDefaults(), fn)
 	case !st.IsDir():
+		opts.Progress.Found(1)
+		defer opts.Progress.Done(1)
 		return fn(readSpecial(ctx, p, opts.withDefaults()))
 	}
 	// A tree is read through an fs.FS that never blocks on a special file,
@@ -338,15 +346,15 @@ func listFiles(fsys fs.FS, prefix string, tree *safefs.Tree) ([]walkItem, error)
 			}
 			st, err := fs.Stat(fsys, p)
 			switch {
+			case err == nil && st.IsDir():
+				item.err = &LoadError{Pos: Pos{File: item.display}, Rule: RuleSymlink,
+					Msg: fmt.Sprintf("symbolic link to a directory: catalogs cannot contain them (opm fails on them too); copy the directory or list the link in %s", IgnoreFile)}
 			case outside != nil:
 				item.err = &LoadError{Pos: Pos{File: item.display}, Rule: RuleSymlink,
 					Msg: fmt.Sprintf("symbolic link to %s, which is outside the catalog directory %s: a catalog is read (and built into images) only from what it holds; copy the file in instead of linking to it", outside.Target, prefix)}
 			case err != nil:
 				item.err = &LoadError{Pos: Pos{File: item.display}, Rule: RuleSymlink,
 					Msg: fmt.Sprintf("symbolic link cannot be followed (%s); remove it or list it in %s", ioMessage(err), IgnoreFile)}
-			case st.IsDir():
-				item.err = &LoadError{Pos: Pos{File: item.display}, Rule: RuleSymlink,
-					Msg: fmt.Sprintf("symbolic link to a directory: catalogs cannot contain them (opm fails on them too); copy the directory or list the link in %s", IgnoreFile)}
 			case !st.Mode().IsRegular():
 				return nil // a link to a special file: not catalog content either
 			}
@@ -396,6 +404,7 @@ func ioMessage(err error) string {
 func walkFiles(ctx context.Context, fsys fs.FS, items []walkItem, opts WalkOptions, fn func(*File) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	opts.Progress.Found(len(items))
 	results := make([]chan *File, len(items))
 	for i := range results {
 		results[i] = make(chan *File, 1)
@@ -442,6 +451,7 @@ func walkFiles(ctx context.Context, fsys fs.FS, items []walkItem, opts WalkOptio
 			return ctx.Err()
 		}
 		err := fn(f)
+		opts.Progress.Done(1)
 		if free != nil && f.buf != nil {
 			select {
 			case free <- f.buf:
