@@ -140,7 +140,7 @@ func (c *blobCache) tagPath(ref string) string {
 }
 
 func (c *blobCache) tag(ref string) (v1.Hash, bool) {
-	data, err := os.ReadFile(c.tagPath(ref))
+	data, err := safefs.ReadFile(c.tagPath(ref))
 	if err != nil {
 		return v1.Hash{}, false
 	}
