@@ -109,7 +109,9 @@ the digest when nothing was pushed.`,
 			}
 			stderr := cmd.ErrOrStderr()
 			if !noValidate {
-				if err := validateBeforeBuild(cmd, dir); err != nil {
+				err := validateBeforeBuild(cmd, dir)
+				endProgress(cmd)
+				if err != nil {
 					return err
 				}
 			}
@@ -142,7 +144,7 @@ the digest when nothing was pushed.`,
 	f.BoolVar(&noValidate, "no-validate", false, "build without validating the catalog first")
 	server.register(cmd, "server", "", "what serves the catalog in the image: opm (from the base image) or fbc (fbc itself, no base image needed)")
 	f.StringArrayVar(&fbcBinaries, "fbc-binary", nil, "with --server fbc: a Linux fbc executable to ship, one per platform built (repeatable; default: this fbc)")
-	return cmd
+	return withProgress(cmd, "validating")
 }
 
 // sourceDateEpoch reads SOURCE_DATE_EPOCH (reproducible-builds.org): the
@@ -183,7 +185,7 @@ func checkHoldsBlobs(cmd *cobra.Command, dir string) error {
 // with exit 1 when there are errors (warnings are shown and the build goes
 // on).
 func validateBeforeBuild(cmd *cobra.Command, dir string) error {
-	res, err := validate.Validate(cmd.Context(), []string{dir}, validate.Options{})
+	res, err := validate.Validate(cmd.Context(), []string{dir}, validate.Options{Progress: progressOf(cmd)})
 	if err != nil {
 		return err
 	}

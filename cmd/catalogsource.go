@@ -19,6 +19,7 @@ import (
 // catalogWalker walks a path as declcfg does, and an image as render does.
 func catalogWalker(cmd *cobra.Command, renderer func() (*render.Renderer, error), opts declcfg.WalkOptions) func(context.Context, string, func(*declcfg.File) error) error {
 	stdin := cmd.InOrStdin()
+	opts.Progress = progressOf(cmd)
 	return func(ctx context.Context, p string, fn func(*declcfg.File) error) error {
 		if !render.IsImage(p) {
 			return declcfg.WalkPath(ctx, p, stdin, opts, fn)
@@ -51,7 +52,7 @@ func catalogLoader(cmd *cobra.Command, pull image.Options, bundles bool) func(ct
 	return func(ctx context.Context, p string) (*declcfg.DeclarativeConfig, error) {
 		kind, img, err := render.SourceKind(p)
 		if !img && (!bundles || err != nil || kind != render.KindBundleDir) {
-			return declcfg.Load(ctx, []string{p}, declcfg.LoadOptions{Stdin: stdin})
+			return declcfg.Load(ctx, []string{p}, declcfg.LoadOptions{Stdin: stdin, Walk: declcfg.WalkOptions{Progress: progressOf(cmd)}})
 		}
 		r, err := renderer()
 		if err != nil {

@@ -106,8 +106,6 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 				Renderer:     r,
 			}
 			stderr := cmd.ErrOrStderr()
-			var endProgress func()
-			opts.Progress, endProgress = progressLine(stderr, "reading sources")
 			if configFile != "" {
 				c, err := compose.ReadConfig(configFile)
 				if err != nil {
@@ -116,7 +114,7 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 				opts.Config = c
 			}
 			res, err := compose.Compose(cmd.Context(), opts)
-			endProgress()
+			endProgress(cmd)
 			if err != nil {
 				return composeHint(err)
 			}
@@ -127,7 +125,7 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 					return err
 				}
 			}
-			err = compose.WriteDir(res.Config, outDir, compose.DirOptions{
+			err = compose.WriteDir(cmd.Context(), res.Config, outDir, compose.DirOptions{
 				Format:  declcfg.Format(output.String()),
 				Folder:  res.Folder,
 				Replace: force,
@@ -162,7 +160,7 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 	_ = cmd.MarkFlagFilename("config", "yaml", "yml", "json")
 	f.IntVar(&jobs, "jobs", 0, "sources read (images pulled) at once (default: 4 per CPU)")
 	addPullFlags(f, &pull)
-	return cmd
+	return withProgress(cmd, "reading")
 }
 
 // composeHint adds to compose's errors the flags that get past them.

@@ -76,6 +76,7 @@ checkout, never a safe change).`,
 				return err
 			}
 			newCat, err := loadGraph(cmd, pull, args[1], "compare")
+			endProgress(cmd)
 			if err != nil {
 				return err
 			}
@@ -119,7 +120,7 @@ checkout, never a safe change).`,
 	addPullFlags(cmd.Flags(), &pull)
 	cmd.Flags().BoolVar(&fragment, "fragment", false, "NEW is a fragment of OLD: packages absent from NEW are out of scope; released entries may not be pruned")
 	cmd.Flags().StringVar(&prune, "prune-channels", graph.DefaultPrunableChannels, "channels (`REGEX`, unanchored) that may drop released entries; applies with --fragment, or when given")
-	return cmd
+	return withProgress(cmd, "reading")
 }
 
 // writeGitHubDiff prints the annotations and appends the job summary to

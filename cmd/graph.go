@@ -122,5 +122,5 @@ CATALOG is a directory, a file, - for standard input, or a catalog image
 	f.BoolVar(&opts.V0Semantics, "draw-v0-semantics", true, "mark entries and edges OLM classic ignores because a newer entry skips them")
 	output.register(cmd, "output", "o", "output format")
 	addPullFlags(f, &pull)
-	return cmd
+	return withProgress(cmd, "reading")
 }

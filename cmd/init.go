@@ -3,11 +3,11 @@ package cmd
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 func init() { register(newInitCmd) }
@@ -85,9 +85,5 @@ func readInput(cmd *cobra.Command, name string) ([]byte, error) {
 		}
 		return data, nil
 	}
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	return data, nil
+	return safefs.ReadInput(cmd.Context(), name, 0)
 }

@@ -122,7 +122,7 @@ func newListKindCmd(what, short, header string, list func(*model.Catalog, string
 	completeNames(cmd, firstArg, packageNames, "package")
 	output.register(cmd, "output", "o", "output format")
 	addPullFlags(cmd.Flags(), &pull)
-	return cmd
+	return withProgress(cmd, "reading")
 }
 
 // writeTable writes opm's table: columns two spaces apart.

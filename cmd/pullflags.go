@@ -1,10 +1,6 @@
 package cmd
 
 import (
-	"fmt"
-	"io"
-	"sync"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -44,33 +40,5 @@ func checkPullFlags(o image.Options) error {
 func newRenderer(cmd *cobra.Command, pull image.Options, jobs int) (*render.Renderer, error) {
 	warn := warner(cmd.ErrOrStderr())
 	pull.Warn = warn
-	return render.New(render.Options{Image: pull, Stdin: cmd.InOrStdin(), Jobs: jobs, Warn: warn, Inspect: validate.UnknownFields})
-}
-
-// progressLine returns a callback drawing "LABEL: D/N" in place on w when w
-// is a terminal that takes control sequences, and a function erasing the
-// line at the end; elsewhere both do nothing.
-func progressLine(w io.Writer, label string) (update func(done, total int), end func()) {
-	if !useColor(w) {
-		return nil, func() {}
-	}
-	var mu sync.Mutex
-	drawn := false
-	update = func(done, total int) {
-		if total < 2 {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(w, "\r\x1b[K%s: %d/%d", label, done, total)
-		drawn = true
-	}
-	end = func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if drawn {
-			fmt.Fprint(w, "\r\x1b[K")
-		}
-	}
-	return update, end
+	return render.New(render.Options{Image: pull, Stdin: cmd.InOrStdin(), Jobs: jobs, Warn: warn, Inspect: validate.UnknownFields, Progress: progressOf(cmd)})
 }

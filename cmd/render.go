@@ -106,10 +106,8 @@ manifest that does not parse, an invalid catalog), 2 when fbc could not run
 				return err
 			}
 			defer spool.Close()
-			var endProgress func()
-			req.Progress, endProgress = progressLine(cmd.ErrOrStderr(), "rendering")
 			err = r.RenderTo(cmd.Context(), sources, req, spool.Add)
-			endProgress()
+			endProgress(cmd)
 			if err != nil {
 				return err
 			}
@@ -127,5 +125,5 @@ manifest that does not parse, an invalid catalog), 2 when fbc could not run
 	f.BoolVar(&req.WithChannels, "with-channels", false, "also write olm.package and olm.channel blobs derived from the bundles")
 	f.IntVar(&jobs, "jobs", 0, "sources rendered (images pulled) at once (default: 4 per CPU)")
 	addPullFlags(f, &pull)
-	return cmd
+	return withProgress(cmd, "rendering")
 }

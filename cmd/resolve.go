@@ -202,7 +202,7 @@ unreadable inputs.`,
 	f.StringVar(&global, "global-namespace", "openshift-marketplace", "namespace whose catalogs every namespace sees (upstream OLM: olm)")
 	output.register(cmd, "output", "o", "output format")
 	addPullFlags(f, &pull)
-	return cmd
+	return withProgress(cmd, "reading")
 }
 
 // resolveVerdict is the run's error when something does not resolve or

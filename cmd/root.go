@@ -14,10 +14,14 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/fbc-project/fbc/internal/atomicfile"
+	"github.com/fbc-project/fbc/internal/ctxio"
 	"github.com/fbc-project/fbc/internal/fault"
 )
 
@@ -94,8 +98,15 @@ under OLM classic and OLM v1 semantics, and composes and builds catalog images.`
 		RunE:          func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 		// Runs before every command (EnableTraverseRunHooks, set in init,
 		// keeps it running when a command has hooks of its own).
-		PersistentPreRunE: func(cmd *cobra.Command, args []string) error { return checkFlagRules(cmd) },
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFlagRules(cmd); err != nil {
+				return err
+			}
+			startProgress(cmd)
+			return nil
+		},
 	}
+	root.PersistentFlags().BoolP("quiet", "q", false, "show no progress on the terminal")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return fault.Wrap(fault.Usage, err) })
 	for _, newCmd := range commands {
 		root.AddCommand(newCmd())
@@ -146,19 +157,61 @@ func Main() int {
 	if filepath.Base(os.Args[0]) == HealthProbeName {
 		return HealthProbe(os.Args[1:], os.Stdout, os.Stderr)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() { done <- Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }()
+	return awaitRun(done, signals, cancel, os.Stderr)
 }
 
-// Run executes one fbc invocation.
+// interruptGrace is how long a command may take to stop once interrupted,
+// in nanoseconds. Commands stop at once: they check their context between
+// pieces of work and their output stops with it. A command blocked where
+// no context reaches (a write to a pipe nobody reads, a file system that
+// hangs) is ended after the grace; a server that drains its calls on
+// SIGTERM lengthens it.
+var interruptGrace atomic.Int64
+
+func init() { interruptGrace.Store(int64(time.Second)) }
+
+// awaitRun waits for the command that reports on done. The first SIGINT or
+// SIGTERM cancels its context (cancel); when it has not returned within
+// the grace, or at a second signal, the writes still under way are
+// abandoned (atomicfile.Abandon: their temporary files and trees removed,
+// every target left as it was) and fbc exits as interrupted.
+func awaitRun(done <-chan int, signals <-chan os.Signal, cancel func(), stderr io.Writer) int {
+	select {
+	case code := <-done:
+		return code
+	case <-signals:
+		cancel()
+	}
+	grace := time.NewTimer(time.Duration(interruptGrace.Load()))
+	defer grace.Stop()
+	select {
+	case code := <-done:
+		return code
+	case <-grace.C:
+	case <-signals:
+	}
+	atomicfile.Abandon()
+	fmt.Fprintln(stderr, "fbc: interrupted")
+	return ExitTrouble
+}
+
+// Run executes one fbc invocation. Standard output stops when ctx ends: a
+// command interrupted while it streams its output writes no more of it.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := NewRootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(ctxio.Writer(ctx, &besideProgress{w: stdout, ends: isTerminal(stdout)}))
+	root.SetErr(&besideProgress{w: stderr})
 	cmd, err := root.ExecuteContextC(ctx)
+	endProgress(cmd)
 	if err == nil {
 		return ExitOK
 	}
@@ -168,9 +221,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // report prints a command's error once and decides the exit code: this is
 // the one place where fbc's exit codes are chosen, from the kind of the
 // error (internal/fault). Input is a finding about the input (1); Usage
-// (with a hint to --help) and Run are trouble with the run (2).
+// (with a hint to --help) and Run are trouble with the run (2). A command
+// that fails once interrupted was stopped by the interrupt, whatever its
+// error says.
 func report(ctx context.Context, cmd *cobra.Command, err error, stderr io.Writer) int {
-	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "fbc: interrupted")
 		return ExitTrouble
 	}
@@ -213,7 +268,9 @@ func newExitCodesTopic() *cobra.Command {
   1  findings: the command ran and the input has problems (an invalid catalog,
      an unsafe catalog change, an upgrade that cannot be resolved)
   2  trouble: the command could not run (bad flags or arguments, unreadable
-     files, an unreachable registry)
+     files, an unreachable registry), or it was interrupted (SIGINT or
+     SIGTERM: it stops within about a second, says "fbc: interrupted", and
+     leaves the files it was writing as they were)
 
 Scripts can rely on 1 meaning "fix the catalog" and 2 meaning "fix the run".`,
 	}

@@ -86,7 +86,7 @@ exits 0. Exit 2: the port is in use, the source cannot be read.`,
 	f.StringVar(&name, "name", "", "catalog name in HTTP paths /catalogs/NAME/ (default: from SOURCE)")
 	f.DurationVar(&drain, "drain-timeout", 25*time.Second, "how long calls in flight may run after SIGTERM")
 	addPullFlags(f, &pull)
-	return cmd
+	return withProgress(cmd, "loading")
 }
 
 // listenAddr accepts PORT, :PORT or HOST:PORT.
@@ -118,10 +118,13 @@ func runServe(ctx context.Context, cmd *cobra.Command, src string, opts serve.Op
 		// documents once it has indexed them.
 		return r.WalkCatalog(ctx, src, declcfg.WalkOptions{Concurrency: 1, Borrow: true, Reuse: true}, fn)
 	}, serve.LoadOptions{LowMemory: true})
+	endProgress(cmd)
 	switch {
 	case ctx.Err() != nil:
-		// Stopped while loading: nothing was served yet.
-		return nil
+		// Stopped while loading: nothing was served, the run was cut
+		// short (exit 2, interrupted); once serving, a signal is the
+		// normal way to stop.
+		return ctx.Err()
 	case err != nil:
 		return serveLoadError(stderr, src, err)
 	}
@@ -140,6 +143,9 @@ func runServe(ctx context.Context, cmd *cobra.Command, src string, opts serve.Op
 	fmt.Fprintf(stderr, "fbc serve: %s: %s, %s, %s loaded in %s; serving %s\n", src,
 		counted(st.Packages, "package", "packages"), counted(st.Channels, "channel", "channels"), counted(st.Bundles, "bundle", "bundles"),
 		time.Since(start).Round(time.Millisecond), where)
+	// Once serving, an interrupt drains the calls in flight instead of
+	// ending fbc within the usual second (a second signal still does).
+	interruptGrace.Store(int64(drain + 5*time.Second))
 	select {
 	case <-ctx.Done():
 	case err := <-srv.Err():

@@ -113,6 +113,7 @@ entries, a semver template without bundles).`,
 			opts.MigrateLevel = migrate.String()
 			opts.Stdin = cmd.InOrStdin()
 			res, err := template.RenderFile(cmd.Context(), file, opts)
+			endProgress(cmd)
 			var empty *template.EmptyError
 			if errors.As(err, &empty) {
 				return fmt.Errorf("nothing to render: %w", err)
@@ -176,7 +177,7 @@ entries, a semver template without bundles).`,
 	cmd.Flags().BoolVar(&noValidate, "no-validate", false, "write the catalog without validating it")
 	_ = cmd.MarkFlagFilename("image-map", "yaml", "yml", "json")
 	cmd.AddCommand(newTemplateConvertCmd())
-	return cmd
+	return withProgress(cmd, "rendering")
 }
 
 func displayName(file string) string {

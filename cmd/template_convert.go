@@ -72,5 +72,5 @@ writes it, as opm render SOURCE | opm alpha convert-template would.`,
 	}
 	output.register(cmd, "output", "o", "output format")
 	addPullFlags(cmd.Flags(), &pull)
-	return cmd
+	return withProgress(cmd, "reading")
 }

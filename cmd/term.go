@@ -5,9 +5,10 @@ import (
 	"os"
 )
 
-// isTerminal reports whether w is a character device (a terminal).
+// isTerminal reports whether w is a character device (a terminal). A
+// writer that wraps another (Run's standard output) is looked through.
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := rawWriter(w).(*os.File)
 	if !ok {
 		return false
 	}

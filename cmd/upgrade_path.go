@@ -168,7 +168,7 @@ mistakes.`,
 	policy.register(cmd, "policy", "", "v1 upgrade constraint policy")
 	output.register(cmd, "output", "o", "output format")
 	addPullFlags(f, &pull)
-	return cmd
+	return withProgress(cmd, "reading")
 }
 
 // graphQueryError maps a graph query mistake to a usage error (exit 2).

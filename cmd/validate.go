@@ -123,6 +123,7 @@ bundle-object-to-csv-metadata fixes.`,
 				Stdin:      cmd.InOrStdin(),
 				Bundles:    bundles,
 				ReadBundle: reader.read,
+				Progress:   progressOf(cmd),
 				Walk:       catalogWalker(cmd, func() (*render.Renderer, error) { return r, nil }, validate.WalkOptions(0)),
 			}
 			if targetOCP != "" {
@@ -157,6 +158,7 @@ bundle-object-to-csv-metadata fixes.`,
 				}
 			}
 			res, err := validate.Validate(cmd.Context(), catalogs, opts)
+			endProgress(cmd)
 			var pe *validate.PolicyError
 			if errors.As(err, &pe) {
 				return fmt.Errorf("--schema %s: %w", pe.Dir, pe.Err)
@@ -208,7 +210,7 @@ bundle-object-to-csv-metadata fixes.`,
 	cmd.Flags().StringArrayVar(&gates, "feature-gates", nil, "operator-controller feature gates the olmv1 profile follows: `NAME=BOOL,...` (repeatable; v1.11's defaults otherwise)")
 	cmd.Flags().StringArrayVar(&profileFlags, "profile", nil, "check bundle contents against profiles `NAME[,NAME...]`: operatorframework, operatorhub, good-practices, olmv1, k8s-version=X.Y (repeatable)")
 	addPullFlags(cmd.Flags(), &pull)
-	return cmd
+	return withProgress(cmd, "validating")
 }
 
 // resultError is the error a validation result stands for, once its

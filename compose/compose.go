@@ -39,9 +39,6 @@ type Options struct {
 	// Renderer reads every source: directories, files, standard input and
 	// catalog images (default: a Renderer with zero Options).
 	Renderer *render.Renderer
-	// Progress, when set, is called as sources are read with the number
-	// read and the total (from several goroutines).
-	Progress func(done, total int)
 }
 
 // Result is a composed catalog and where each package goes. Config holds
@@ -287,7 +284,7 @@ func readSources(ctx context.Context, origins []origin, opts Options, spool *val
 	}
 	cfgs := make([]*declcfg.DeclarativeConfig, len(origins))
 	if len(locs) > 0 {
-		req := render.Request{Allowed: render.KindCatalogs, CatalogsAsLoaded: true, Progress: opts.Progress,
+		req := render.Request{Allowed: render.KindCatalogs, CatalogsAsLoaded: true,
 			Part: func(_ int, part *declcfg.DeclarativeConfig) error { return spool.stash(part) }}
 		rendered, err := r.RenderEach(ctx, locs, req)
 		if err != nil {

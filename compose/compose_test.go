@@ -84,7 +84,7 @@ func BenchmarkCompose(b *testing.B) {
 					b.Fatal(err)
 				}
 				out := filepath.Join(dir, "out")
-				if err := WriteDir(res.Config, out, DirOptions{Folder: res.Folder, Replace: true, Expand: res.Expand}); err != nil {
+				if err := WriteDir(context.Background(), res.Config, out, DirOptions{Folder: res.Folder, Replace: true, Expand: res.Expand}); err != nil {
 					b.Fatal(err)
 				}
 				res.Close()

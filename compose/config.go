@@ -2,6 +2,7 @@ package compose
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // CatalogConfig is a catalog configuration file: the catalog's name, the
@@ -66,7 +68,7 @@ func (e *ConfigError) Error() string { return e.Pos.Prefix(e.Msg) }
 // keys are errors, so that a misspelt "refrences" is not silently an empty
 // catalog.
 func ReadConfig(file string) (*CatalogConfig, error) {
-	data, err := os.ReadFile(file)
+	data, err := safefs.ReadInput(context.Background(), file, 0)
 	if err != nil {
 		return nil, fmt.Errorf("reading catalog config: %w", err)
 	}

@@ -2,6 +2,7 @@ package compose
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"path"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/atomicfile"
+	"github.com/fbc-project/fbc/internal/ctxio"
 )
 
 // DirOptions tunes WriteDir.
@@ -29,8 +31,9 @@ type DirOptions struct {
 
 // WriteDir writes cfg as a catalog tree: <dir>/<folder>/catalog.<format> for
 // each package (in opm order, as Write does) and <dir>/catalog.<format> for
-// package-less blobs, atomically (atomicfile.WriteDir).
-func WriteDir(cfg *declcfg.DeclarativeConfig, dir string, opts DirOptions) error {
+// package-less blobs, atomically (atomicfile.WriteDir). When ctx ends the
+// writing stops and dir stays as it was.
+func WriteDir(ctx context.Context, cfg *declcfg.DeclarativeConfig, dir string, opts DirOptions) error {
 	if opts.Format == "" {
 		opts.Format = declcfg.FormatJSON
 	}
@@ -41,8 +44,11 @@ func WriteDir(cfg *declcfg.DeclarativeConfig, dir string, opts DirOptions) error
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteDir(dir, opts.Replace, func(tmp string) error {
+	return atomicfile.WriteDir(ctx, dir, opts.Replace, func(tmp string) error {
 		for _, folder := range sortedKeys(files) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			d := filepath.Join(tmp, filepath.FromSlash(folder))
 			if err := os.MkdirAll(d, 0o755); err != nil {
 				return err
@@ -54,7 +60,7 @@ func WriteDir(cfg *declcfg.DeclarativeConfig, dir string, opts DirOptions) error
 					return err
 				}
 			}
-			if err := writeCatalogFile(filepath.Join(d, "catalog."+string(opts.Format)), part, opts.Format); err != nil {
+			if err := writeCatalogFile(ctx, filepath.Join(d, "catalog."+string(opts.Format)), part, opts.Format); err != nil {
 				return err
 			}
 		}
@@ -112,12 +118,12 @@ func checkFolder(f string) error {
 	return nil
 }
 
-func writeCatalogFile(name string, cfg *declcfg.DeclarativeConfig, f declcfg.Format) error {
+func writeCatalogFile(ctx context.Context, name string, cfg *declcfg.DeclarativeConfig, f declcfg.Format) error {
 	file, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(file, 256<<10)
+	bw := bufio.NewWriterSize(ctxio.Writer(ctx, file), 256<<10)
 	werr := declcfg.Write(cfg, f, bw)
 	if werr == nil {
 		werr = bw.Flush()

@@ -17,6 +17,8 @@ import (
 	ignore "github.com/sabhiram/go-gitignore"
 
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/progress"
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // IgnoreFile names the gitignore-style files that hide paths from loading.
@@ -146,6 +148,9 @@ type WalkOptions struct {
 	// copy). The documents and errors are those ParseFile finds. Reuse
 	// does not apply to streamed files: they may be parsed after fn returns.
 	Stream bool
+	// Progress, when set, counts the files: found when a walk has listed
+	// them, done as fn returns for each.
+	Progress *progress.Counter
 }
 
 func (o WalkOptions) withDefaults() WalkOptions {
@@ -169,6 +174,8 @@ func WalkPath(ctx context.Context, p string, stdin io.Reader, opts WalkOptions, 
 			stdin = os.Stdin
 		}
 		max := opts.withDefaults().MaxFileSize
+		opts.Progress.Found(1)
+		defer opts.Progress.Done(1)
 		data, err := readStream(ctx, func() ([]byte, error) { return readLimited(stdin, 0, max) })
 		switch {
 		case errors.Is(err, errTooLarge):
@@ -183,14 +190,59 @@ func WalkPath(ctx context.Context, p string, stdin io.Reader, opts WalkOptions, 
 	if err != nil {
 		return err
 	}
-	if !st.IsDir() {
+	switch {
+	case st.Mode().IsRegular():
 		dir, base := filepath.Split(p)
 		if dir == "" {
 			dir = "."
 		}
-		return walkFiles(ctx, os.DirFS(dir), []walkItem{{name: base, display: p}}, opts.withDefaults(), fn)
+		return walkFiles(ctx, safefs.DirFS(dir), []walkItem{{name: base, display: p}}, opts.withDefaults(), fn)
+	case !st.IsDir():
+		opts.Progress.Found(1)
+		defer opts.Progress.Done(1)
+		return fn(readSpecial(ctx, p, opts.withDefaults()))
 	}
-	return WalkFS(ctx, os.DirFS(p), p, opts, fn)
+	// A tree is read through an fs.FS that never blocks on a special file,
+	// and its symbolic links must stay inside it.
+	tree, err := safefs.NewTree(p)
+	if err != nil {
+		return err
+	}
+	items, err := listFiles(safefs.DirFS(p), p, tree)
+	if err != nil {
+		return err
+	}
+	return walkFiles(ctx, safefs.DirFS(p), items, opts.withDefaults(), fn)
+}
+
+// readSpecial reads a path named on the command line that is neither a
+// directory nor a regular file. A pipe this process was handed (fbc
+// validate <(opm render ...)) is read like standard input, until an
+// interrupt; a named pipe, socket or device on disk is refused, since
+// opening a FIFO that nobody writes to would wait forever.
+func readSpecial(ctx context.Context, p string, opts WalkOptions) *File {
+	ioErr := func(msg string) *File {
+		return &File{Path: p, Errors: []*LoadError{{Pos: Pos{File: p}, Rule: RuleIO, IO: true, Msg: msg}}}
+	}
+	f, err := safefs.OpenInput(p)
+	var nre *safefs.NotRegularError
+	switch {
+	case errors.As(err, &nre):
+		return ioErr(fmt.Sprintf("not a regular file (%s): a catalog is read from files, directories and standard input (-)", safefs.TypeWords(nre.Mode)))
+	case err != nil:
+		return ioErr(ioMessage(err))
+	}
+	data, err := safefs.ReadAll(ctx, f, opts.MaxFileSize)
+	switch {
+	case errors.Is(err, safefs.ErrTooLarge):
+		return ioErr(fmt.Sprintf("file is larger than the %d-byte limit", opts.MaxFileSize))
+	case err != nil:
+		return ioErr(ioMessage(err))
+	}
+	if opts.Stream {
+		return &File{Path: p, pending: &pendingText{data: data, borrow: opts.Borrow}}
+	}
+	return parseFile(p, data, opts.Borrow)
 }
 
 type walkItem struct {
@@ -205,7 +257,7 @@ type walkItem struct {
 // WalkFS walks every file of fsys that no .indexignore hides. prefix is
 // joined to each file's path to name it in positions.
 func WalkFS(ctx context.Context, fsys fs.FS, prefix string, opts WalkOptions, fn func(*File) error) error {
-	items, err := listFiles(fsys, prefix)
+	items, err := listFiles(fsys, prefix, nil)
 	if err != nil {
 		return err
 	}
@@ -235,7 +287,11 @@ func displayPath(prefix, p string) string {
 	return filepath.Join(prefix, filepath.FromSlash(p))
 }
 
-func listFiles(fsys fs.FS, prefix string) ([]walkItem, error) {
+// listFiles lists the files of fsys that no .indexignore hides. tree, when
+// set, is the directory fsys reads: a symbolic link must lead inside it.
+// Special files (sockets, pipes, devices), and links to them, are not
+// catalog content and are left out.
+func listFiles(fsys fs.FS, prefix string, tree *safefs.Tree) ([]walkItem, error) {
 	var items []walkItem
 	var scopes []ignoreScope
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
@@ -283,14 +339,24 @@ func listFiles(fsys fs.FS, prefix string) ([]walkItem, error) {
 		}
 		item := walkItem{name: p, display: displayPath(prefix, p), inTree: true}
 		if d.Type()&fs.ModeSymlink != 0 {
+			var outside *safefs.OutsideError
+			if tree != nil {
+				_, err := tree.Resolve(filepath.Join(prefix, filepath.FromSlash(p)))
+				errors.As(err, &outside)
+			}
 			st, err := fs.Stat(fsys, p)
 			switch {
+			case err == nil && st.IsDir():
+				item.err = &LoadError{Pos: Pos{File: item.display}, Rule: RuleSymlink,
+					Msg: fmt.Sprintf("symbolic link to a directory: catalogs cannot contain them (opm fails on them too); copy the directory or list the link in %s", IgnoreFile)}
+			case outside != nil:
+				item.err = &LoadError{Pos: Pos{File: item.display}, Rule: RuleSymlink,
+					Msg: fmt.Sprintf("symbolic link to %s, which is outside the catalog directory %s: a catalog is read (and built into images) only from what it holds; copy the file in instead of linking to it", outside.Target, prefix)}
 			case err != nil:
 				item.err = &LoadError{Pos: Pos{File: item.display}, Rule: RuleSymlink,
 					Msg: fmt.Sprintf("symbolic link cannot be followed (%s); remove it or list it in %s", ioMessage(err), IgnoreFile)}
-			case st.IsDir():
-				item.err = &LoadError{Pos: Pos{File: item.display}, Rule: RuleSymlink,
-					Msg: fmt.Sprintf("symbolic link to a directory: catalogs cannot contain them (opm fails on them too); copy the directory or list the link in %s", IgnoreFile)}
+			case !st.Mode().IsRegular():
+				return nil // a link to a special file: not catalog content either
 			}
 		} else if !d.Type().IsRegular() {
 			return nil // sockets, pipes, devices: not catalog content
@@ -338,6 +404,7 @@ func ioMessage(err error) string {
 func walkFiles(ctx context.Context, fsys fs.FS, items []walkItem, opts WalkOptions, fn func(*File) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	opts.Progress.Found(len(items))
 	results := make([]chan *File, len(items))
 	for i := range results {
 		results[i] = make(chan *File, 1)
@@ -372,7 +439,7 @@ func walkFiles(ctx context.Context, fsys fs.FS, items []walkItem, opts WalkOptio
 				case buf = <-free:
 				default:
 				}
-				results[i] <- readAndParse(ctx, fsys, items[i], opts, buf)
+				results[i] <- readAndParse(fsys, items[i], opts, buf)
 			}
 		}()
 	}
@@ -384,6 +451,7 @@ func walkFiles(ctx context.Context, fsys fs.FS, items []walkItem, opts WalkOptio
 			return ctx.Err()
 		}
 		err := fn(f)
+		opts.Progress.Done(1)
 		if free != nil && f.buf != nil {
 			select {
 			case free <- f.buf:
@@ -400,7 +468,7 @@ func walkFiles(ctx context.Context, fsys fs.FS, items []walkItem, opts WalkOptio
 
 // readAndParse reads and parses one file; buf, when not nil, is a buffer
 // to read a regular file into.
-func readAndParse(ctx context.Context, fsys fs.FS, it walkItem, opts WalkOptions, buf []byte) *File {
+func readAndParse(fsys fs.FS, it walkItem, opts WalkOptions, buf []byte) *File {
 	maxSize := opts.MaxFileSize
 	if it.err != nil {
 		return &File{Path: it.display, Errors: []*LoadError{it.err}}
@@ -412,18 +480,15 @@ func readAndParse(ctx context.Context, fsys fs.FS, it walkItem, opts WalkOptions
 	if err != nil {
 		return ioErr(ioMessage(err))
 	}
-	var data []byte
-	if st.Mode().IsRegular() {
-		if st.Size() > maxSize {
-			return ioErr(fmt.Sprintf("file is %d bytes, larger than the %d-byte limit", st.Size(), maxSize))
-		}
-		data, err = readFile(fsys, it.name, buf, st.Size(), maxSize)
-	} else {
-		// A pipe or device named on the command line (fbc validate
-		// <(opm render ...)): opening a FIFO waits for a writer and it may
-		// never end, so both stop on interrupt.
-		data, err = readStream(ctx, func() ([]byte, error) { return readFile(fsys, it.name, nil, 0, maxSize) })
+	if !st.Mode().IsRegular() {
+		// Listed as a file, it has become something else since: opening
+		// a FIFO could wait forever.
+		return ioErr(fmt.Sprintf("not a regular file (%s)", safefs.TypeWords(st.Mode())))
 	}
+	if st.Size() > maxSize {
+		return ioErr(fmt.Sprintf("file is %d bytes, larger than the %d-byte limit", st.Size(), maxSize))
+	}
+	data, err := readFile(fsys, it.name, buf, st.Size(), maxSize)
 	switch {
 	case errors.Is(err, errTooLarge):
 		return ioErr(fmt.Sprintf("file is larger than the %d-byte limit", maxSize))

@@ -10,22 +10,24 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/fbc-project/fbc/internal/ctxio"
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // catalogLayer is the one layer fbc adds to a catalog image: the catalog
-// directory at /configs, as a gzipped tar kept in a temporary file. Its
-// digests are computed while it is written, so nothing reads it twice to
-// learn them.
+// directory at /configs, as a gzipped tar kept in a temporary file that is
+// unlinked at once, so that nothing is left behind however the process
+// ends (SIGKILL included). Its digests are computed while it is written, so
+// nothing reads it twice to learn them.
 type catalogLayer struct {
-	file      string
+	file      *os.File
 	digest    v1.Hash // of the compressed blob
 	diffID    v1.Hash // of the uncompressed tar
 	size      int64   // compressed
@@ -34,24 +36,23 @@ type catalogLayer struct {
 
 var _ v1.Layer = (*catalogLayer)(nil)
 
-func (l *catalogLayer) Digest() (v1.Hash, error)             { return l.digest, nil }
-func (l *catalogLayer) DiffID() (v1.Hash, error)             { return l.diffID, nil }
-func (l *catalogLayer) Size() (int64, error)                 { return l.size, nil }
-func (l *catalogLayer) MediaType() (types.MediaType, error)  { return l.mediaType, nil }
-func (l *catalogLayer) Compressed() (io.ReadCloser, error)   { return os.Open(l.file) }
-func (l *catalogLayer) Uncompressed() (io.ReadCloser, error) { return l.uncompressed() }
+func (l *catalogLayer) Digest() (v1.Hash, error)            { return l.digest, nil }
+func (l *catalogLayer) DiffID() (v1.Hash, error)            { return l.diffID, nil }
+func (l *catalogLayer) Size() (int64, error)                { return l.size, nil }
+func (l *catalogLayer) MediaType() (types.MediaType, error) { return l.mediaType, nil }
 
-func (l *catalogLayer) uncompressed() (io.ReadCloser, error) {
-	f, err := os.Open(l.file)
+// Compressed reads the blob from the start; readers may run at once (a
+// push of several platforms), each with its own section of the file.
+func (l *catalogLayer) Compressed() (io.ReadCloser, error) {
+	return io.NopCloser(io.NewSectionReader(l.file, 0, l.size)), nil
+}
+
+func (l *catalogLayer) Uncompressed() (io.ReadCloser, error) {
+	zr, err := gzip.NewReader(io.NewSectionReader(l.file, 0, l.size))
 	if err != nil {
 		return nil, err
 	}
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return readCloser(zr, zr, f), nil
+	return zr, nil
 }
 
 // readCloser reads from r and, on Close, closes cs in order.
@@ -72,7 +73,7 @@ func (cs closers) Close() error {
 	return errors.Join(errs...)
 }
 
-func (l *catalogLayer) remove() error { return os.Remove(l.file) }
+func (l *catalogLayer) remove() error { return l.file.Close() }
 
 // Permissions and ownership of everything in the catalog layer: the image
 // must not depend on who built it or on their umask.
@@ -84,9 +85,11 @@ const (
 // buildCatalogLayer writes the tree at dir into a reproducible layer under
 // /configs: entries in walk order (parents first, names sorted), every mtime
 // set to mtime, uid/gid 0 with no user names, 0755 directories and 0644
-// files, no extended attributes. A symbolic link to a file is stored as the
-// file it points to (what fbc validated is what ships); links to
-// directories, dangling links and special files are errors naming the path.
+// files, no extended attributes. A symbolic link to a file inside dir is
+// stored as the file it points to (what fbc validated is what ships); links
+// that lead outside dir (even ones .indexignore hides: they would still be
+// copied), links to directories, dangling links and special files are
+// errors naming the path (safefs.WalkTree).
 func buildCatalogLayer(ctx context.Context, dir string, mtime time.Time, mediaType types.MediaType, tmpDir string) (_ *catalogLayer, err error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -99,12 +102,14 @@ func buildCatalogLayer(ctx context.Context, dir string, mtime time.Time, mediaTy
 	if err != nil {
 		return nil, fmt.Errorf("creating the layer file: %w", err)
 	}
+	// Unlinked at once: the layer lives as long as the open descriptor.
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("creating the layer file: %w", err)
+	}
 	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = cerr
-		}
 		if err != nil {
-			os.Remove(f.Name())
+			f.Close()
 		}
 	}()
 
@@ -117,21 +122,14 @@ func buildCatalogLayer(ctx context.Context, dir string, mtime time.Time, mediaTy
 	tw := tar.NewWriter(io.MultiWriter(zw, uncompressedHash))
 
 	root := path.Base(ConfigsDir)
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, werr error) error {
-		if werr != nil {
-			return werr
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		name := path.Join(root, filepath.ToSlash(rel))
-		return addEntry(tw, p, name, d, mtime)
+	err = safefs.WalkTree(ctx, dir, func(e safefs.Entry) error {
+		return addEntry(ctx, tw, e, path.Join(root, e.Rel), mtime)
 	})
 	if err != nil {
+		var nre *safefs.NotRegularError
+		if errors.As(err, &nre) {
+			return nil, fmt.Errorf("%w: remove it from the catalog directory", err)
+		}
 		return nil, err
 	}
 	if err := tw.Close(); err != nil {
@@ -140,11 +138,8 @@ func buildCatalogLayer(ctx context.Context, dir string, mtime time.Time, mediaTy
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
-	if err := f.Sync(); err != nil {
-		return nil, err
-	}
 	return &catalogLayer{
-		file:      f.Name(),
+		file:      f,
 		digest:    sha256Hash(compressedHash),
 		diffID:    sha256Hash(uncompressedHash),
 		size:      counter.n,
@@ -152,34 +147,15 @@ func buildCatalogLayer(ctx context.Context, dir string, mtime time.Time, mediaTy
 	}, nil
 }
 
-func addEntry(tw *tar.Writer, p, name string, d fs.DirEntry, mtime time.Time) error {
+func addEntry(ctx context.Context, tw *tar.Writer, e safefs.Entry, name string, mtime time.Time) error {
 	hdr := &tar.Header{Name: name, ModTime: mtime, Uid: 0, Gid: 0}
-	mode := d.Type()
-	if mode&fs.ModeSymlink != 0 {
-		st, err := os.Stat(p)
-		switch {
-		case err != nil:
-			return fmt.Errorf("%s: symbolic link cannot be followed: %w", p, err)
-		case st.IsDir():
-			return fmt.Errorf("%s: symbolic link to a directory; catalogs cannot contain them: copy the directory instead", p)
-		}
-		mode = st.Mode().Type()
-	}
-	switch {
-	case mode.IsDir():
+	if e.Dir {
 		hdr.Typeflag = tar.TypeDir
 		hdr.Name += "/"
 		hdr.Mode = layerDirMode
 		return tw.WriteHeader(hdr)
-	case mode.IsRegular():
-		return addFile(tw, p, hdr)
-	default:
-		return fmt.Errorf("%s: not a regular file or directory (%s); remove it from the catalog directory", p, mode)
 	}
-}
-
-func addFile(tw *tar.Writer, p string, hdr *tar.Header) error {
-	f, err := os.Open(p)
+	f, err := e.Open()
 	if err != nil {
 		return err
 	}
@@ -194,12 +170,13 @@ func addFile(tw *tar.Writer, p string, hdr *tar.Header) error {
 	if err := tw.WriteHeader(hdr); err != nil {
 		return err
 	}
-	n, err := io.Copy(tw, io.LimitReader(f, hdr.Size))
+	// A large file is copied in pieces, so that an interrupt stops it.
+	n, err := io.Copy(tw, ctxio.Reader(ctx, io.LimitReader(f, hdr.Size)))
 	if err != nil {
-		return fmt.Errorf("reading %s: %w", p, err)
+		return fmt.Errorf("reading %s: %w", e.Path, err)
 	}
 	if n != hdr.Size {
-		return fmt.Errorf("reading %s: the file changed size while it was read", p)
+		return fmt.Errorf("reading %s: the file changed size while it was read", e.Path)
 	}
 	return nil
 }

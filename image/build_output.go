@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/fbc-project/fbc/internal/atomicfile"
+	"github.com/fbc-project/fbc/internal/ctxio"
 	"github.com/fbc-project/fbc/internal/fault"
 )
 
@@ -84,7 +85,7 @@ func Build(ctx context.Context, dir string, opts BuildOptions, targets BuildTarg
 		return nil, err
 	}
 	for _, o := range outputs {
-		if err := ci.writeOutput(o, targets.Force); err != nil {
+		if err := ci.writeOutput(ctx, o, targets.Force); err != nil {
 			return nil, fmt.Errorf("writing %s: %w", o.raw, err)
 		}
 		res.Written = append(res.Written, o.raw)
@@ -132,30 +133,30 @@ func checkTargets(t BuildTargets, opts Options) (name.Tag, []output, error) {
 	return tag, outs, nil
 }
 
-func (c *CatalogImage) writeOutput(o output, force bool) error {
+func (c *CatalogImage) writeOutput(ctx context.Context, o output, force bool) error {
 	if err := os.MkdirAll(filepath.Dir(filepath.Clean(o.ref.Path)), 0o755); err != nil {
 		return err
 	}
 	switch o.ref.Kind {
 	case KindOCILayout:
-		return c.WriteOCILayout(o.ref.Path, o.name, force)
+		return c.WriteOCILayout(ctx, o.ref.Path, o.name, force)
 	default:
-		return c.WriteDockerArchive(o.ref.Path, o.name, force)
+		return c.WriteDockerArchive(ctx, o.ref.Path, o.name, force)
 	}
 }
 
 // WriteOCILayout writes the image as a new OCI image layout directory whose
 // index holds this one image, annotated with refName. The layout is built
 // next to dir and renamed into place; an existing non-empty dir is replaced
-// only with force.
-func (c *CatalogImage) WriteOCILayout(dir, refName string, force bool) error {
+// only with force. An interrupt (ctx) leaves dir as it was.
+func (c *CatalogImage) WriteOCILayout(ctx context.Context, dir, refName string, force bool) error {
 	if refName != "" && !ociRefName.MatchString(refName) {
 		return fmt.Errorf("tag %q cannot name an image in an OCI layout: must match %s", refName, ociRefName)
 	}
 	if err := checkReplaceable(dir, force); err != nil {
 		return err
 	}
-	return atomicfile.WriteDir(dir, force, func(tmp string) error {
+	return atomicfile.WriteDir(ctx, dir, force, func(tmp string) error {
 		p, err := layout.Write(tmp, empty.Index)
 		if err != nil {
 			return err
@@ -173,8 +174,8 @@ func (c *CatalogImage) WriteOCILayout(dir, refName string, force bool) error {
 
 // WriteDockerArchive writes the image as a `docker save` tarball (loadable
 // with docker load or podman load) named ref, atomically; an existing file is
-// replaced only with force.
-func (c *CatalogImage) WriteDockerArchive(file, ref string, force bool) error {
+// replaced only with force. An interrupt (ctx) leaves file as it was.
+func (c *CatalogImage) WriteDockerArchive(ctx context.Context, file, ref string, force bool) error {
 	if c.index != nil {
 		return errors.New("a docker archive holds one image, not an index")
 	}
@@ -185,8 +186,8 @@ func (c *CatalogImage) WriteDockerArchive(file, ref string, force bool) error {
 	if err := checkReplaceable(file, force); err != nil {
 		return err
 	}
-	return atomicfile.Write(file, 0o644, func(w io.Writer) error {
-		return tarball.Write(tag, c.img, w)
+	return atomicfile.Write(ctx, file, 0o644, func(w io.Writer) error {
+		return tarball.Write(tag, c.img, ctxio.Writer(ctx, w))
 	})
 }
 

@@ -6,7 +6,6 @@ import (
 	"debug/elf"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -14,6 +13,8 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // A catalog image served by fbc instead of opm: the fbc executable for the
@@ -56,11 +57,15 @@ var elfArchitectures = map[elf.Machine]string{
 // readServerBinary reads the platform an executable was built for from its
 // ELF header.
 func readServerBinary(path string) (*serverBinary, error) {
-	f, err := elf.Open(path)
+	file, err := safefs.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("fbc binary: %w", err)
+	}
+	defer file.Close()
+	f, err := elf.NewFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("fbc binary %s: not a Linux executable (%v)", path, err)
 	}
-	defer f.Close()
 	if f.Type != elf.ET_EXEC && f.Type != elf.ET_DYN {
 		return nil, fmt.Errorf("fbc binary %s: an ELF %s, not an executable", path, f.Type)
 	}
@@ -115,7 +120,7 @@ func serverFor(bins map[string]*serverBinary, p v1.Platform, scratch bool) (*ser
 // serverLayer packs the executable at /bin/fbc (0755) and an empty /tmp
 // (1777), owned by root, every time stamp mtime.
 func serverLayer(b *serverBinary, mtime time.Time) (v1.Layer, error) {
-	data, err := os.ReadFile(b.path)
+	data, err := safefs.ReadFile(b.path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the fbc binary: %w", err)
 	}

@@ -162,17 +162,21 @@ func TestCatalogLayerIsReproducible(t *testing.T) {
 
 func TestCatalogLayerLinksAndSpecialFiles(t *testing.T) {
 	ctx := context.Background()
-	outside := writeTree(t, map[string]string{"real.yaml": "schema: olm.package\nname: linked\n"})
-
-	dir := writeTree(t, map[string]string{"pkg/catalog.yaml": "schema: olm.package\nname: pkg\n"})
-	if err := os.Symlink(filepath.Join(outside, "real.yaml"), filepath.Join(dir, "pkg", "linked.yaml")); err != nil {
+	dir := writeTree(t, map[string]string{"pkg/catalog.yaml": "schema: olm.package\nname: pkg\n", "shared/real.yaml": "schema: olm.package\nname: linked\n"})
+	if err := os.Symlink(filepath.Join("..", "shared", "real.yaml"), filepath.Join(dir, "pkg", "linked.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	l, err := buildCatalogLayer(ctx, dir, time.Unix(0, 0), types.OCILayer, t.TempDir())
+	tmp := t.TempDir()
+	l, err := buildCatalogLayer(ctx, dir, time.Unix(0, 0), types.OCILayer, tmp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.remove()
+	// The layer's file is unlinked from the start: a killed build leaves
+	// nothing in the temporary directory.
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("layer file visible in %s while the layer is in use: %v", tmp, left)
+	}
 	var found bool
 	for _, e := range layerEntries(t, l) {
 		if e.name == "configs/pkg/linked.yaml" {
@@ -186,14 +190,24 @@ func TestCatalogLayerLinksAndSpecialFiles(t *testing.T) {
 		t.Error("linked file missing from the layer")
 	}
 
+	outside := writeTree(t, map[string]string{"real.yaml": "schema: olm.package\nname: linked\n", "dir/x.yaml": "x: 1\n"})
 	for _, tc := range []struct {
 		name  string
 		setup func(dir string) error
 		want  string
 	}{
-		{"directory link", func(dir string) error { return os.Symlink(outside, filepath.Join(dir, "pkg", "dirlink")) }, "symbolic link to a directory"},
+		{"link outside", func(dir string) error {
+			return os.Symlink(filepath.Join(outside, "real.yaml"), filepath.Join(dir, "pkg", "out.yaml"))
+		}, "symbolic link to " + filepath.Join(outside, "real.yaml") + ", which is outside"},
+		{"directory link", func(dir string) error { return os.Symlink("..", filepath.Join(dir, "pkg", "dirlink")) }, "symbolic link to a directory"},
 		{"dangling link", func(dir string) error { return os.Symlink("/nonexistent/x", filepath.Join(dir, "pkg", "gone.yaml")) }, "cannot be followed"},
-		{"fifo", func(dir string) error { return syscall.Mkfifo(filepath.Join(dir, "pkg", "pipe"), 0o644) }, "not a regular file or directory"},
+		{"fifo", func(dir string) error { return syscall.Mkfifo(filepath.Join(dir, "pkg", "pipe"), 0o644) }, "pkg/pipe: not a regular file (a named pipe): remove it from the catalog directory"},
+		{"link to a fifo", func(dir string) error {
+			if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+				return err
+			}
+			return os.Symlink("../pipe", filepath.Join(dir, "pkg", "a.yaml"))
+		}, "not a regular file (a named pipe)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeTree(t, map[string]string{"pkg/catalog.yaml": "schema: olm.package\nname: pkg\n"})
@@ -207,6 +221,65 @@ func TestCatalogLayerLinksAndSpecialFiles(t *testing.T) {
 			}
 			if left, _ := os.ReadDir(tmp); len(left) != 0 {
 				t.Errorf("layer file left behind: %v", left)
+			}
+		})
+	}
+}
+
+// No byte of a file outside the catalog directory reaches a layer, however
+// the link to it is made or hidden: a pull request must not be able to ship
+// a CI secret (~/.docker/config.json) in a catalog image.
+func TestCatalogLayerKeepsOutsideFilesOut(t *testing.T) {
+	ctx := context.Background()
+	secret := "SECRET-7f3a9c-do-not-publish"
+	home := writeTree(t, map[string]string{".docker/config.json": `{"auths":{"quay.io":{"auth":"` + secret + `"}}}`})
+	target := filepath.Join(home, ".docker", "config.json")
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		link  string // path of the link in the catalog
+		to    func(dir string) string
+		named string // the link the error names (default link)
+	}{
+		{"absolute", nil, "pkg/notes.json", func(string) string { return target }, ""},
+		{"relative", nil, "pkg/notes.json", func(dir string) string {
+			rel, _ := filepath.Rel(filepath.Join(dir, "pkg"), target)
+			return rel
+		}, ""},
+		{"hidden by .indexignore", map[string]string{".indexignore": "notes.json\n"}, "notes.json", func(string) string { return target }, ""},
+		{"through a link inside", map[string]string{".indexignore": "hop\n"}, "pkg/notes.json", func(dir string) string {
+			if err := os.Symlink(target, filepath.Join(dir, "hop")); err != nil {
+				t.Fatal(err)
+			}
+			return "../hop"
+		}, "hop"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"pkg/catalog.yaml": "schema: olm.package\nname: pkg\n"}
+			for k, v := range tc.files {
+				files[k] = v
+			}
+			dir := writeTree(t, files)
+			if err := os.Symlink(tc.to(dir), filepath.Join(dir, filepath.FromSlash(tc.link))); err != nil {
+				t.Fatal(err)
+			}
+			l, err := buildCatalogLayer(ctx, dir, time.Unix(0, 0), types.OCILayer, t.TempDir())
+			if err == nil {
+				defer l.remove()
+				for _, e := range layerEntries(t, l) {
+					if strings.Contains(e.body, secret) {
+						t.Fatalf("%s carries the outside file's content into the layer", e.name)
+					}
+				}
+				t.Fatal("the build went on with a link that leads outside the catalog directory")
+			}
+			named := tc.link
+			if tc.named != "" {
+				named = tc.named // the first link of the walk that leads out
+			}
+			want := filepath.Join(dir, filepath.FromSlash(named)) + ": symbolic link to " + target + ", which is outside " + dir
+			if !strings.Contains(err.Error(), want) {
+				t.Fatalf("err = %v\nwant it to name the link: %q", err, want)
 			}
 		})
 	}

@@ -11,6 +11,8 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"github.com/fbc-project/fbc/internal/atomicfile"
+
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // DefaultCacheDir is where pulled images are cached unless Options.CacheDir
@@ -55,7 +57,7 @@ func (c *blobCache) open(d v1.Hash) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return os.Open(p)
+	return safefs.Open(p)
 }
 
 func (c *blobCache) remove(d v1.Hash) {
@@ -138,7 +140,7 @@ func (c *blobCache) tagPath(ref string) string {
 }
 
 func (c *blobCache) tag(ref string) (v1.Hash, bool) {
-	data, err := os.ReadFile(c.tagPath(ref))
+	data, err := safefs.ReadFile(c.tagPath(ref))
 	if err != nil {
 		return v1.Hash{}, false
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // annotationRefName is how an OCI layout's index names its images.
@@ -54,7 +56,8 @@ func (s layoutStore) blob(ctx context.Context, desc v1.Descriptor) (io.ReadClose
 type dirFiles string
 
 func (d dirFiles) open(name string) (io.ReadCloser, error) {
-	f, err := os.Open(filepath.Join(string(d), filepath.FromSlash(name)))
+	// A blob may be a symbolic link to a FIFO: opening must not wait.
+	f, err := safefs.Open(filepath.Join(string(d), filepath.FromSlash(name)))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: missing from the layout", d.where(name))
 	}
@@ -107,7 +110,7 @@ func scanTar(file string) (*tarFiles, error) {
 // openArchive opens an archive file, refusing a compressed one: archives
 // are read in place.
 func openArchive(file string) (*os.File, error) {
-	f, err := os.Open(file)
+	f, err := safefs.Open(file)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +132,7 @@ func (t *tarFiles) open(name string) (io.ReadCloser, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: missing from the archive", t.where(name))
 	}
-	f, err := os.Open(t.path)
+	f, err := safefs.Open(t.path)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +239,7 @@ func (c *Client) openDockerArchive(ctx context.Context, r Reference) (*Image, er
 		return nil, err
 	}
 	f.Close()
-	opener := func() (io.ReadCloser, error) { return os.Open(r.Path) }
+	opener := func() (io.ReadCloser, error) { return safefs.Open(r.Path) }
 	m, err := tarball.LoadManifest(opener)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a docker archive: %v", r.Path, err)

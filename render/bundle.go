@@ -11,6 +11,7 @@ import (
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // bundleFiles is a bundle's file tree: a directory, or the files of an image.
@@ -22,6 +23,9 @@ type bundleFiles struct {
 	Manifests, Metadata string
 	// Display names a file of FS for messages.
 	Display func(p string) string
+	// Tree, for a bundle directory on disk, is that directory: a symbolic
+	// link must lead inside it (its files become the bundle's blob).
+	Tree *safefs.Tree
 }
 
 // parsedBundle is a rendered olm.bundle plus what --with-channels needs,
@@ -157,6 +161,14 @@ func (p *bundleParser) entryIsDir(name string, e fs.DirEntry) (bool, *Error) {
 			return false, p.ioError(name, unwrapPathError(err))
 		}
 		mode = fi.Mode().Type()
+		// A linked file is read into the bundle's blob: it must be the
+		// bundle's own (a linked directory is not read at all).
+		if p.files.Tree != nil && mode.IsRegular() {
+			var outside *safefs.OutsideError
+			if _, err := p.files.Tree.Resolve(p.files.Display(name)); errors.As(err, &outside) {
+				return false, p.invalid(name, 0, fmt.Errorf("symbolic link to %s, which is outside the bundle directory %s: a bundle is read only from what it holds; copy the file in instead of linking to it", outside.Target, p.files.Source))
+			}
+		}
 	}
 	switch {
 	case mode.IsDir():
@@ -164,19 +176,7 @@ func (p *bundleParser) entryIsDir(name string, e fs.DirEntry) (bool, *Error) {
 	case mode.IsRegular():
 		return false, nil
 	}
-	return false, p.invalid(name, 0, fmt.Errorf("not a regular file (%s): a bundle holds only files and directories", fileTypeWords(mode)))
-}
-
-func fileTypeWords(mode fs.FileMode) string {
-	switch {
-	case mode&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case mode&fs.ModeSocket != 0:
-		return "a socket"
-	case mode&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return mode.String()
+	return false, p.invalid(name, 0, fmt.Errorf("not a regular file (%s): a bundle holds only files and directories", safefs.TypeWords(mode)))
 }
 
 func (p *bundleParser) warnf(format string, args ...any) {

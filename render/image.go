@@ -63,7 +63,7 @@ func (r *call) renderImage(ctx context.Context, s source, emit func(*declcfg.Dec
 		if err != nil {
 			return fail(err, false)
 		}
-		err = declcfg.LoadFSEach(ctx, sub, InImage(s.ref, img.Digest(), dir), declcfg.WalkOptions{Borrow: true}, func(part *declcfg.DeclarativeConfig) error {
+		err = declcfg.LoadFSEach(ctx, sub, InImage(s.ref, img.Digest(), dir), declcfg.WalkOptions{Borrow: true, Progress: r.opts.Progress}, func(part *declcfg.DeclarativeConfig) error {
 			return r.emitCatalog(s.ref, part, emit)
 		})
 		if e := catalogError(s.ref, err); e != nil {

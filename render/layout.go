@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // Layout names what a path of an operator repository is when it is neither
@@ -154,7 +156,7 @@ func firstSchema(path string) string {
 	if ext != ".yaml" && ext != ".yml" && ext != ".json" {
 		return ""
 	}
-	f, err := os.Open(path)
+	f, err := safefs.Open(path) // a FIFO named like a template must not block
 	if err != nil {
 		return ""
 	}

@@ -19,12 +19,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"text/template"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/progress"
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // Kind is a kind of source. Kinds combine as a mask in Options.Allowed.
@@ -95,6 +96,11 @@ type Options struct {
 	// line passes validate.UnknownFields. Catalog images are not
 	// inspected: their content is not the user's to fix.
 	Inspect func(declcfg.Document) []*declcfg.LoadError
+	// Progress, when set, counts every call's sources (found when a call
+	// starts, done as each is rendered) and the files of catalog sources
+	// (found when a directory or image has been listed, done as each is
+	// read), from several goroutines.
+	Progress *progress.Counter
 }
 
 // Request says what one call of a Renderer makes of its sources.
@@ -115,9 +121,6 @@ type Request struct {
 	// olm.bundle.object properties last, related images sorted. Callers
 	// that pass catalogs through (merging, serving) set it.
 	CatalogsAsLoaded bool
-	// Progress, when set, is called after each source is done with the
-	// number done and the total (from several goroutines).
-	Progress func(done, total int)
 	// Part, when set, sees each part of a source (a catalog file's blobs,
 	// a bundle) before RenderEach gathers it, with the source's index, and
 	// may change it: compose moves large property values out of memory
@@ -258,8 +261,8 @@ func (r *call) run(ctx context.Context, srcs []source, stopUnreachable bool, sin
 	var (
 		wg    sync.WaitGroup
 		slots = make(chan struct{}, r.jobs())
-		done  atomic.Int64
 	)
+	r.opts.Progress.Found(len(srcs))
 	for i, s := range srcs {
 		select {
 		case slots <- struct{}{}:
@@ -277,9 +280,7 @@ func (r *call) run(ctx context.Context, srcs []source, stopUnreachable bool, sin
 			if e := results[i].err; e != nil && stopUnreachable && unreachable(e.Err) {
 				cancel()
 			}
-			if r.req.Progress != nil {
-				r.req.Progress(int(done.Add(1)), len(srcs))
-			}
+			r.opts.Progress.Done(1)
 		}()
 	}
 	wg.Wait()
@@ -665,9 +666,11 @@ func isBundleDir(dir string) bool {
 
 // dirBundleFiles reads a bundle directory.
 func dirBundleFiles(dir string) bundleFiles {
+	tree, _ := safefs.NewTree(dir) // nil when dir cannot be resolved: reading it fails anyway
 	return bundleFiles{
 		Source:    dir,
-		FS:        os.DirFS(dir),
+		Tree:      tree,
+		FS:        safefs.DirFS(dir),
 		Manifests: "manifests",
 		Metadata:  "metadata",
 		Display:   func(p string) string { return filepath.Join(dir, filepath.FromSlash(p)) },
@@ -679,7 +682,7 @@ func dirBundleFiles(dir string) bundleFiles {
 func loadCatalog(ctx context.Context, ref string, opts Options, fn func(*declcfg.DeclarativeConfig) error) error {
 	// The blobs handed to fn own their values, and each file's documents
 	// are dropped once decoded: long values need not be copied first.
-	lo := declcfg.LoadOptions{Stdin: opts.Stdin, Warn: opts.Warn, Walk: declcfg.WalkOptions{Borrow: true}}
+	lo := declcfg.LoadOptions{Stdin: opts.Stdin, Warn: opts.Warn, Walk: declcfg.WalkOptions{Borrow: true, Progress: opts.Progress}}
 	if opts.Inspect != nil {
 		lo.Inspect = func(doc declcfg.Document) []*declcfg.LoadError {
 			found := opts.Inspect(doc)

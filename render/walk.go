@@ -56,6 +56,9 @@ func (r *Renderer) WalkCatalog(ctx context.Context, ref string, opts declcfg.Wal
 	if err != nil {
 		return &Error{Source: ref, Err: err}
 	}
+	if opts.Progress == nil {
+		opts.Progress = r.opts.Progress
+	}
 	switch kind {
 	case KindCatalogDir, KindCatalogFile, KindStdin:
 		return declcfg.WalkPath(ctx, ref, r.opts.Stdin, opts, fn)

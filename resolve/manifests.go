@@ -15,6 +15,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/safefs"
 	"github.com/fbc-project/fbc/resolve/olmv1"
 )
 
@@ -182,7 +183,7 @@ func ReadManifests(ctx context.Context, paths []string, stdin io.Reader) (*Manif
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			data, err := readManifestFile(f, stdin)
+			data, err := readManifestFile(ctx, f, stdin)
 			if err != nil {
 				return nil, err
 			}
@@ -219,23 +220,40 @@ func manifestFiles(p string) ([]string, error) {
 		}
 		switch strings.ToLower(filepath.Ext(path)) {
 		case ".yaml", ".yml", ".json":
-			files = append(files, path)
+		default:
+			return nil
 		}
+		// Named pipes, sockets and devices (or links to them) are no
+		// manifests: opening a FIFO would wait for a writer.
+		if !d.Type().IsRegular() {
+			if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+				return nil
+			}
+		}
+		files = append(files, path)
 		return nil
 	})
 	slices.Sort(files)
 	return files, err
 }
 
-func readManifestFile(name string, stdin io.Reader) ([]byte, error) {
+// readManifestFile reads a manifest file, standard input ("-") or a pipe
+// this process was handed (<(kubectl get ...)); a FIFO or device on disk
+// is refused (*safefs.NotRegularError) instead of waited on.
+func readManifestFile(ctx context.Context, name string, stdin io.Reader) ([]byte, error) {
 	var r io.Reader = stdin
 	if name != "-" {
-		f, err := os.Open(name)
+		f, err := safefs.OpenInput(name)
 		if err != nil {
 			return nil, err
 		}
-		defer f.Close()
-		r = f
+		data, err := safefs.ReadAll(ctx, f, maxManifestFile)
+		if errors.Is(err, safefs.ErrTooLarge) {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("larger than %d MiB", maxManifestFile>>20)}
+		} else if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
+		return data, nil
 	} else if r == nil {
 		r = os.Stdin
 	}

@@ -30,13 +30,13 @@ type FileOptions struct {
 // RenderFile reads a template (path "-" is stdin) and renders it with
 // bundles resolved through the image map, then render.
 func RenderFile(ctx context.Context, path string, opts FileOptions) (*Result, error) {
-	data, err := ReadInput(path, opts.Stdin)
+	data, err := ReadInput(ctx, path, opts.Stdin)
 	if err != nil {
 		return nil, err
 	}
 	var m *ImageMap
 	if opts.ImageMap != "" {
-		if m, err = LoadImageMap(opts.ImageMap); err != nil {
+		if m, err = LoadImageMap(ctx, opts.ImageMap); err != nil {
 			return nil, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // ImageMap maps bundle image references, exactly as templates write them,
@@ -38,9 +39,10 @@ type MapEntry struct {
 // localTransports are the reference prefixes that name local files.
 var localTransports = []string{"oci:", "oci-archive:", "docker-archive:"}
 
-// LoadImageMap reads an image map file.
-func LoadImageMap(path string) (*ImageMap, error) {
-	data, err := os.ReadFile(path)
+// LoadImageMap reads an image map file (a regular file, or a pipe this
+// process was handed), stopping when ctx ends.
+func LoadImageMap(ctx context.Context, path string) (*ImageMap, error) {
+	data, err := safefs.ReadInput(ctx, path, 0)
 	if err != nil {
 		return nil, fmt.Errorf("reading image map: %w", err)
 	}

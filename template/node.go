@@ -1,19 +1,23 @@
 package template
 
 import (
+	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // Templates are read as yaml.v3 nodes so that every problem can name its
 // line. Keys match case-insensitively, as opm's JSON decoding does (older
 // semver templates write Schema, GenerateMajorChannels, Bundles, Image).
 
-func readFile(name string) ([]byte, error) {
-	data, err := os.ReadFile(name)
+// readFile reads a file a user named: a regular file, or a pipe this
+// process was handed (<(...)); a FIFO on disk is refused rather than
+// waited on.
+func readFile(ctx context.Context, name string) ([]byte, error) {
+	data, err := safefs.ReadInput(ctx, name, 0)
 	if err != nil {
 		return nil, fmt.Errorf("reading template: %w", err)
 	}

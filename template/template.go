@@ -135,12 +135,13 @@ func (ps Problems) Error() string {
 	return b.String()
 }
 
-// ReadInput reads a template named on the command line ("-" is stdin).
-func ReadInput(name string, stdin io.Reader) ([]byte, error) {
+// ReadInput reads a template named on the command line ("-" is stdin),
+// stopping when ctx ends.
+func ReadInput(ctx context.Context, name string, stdin io.Reader) ([]byte, error) {
 	if name == "-" {
 		return io.ReadAll(stdin)
 	}
-	return readFile(name)
+	return readFile(ctx, name)
 }
 
 // Render renders the template held in data; name is used in positions.

@@ -119,6 +119,7 @@ func (c *checker) checkBundleSources(ctx context.Context, refs []string) error {
 	}
 	checks := make([]*fileCheck, len(refs))
 	slots := make(chan struct{}, workers)
+	c.opts.Progress.Found(len(refs))
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -149,6 +150,7 @@ func (c *checker) checkBundleSources(ctx context.Context, refs []string) error {
 			fc := c.newFileCheck()
 			fc.bundleSource(src)
 			checks[i] = fc
+			c.opts.Progress.Done(1)
 		}()
 	}
 	wg.Wait()

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/progress"
 )
 
 // Rule describes a check. ID is stable and appears in every diagnostic.
@@ -51,6 +52,9 @@ type Options struct {
 	// Profiles, when set, checks the contents of every bundle (of the
 	// catalogs and of Bundles) against the profiles it was made for.
 	Profiles ProfileChecker
+	// Progress, when set, counts the files read (by the default walk; a
+	// Walk of the caller's counts its own) and the Bundles checked.
+	Progress *progress.Counter
 }
 
 // Stats counts what a run looked at.
@@ -121,7 +125,9 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 	var walkErr error
 	for _, p := range paths {
 		walk := func(ctx context.Context, p string, fn func(*declcfg.File) error) error {
-			return declcfg.WalkPath(ctx, p, opts.Stdin, WalkOptions(opts.Concurrency), fn)
+			wo := WalkOptions(opts.Concurrency)
+			wo.Progress = opts.Progress
+			return declcfg.WalkPath(ctx, p, opts.Stdin, wo, fn)
 		}
 		if opts.Walk != nil {
 			walk = opts.Walk

@@ -5,6 +5,7 @@
 package atomicfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,8 +14,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // ErrDirNotEmpty is returned (wrapped) when WriteDir would replace a
@@ -69,7 +72,7 @@ func CheckDir(dir string, replace bool) error {
 		if real, err := filepath.EvalSymlinks(wd); err == nil {
 			wd = real
 		}
-		if within(wd, abs) {
+		if safefs.Within(wd, abs) {
 			return fmt.Errorf("refusing to replace %s: it holds the working directory", dir)
 		}
 	}
@@ -77,12 +80,6 @@ func CheckDir(dir string, replace bool) error {
 		return fmt.Errorf("refusing to replace %s: it is a git checkout", dir)
 	}
 	return nil
-}
-
-// within reports whether path is dir or inside it (both absolute).
-func within(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // resolveDir follows dir to the directory it names when it is a symbolic
@@ -97,16 +94,18 @@ func resolveDir(dir string) string {
 
 // WriteDir makes dir hold exactly the tree fill writes into the empty
 // directory tmp. The tree is built next to dir and renamed into place only
-// when fill succeeds, so dir holds either its old content or the whole new
-// tree, never part of it, even if the process is killed; on Linux an
-// existing tree is swapped out in one step (renameat2 RENAME_EXCHANGE).
-// dir must pass CheckDir(dir, replace). When dir is a symbolic link, the
-// tree replaces the directory it points to and the link stays.
+// when fill succeeds and ctx has not ended (an interrupt leaves dir as it
+// was), so dir holds either its old content or the whole new tree, never
+// part of it, even if the process is killed; on Linux an existing tree is
+// swapped out in one step (renameat2 RENAME_EXCHANGE). fill should stop
+// when ctx ends. dir must pass CheckDir(dir, replace). When dir is a
+// symbolic link, the tree replaces the directory it points to and the link
+// stays.
 //
 // A killed run leaves its temporary tree (.<name>.tmp-<pid>-<n>) next to
 // dir; the next write to dir removes those whose process is gone, so that
 // loading or building the parent folder does not pick up half a catalog.
-func WriteDir(dir string, replace bool, fill func(tmp string) error) (err error) {
+func WriteDir(ctx context.Context, dir string, replace bool, fill func(tmp string) error) (err error) {
 	if err := CheckDir(dir, replace); err != nil {
 		return err
 	}
@@ -127,14 +126,83 @@ func WriteDir(dir string, replace bool, fill func(tmp string) error) (err error)
 		if err != nil {
 			os.RemoveAll(tmp)
 		}
+		untrack(tmp)
 	}()
+	if err := track(tmp); err != nil {
+		return err
+	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
 	}
 	if err := fill(tmp); err != nil {
 		return err
 	}
-	return replaceDir(tmp, dir, replace)
+	if err := commit(ctx, func() error { return replaceDir(tmp, dir, replace) }); err != nil {
+		return err
+	}
+	// Swapped out, tmp holds the old tree now (renamed, it is gone).
+	return os.RemoveAll(tmp)
+}
+
+// inFlight is what this process is writing: the temporary files and trees
+// not yet renamed into place, for Abandon.
+var inFlight struct {
+	sync.Mutex
+	temps     map[string]bool
+	abandoned bool
+}
+
+// ErrAbandoned is returned by writes that Abandon stopped.
+var ErrAbandoned = errors.New("abandoned: the process is ending")
+
+func track(tmp string) error {
+	inFlight.Lock()
+	defer inFlight.Unlock()
+	if inFlight.abandoned {
+		os.RemoveAll(tmp)
+		return ErrAbandoned
+	}
+	if inFlight.temps == nil {
+		inFlight.temps = map[string]bool{}
+	}
+	inFlight.temps[tmp] = true
+	return nil
+}
+
+func untrack(tmp string) {
+	inFlight.Lock()
+	defer inFlight.Unlock()
+	delete(inFlight.temps, tmp)
+}
+
+// commit renames a finished temporary into place (rename), unless ctx has
+// ended or the process abandons its writes: both leave the target as it
+// was. Abandon waits for a rename under way.
+func commit(ctx context.Context, rename func() error) error {
+	inFlight.Lock()
+	defer inFlight.Unlock()
+	if inFlight.abandoned {
+		return ErrAbandoned
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return rename()
+}
+
+// Abandon is for a process that must end now, with writes still under way
+// (an interrupt the work did not heed in time): it removes every temporary
+// file and tree this process is writing, and makes every later commit
+// fail. Each target keeps its old content, or the whole new one where the
+// rename was already done; nothing partial is left.
+func Abandon() {
+	inFlight.Lock()
+	defer inFlight.Unlock()
+	inFlight.abandoned = true
+	for tmp := range inFlight.temps {
+		os.RemoveAll(tmp)
+	}
+	inFlight.temps = nil
 }
 
 // removeStaleTrees removes the temporary trees of earlier writes to
@@ -186,7 +254,7 @@ func replaceDir(tmp, dir string, replace bool) error {
 		return fmt.Errorf("%s: %w", dir, ErrDirNotEmpty)
 	}
 	if exchangeDirs(tmp, dir) == nil {
-		return os.RemoveAll(tmp) // now the old content
+		return nil // tmp holds the old content, for the caller to remove
 	}
 	old := filepath.Join(filepath.Dir(tmp), "."+filepath.Base(dir)+".old-"+filepath.Base(tmp))
 	if err := os.Rename(dir, old); err != nil {
@@ -204,15 +272,16 @@ func replaceDir(tmp, dir string, replace bool) error {
 // WriteFile writes data to path through a temporary file in the same
 // directory and a rename, so readers never see a partial file.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
-	return Write(path, perm, func(w io.Writer) error {
+	return Write(context.Background(), path, perm, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
 }
 
 // Write streams into a temporary file next to path and renames it into
-// place only if write succeeds.
-func Write(path string, perm os.FileMode, write func(io.Writer) error) error {
+// place only if write succeeds and ctx has not ended. write should stop
+// when ctx ends.
+func Write(ctx context.Context, path string, perm os.FileMode, write func(io.Writer) error) error {
 	p, err := Create(path, perm)
 	if err != nil {
 		return err
@@ -221,7 +290,7 @@ func Write(path string, perm os.FileMode, write func(io.Writer) error) error {
 		p.Abort()
 		return err
 	}
-	return p.Commit()
+	return p.commit(ctx)
 }
 
 // Pending is a file being written under a temporary name next to its path,
@@ -244,6 +313,10 @@ func Create(path string, perm os.FileMode) (*Pending, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := track(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return &Pending{f: f, path: path, perm: perm}, nil
 }
 
@@ -252,10 +325,13 @@ func (p *Pending) Write(b []byte) (int, error) { return p.f.Write(b) }
 
 // Commit makes the file whole on disk and renames it into place; on
 // failure nothing is left behind.
-func (p *Pending) Commit() error {
+func (p *Pending) Commit() error { return p.commit(context.Background()) }
+
+func (p *Pending) commit(ctx context.Context) error {
+	defer untrack(p.f.Name())
 	err := p.finish()
 	if err == nil {
-		err = os.Rename(p.f.Name(), p.path)
+		err = commit(ctx, func() error { return os.Rename(p.f.Name(), p.path) })
 	}
 	if err != nil {
 		os.Remove(p.f.Name())
@@ -267,6 +343,7 @@ func (p *Pending) Commit() error {
 func (p *Pending) Abort() {
 	p.f.Close()
 	os.Remove(p.f.Name())
+	untrack(p.f.Name())
 }
 
 // finish sets the permissions, syncs and closes the temporary file.
@@ -293,18 +370,21 @@ func WriteNew(path string, data []byte, perm os.FileMode) error {
 	if err != nil {
 		return err
 	}
+	defer untrack(tmp)
 	defer os.Remove(tmp)
-	if err := os.Link(tmp, path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return &ExistsError{Path: path}
+	return commit(context.Background(), func() error {
+		if err := os.Link(tmp, path); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return &ExistsError{Path: path}
+			}
+			// File systems without hard links: check, then rename.
+			if _, serr := os.Lstat(path); serr == nil {
+				return &ExistsError{Path: path}
+			}
+			return os.Rename(tmp, path)
 		}
-		// File systems without hard links: check, then rename.
-		if _, serr := os.Lstat(path); serr == nil {
-			return &ExistsError{Path: path}
-		}
-		return os.Rename(tmp, path)
-	}
-	return nil
+		return nil
+	})
 }
 
 // writeTemp writes a complete temporary file next to path and returns its
@@ -320,6 +400,7 @@ func writeTemp(path string, perm os.FileMode, write func(io.Writer) error) (stri
 	}
 	if err := p.finish(); err != nil {
 		os.Remove(p.f.Name())
+		untrack(p.f.Name())
 		return "", err
 	}
 	return p.f.Name(), nil

@@ -1,8 +1,10 @@
 package atomicfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -73,7 +75,7 @@ func TestWriteDirThroughSymlink(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteDir(link, false, fillWith(map[string]string{"a/catalog.json": "1"})); err != nil {
+	if err := WriteDir(context.Background(), link, false, fillWith(map[string]string{"a/catalog.json": "1"})); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
@@ -83,10 +85,10 @@ func TestWriteDirThroughSymlink(t *testing.T) {
 		t.Errorf("target holds %v", got)
 	}
 	// Replacing a non-empty target through the link.
-	if err := WriteDir(link, false, fillWith(map[string]string{"b/catalog.json": "2"})); !errors.Is(err, ErrDirNotEmpty) {
+	if err := WriteDir(context.Background(), link, false, fillWith(map[string]string{"b/catalog.json": "2"})); !errors.Is(err, ErrDirNotEmpty) {
 		t.Errorf("without replace: err = %v", err)
 	}
-	if err := WriteDir(link, true, fillWith(map[string]string{"b/catalog.json": "2"})); err != nil {
+	if err := WriteDir(context.Background(), link, true, fillWith(map[string]string{"b/catalog.json": "2"})); err != nil {
 		t.Fatal(err)
 	}
 	if got := readTestTree(t, target); len(got) != 1 || got["b/catalog.json"] != "2" {
@@ -100,7 +102,7 @@ func TestWriteDirThroughSymlink(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "nowhere"), dangling); err != nil {
 		t.Fatal(err)
 	}
-	err := WriteDir(dangling, true, fillWith(nil))
+	err := WriteDir(context.Background(), dangling, true, fillWith(nil))
 	if err == nil || err.Error() != dangling+" is a symbolic link to "+filepath.Join(root, "nowhere")+", which does not exist" {
 		t.Errorf("dangling link: err = %v", err)
 	}
@@ -113,7 +115,7 @@ func TestWriteDirFailureKeepsOldTree(t *testing.T) {
 	old := map[string]string{"a/catalog.json": "old"}
 	writeTestTree(t, out, old)
 	boom := errors.New("boom")
-	err := WriteDir(out, true, func(tmp string) error {
+	err := WriteDir(context.Background(), out, true, func(tmp string) error {
 		if err := fillWith(map[string]string{"b/catalog.json": "new"})(tmp); err != nil {
 			return err
 		}
@@ -156,7 +158,7 @@ func TestWriteDirRemovesStaleTrees(t *testing.T) {
 	for _, d := range append([]string{stale}, kept...) {
 		writeTestTree(t, filepath.Join(root, d), map[string]string{"pkg/catalog.json": "half"})
 	}
-	if err := WriteDir(filepath.Join(root, "out"), false, fillWith(map[string]string{"a/catalog.json": "1"})); err != nil {
+	if err := WriteDir(context.Background(), filepath.Join(root, "out"), false, fillWith(map[string]string{"a/catalog.json": "1"})); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, stale)); !errors.Is(err, os.ErrNotExist) {
@@ -175,7 +177,7 @@ func TestWriteDirRemovesStaleTrees(t *testing.T) {
 func TestWriteDirKilled(t *testing.T) {
 	if dir := os.Getenv("FBC_TEST_WRITER_DIR"); dir != "" {
 		// The writer: half a tree, then wait to be killed.
-		err := WriteDir(dir, true, func(tmp string) error {
+		err := WriteDir(context.Background(), dir, true, func(tmp string) error {
 			if err := fillWith(map[string]string{"half/catalog.json": "new"})(tmp); err != nil {
 				return err
 			}
@@ -225,7 +227,7 @@ func TestWriteDirKilled(t *testing.T) {
 	if len(left) != 1 {
 		t.Fatalf("want the killed writer's temporary tree, found %v", left)
 	}
-	if err := WriteDir(out, true, fillWith(map[string]string{"c/catalog.json": "newer"})); err != nil {
+	if err := WriteDir(context.Background(), out, true, fillWith(map[string]string{"c/catalog.json": "newer"})); err != nil {
 		t.Fatal(err)
 	}
 	if got := readTestTree(t, out); len(got) != 1 || got["c/catalog.json"] != "newer" {
@@ -319,5 +321,111 @@ func TestPending(t *testing.T) {
 
 	if _, err := Create(filepath.Join(dir, "missing", "blob"), 0o600); err == nil {
 		t.Error("Create in a missing directory succeeded")
+	}
+}
+
+// An interrupt (a cancelled context) that comes while the tree or file is
+// written leaves the target as it was, and no temporary behind.
+func TestWriteInterrupted(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "out")
+	old := map[string]string{"a/catalog.json": "old"}
+	writeTestTree(t, out, old)
+	ctx, cancel := context.WithCancel(context.Background())
+	err := WriteDir(ctx, out, true, func(tmp string) error {
+		if err := fillWith(map[string]string{"b/catalog.json": "new"})(tmp); err != nil {
+			return err
+		}
+		cancel() // the fill finished, the interrupt came before the rename
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("WriteDir = %v, want context.Canceled", err)
+	}
+	if got := readTestTree(t, out); fmt.Sprint(got) != fmt.Sprint(old) {
+		t.Errorf("out holds %v, want the old tree", got)
+	}
+
+	file := filepath.Join(root, "file")
+	if err := os.WriteFile(file, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	err = Write(ctx, file, 0o644, func(w io.Writer) error {
+		_, err := w.Write([]byte("new"))
+		cancel()
+		return err
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Write = %v, want context.Canceled", err)
+	}
+	if data, _ := os.ReadFile(file); string(data) != "old" {
+		t.Errorf("file holds %q", data)
+	}
+	if left, _ := filepath.Glob(filepath.Join(root, ".*")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// Abandon, in a process that must end while writes are under way, removes
+// their temporary trees and files and lets no rename happen afterwards.
+// (It is for good, so it runs in a process of its own.)
+func TestAbandon(t *testing.T) {
+	if dir := os.Getenv("FBC_TEST_ABANDON_DIR"); dir != "" {
+		out, file := filepath.Join(dir, "out"), filepath.Join(dir, "file")
+		filling, finish := make(chan struct{}), make(chan struct{})
+		treeErr, fileErr := make(chan error, 1), make(chan error, 1)
+		go func() {
+			treeErr <- WriteDir(context.Background(), out, true, func(tmp string) error {
+				if err := fillWith(map[string]string{"new/catalog.json": "new"})(tmp); err != nil {
+					return err
+				}
+				filling <- struct{}{}
+				<-finish
+				return nil
+			})
+		}()
+		p, err := Create(file, 0o644)
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(3)
+		}
+		p.Write([]byte("new"))
+		<-filling
+		Abandon()
+		close(finish)
+		fileErr <- p.Commit()
+		if err := <-treeErr; !errors.Is(err, ErrAbandoned) {
+			fmt.Println("WriteDir:", err)
+			os.Exit(3)
+		}
+		if err := <-fileErr; !errors.Is(err, ErrAbandoned) {
+			fmt.Println("Commit:", err)
+			os.Exit(3)
+		}
+		if err := WriteDir(context.Background(), out, true, fillWith(nil)); !errors.Is(err, ErrAbandoned) {
+			fmt.Println("a WriteDir after Abandon:", err)
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
+	root := t.TempDir()
+	writeTestTree(t, filepath.Join(root, "out"), map[string]string{"old/catalog.json": "old"})
+	if err := os.WriteFile(filepath.Join(root, "file"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAbandon$")
+	cmd.Env = append(os.Environ(), "FBC_TEST_ABANDON_DIR="+root)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got := readTestTree(t, filepath.Join(root, "out")); len(got) != 1 || got["old/catalog.json"] != "old" {
+		t.Errorf("out holds %v", got)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "file")); string(data) != "old" {
+		t.Errorf("file holds %q", data)
+	}
+	if left, _ := filepath.Glob(filepath.Join(root, ".*")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
 	}
 }
