@@ -48,6 +48,10 @@ and which command takes them.
 bundle of the catalogs: operatorframework (operator-sdk's default validators),
 operatorhub (OperatorHub metadata), good-practices, olmv1 (what OLM v1
 refuses) and k8s-version=X.Y (Kubernetes APIs removed by that version).
+--profile konflux adds the catalog rules only Konflux applies to an FBC
+fragment: one folder per package, none empty, at least one olm.package,
+bundle images pinned by digest on registry.redhat.io, related images
+pinned, and with --target-ocp the bundle metadata that release needs.
 
 Diagnostics go to standard output; in text form a one-line summary goes to
 standard error. Exit status: 0 when there are no errors (warnings allowed),
@@ -60,14 +64,17 @@ and output formats.
 for and applies what its pipelines require: from 4.17 on, bundles carry
 olm.csv.metadata, and olm.bundle.object properties are errors
 (metadata-format) that fbc render --migrate-level
-bundle-object-to-csv-metadata fixes.`,
+bundle-object-to-csv-metadata fixes; a skipRange may not reach above its
+bundle's version (skip-range-upper). OpenShift 5 releases (5.0) are
+targets too.`,
 		Example: `  fbc validate catalog/
   fbc validate -o json catalog/ > report.json
   fbc validate --strict -o github catalog/
   cat catalog.yaml | fbc validate -
   fbc validate --target-ocp 4.18 catalogs/v4.18/
   fbc validate bundle/ quay.io/acme/op-bundle:v1.2.0
-  fbc validate --profile operatorhub,olmv1,k8s-version=1.33 catalog/`,
+  fbc validate --profile operatorhub,olmv1,k8s-version=1.33 catalog/
+  fbc validate --profile konflux --target-ocp 4.18 catalog/`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if n := countStdin(args); n > 1 {
@@ -80,9 +87,13 @@ bundle-object-to-csv-metadata fixes.`,
 					return usageErrorf("--schema %s: not a directory", dir)
 				}
 			}
+			profiles, konflux, err := takeCatalogProfiles(profiles)
+			if err != nil {
+				return err
+			}
 			set, err := profile.Parse(profiles)
 			if err != nil {
-				return usageErrorf("--profile: %v", err)
+				return usageErrorf("--profile: %v (or konflux, the Konflux pipeline's catalog rules)", err)
 			}
 			if err := checkPullFlags(pull); err != nil {
 				return err
@@ -109,6 +120,7 @@ bundle-object-to-csv-metadata fixes.`,
 				Bundles:    bundles,
 				ReadBundle: reader.read,
 				Walk:       catalogWalker(cmd, func() (*render.Renderer, error) { return r, nil }, validate.WalkOptions(0)),
+				Konflux:    konflux,
 			}
 			if targetOCP != "" {
 				v, err := validate.ParseOCPVersion(targetOCP)
@@ -174,7 +186,7 @@ bundle-object-to-csv-metadata fixes.`,
 	cmd.Flags().StringArrayVar(&schemaDirs, "schema", nil, "also apply the CUE definitions in `DIR` (repeatable)")
 	cmd.Flags().StringVar(&targetOCP, "target-ocp", "", "OpenShift release the catalog is published for (`VERSION`, e.g. 4.17): apply its pipelines' rules, such as olm.csv.metadata from 4.17 on")
 	_ = cmd.MarkFlagDirname("schema")
-	cmd.Flags().StringArrayVar(&profiles, "profile", nil, "check bundle contents against profiles `NAME[,NAME...]`: operatorframework, operatorhub, good-practices, olmv1, k8s-version=X.Y (repeatable)")
+	cmd.Flags().StringArrayVar(&profiles, "profile", nil, "check bundle contents against profiles `NAME[,NAME...]`: operatorframework, operatorhub, good-practices, olmv1, k8s-version=X.Y; konflux adds the Konflux pipeline's catalog rules (repeatable)")
 	addPullFlags(cmd.Flags(), &pull)
 	return cmd
 }

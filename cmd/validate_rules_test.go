@@ -101,8 +101,9 @@ func mustGetwd(t *testing.T) string {
 // rule catalogue.
 func TestEveryRuleHasACatalog(t *testing.T) {
 	elsewhere := map[string]string{
-		"io-error":    "needs an unreadable file, which cannot be committed: validate_badinput.txtar makes one",
-		"bundle-size": "needs a mebibyte of incompressible manifests, made when the test runs: validate_bundle_size.txtar",
+		"io-error":                  "needs an unreadable file, which cannot be committed: validate_badinput.txtar makes one",
+		"bundle-size":               "needs a mebibyte of incompressible manifests, made when the test runs: validate_bundle_size.txtar",
+		"konflux-empty-package-dir": "needs an empty folder, which git does not keep: validate_konflux.txtar makes one",
 	}
 	root := filepath.Join(repoRoot(t), "testdata", "validate", "invalid")
 	for _, r := range validate.Rules() {

@@ -93,6 +93,9 @@ func (c *fileCheck) bundleBlob(d *docContext, root *declcfg.Node, b *declcfg.Bun
 		contents = d.standalone
 	} else {
 		c.metadataFormat(d, b, props, csv)
+		if c.opts.Konflux {
+			c.konfluxBundle(d, root, b, props)
+		}
 		c.bundleRecord(b)
 	}
 	if contents != nil {

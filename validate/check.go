@@ -33,6 +33,10 @@ type checker struct {
 	stats      Stats
 	// catalog is the model finish builds.
 	catalog *model.Catalog
+	// paths are the paths Validate was given.
+	paths []string
+	// lifecycles are the packages lifecycle blobs name.
+	lifecycles []lifecycleRef
 
 	// profiles runs the bundle-content checks of catalog bundles beside
 	// the file checks (bundles.go).
@@ -51,6 +55,8 @@ type fileCheck struct {
 	// lost are the documents the loader skipped for syntax errors.
 	lost  []declcfg.LostDoc
 	stats Stats
+	// lifecycles are the packages of the file's lifecycle blobs.
+	lifecycles []lifecycleRef
 
 	// scratch is reused to decode olm.bundle.object data.
 	scratch []byte
@@ -78,6 +84,7 @@ func (c *checker) merge(fc *fileCheck) {
 	for _, p := range fc.unreadable {
 		c.unreadable[p] = true
 	}
+	c.lifecycles = append(c.lifecycles, fc.lifecycles...)
 }
 
 func newChecker(opts Options) (*checker, error) {
@@ -284,6 +291,8 @@ func (c *fileCheck) document(doc declcfg.Document, given *declcfg.Blob, standalo
 		c.bundleBlob(d, root, blob.Bundle, props)
 	case blob.Deprecation != nil:
 		c.deprecationBlob(blob.Deprecation)
+	case blob.Schema == SchemaLifecycle:
+		c.lifecycleBlob(d, root)
 	}
 }
 

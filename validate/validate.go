@@ -51,6 +51,10 @@ type Options struct {
 	// Profiles, when set, checks the contents of every bundle (of the
 	// catalogs and of Bundles) against the profiles it was made for.
 	Profiles ProfileChecker
+	// Konflux applies the rules only Konflux applies to an FBC fragment
+	// (konflux.go): the layout of each directory path, at least one
+	// package, bundle metadata for TargetOCP, images pinned by digest.
+	Konflux bool
 }
 
 // Stats counts what a run looked at.
@@ -103,6 +107,12 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 	c, err := newChecker(opts)
 	if err != nil {
 		return nil, err
+	}
+	c.paths = paths
+	if opts.Konflux {
+		for _, p := range paths {
+			c.konfluxLayout(p)
+		}
 	}
 	workers := workerCount(opts.Concurrency)
 	// Files arrive read, in path order. Each is parsed and checked on its
@@ -280,6 +290,7 @@ func workerCount(concurrency int) int {
 
 func (c *checker) result() *Result {
 	c.finish()
+	c.konfluxFragment()
 	c.checkCatalogProfiles()
 	declcfg.SortFindings(c.diags)
 	return &Result{Diagnostics: c.diags, Stats: c.stats}
