@@ -105,11 +105,12 @@ targets too.`,
 			if err != nil {
 				return err
 			}
-			catalogs, bundles := splitValidateArgs(cmd.Context(), r, args)
+			paths, operators := takeOperatorDirs(args)
+			catalogs, bundles := splitValidateArgs(cmd.Context(), r, paths)
 			if catalogs, err = screenSources(cmd, catalogs); err != nil {
 				return err
 			}
-			if len(catalogs) == 0 && len(bundles) == 0 {
+			if len(catalogs) == 0 && len(bundles) == 0 && len(operators) == 0 {
 				return nothingThere(fmt.Errorf("nothing to validate: every path was skipped"))
 			}
 			reader := bundleReader{r: r}
@@ -121,6 +122,7 @@ targets too.`,
 				ReadBundle: reader.read,
 				Walk:       catalogWalker(cmd, func() (*render.Renderer, error) { return r, nil }, validate.WalkOptions(0)),
 				Konflux:    konflux,
+				Operators:  operators,
 			}
 			if targetOCP != "" {
 				v, err := validate.ParseOCPVersion(targetOCP)
@@ -145,7 +147,7 @@ targets too.`,
 			if err != nil {
 				return err
 			}
-			if res.Stats.Blobs == 0 && len(res.Diagnostics) == 0 {
+			if res.Stats.Blobs == 0 && len(res.Diagnostics) == 0 && len(operators) == 0 {
 				// A wrong path, an ignored tree or an empty pipe must not
 				// pass as a valid catalog.
 				return nothingThere(fmt.Errorf(

@@ -96,6 +96,9 @@ func (c *fileCheck) bundleBlob(d *docContext, root *declcfg.Node, b *declcfg.Bun
 		if c.opts.Konflux {
 			c.konfluxBundle(d, root, b, props)
 		}
+		if len(c.registries) > 0 {
+			c.bundleRegistry(d, root, b)
+		}
 		c.bundleRecord(b)
 	}
 	if contents != nil {

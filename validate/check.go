@@ -37,6 +37,11 @@ type checker struct {
 	paths []string
 	// lifecycles are the packages lifecycle blobs name.
 	lifecycles []lifecycleRef
+	// registries are the repository catalog folders among the paths and
+	// the registries their bundle images may come from; jsonCatalogs the
+	// repository catalog files that start as JSON (repocatalog.go).
+	registries   []registryScope
+	jsonCatalogs map[string]bool
 
 	// profiles runs the bundle-content checks of catalog bundles beside
 	// the file checks (bundles.go).
@@ -57,6 +62,11 @@ type fileCheck struct {
 	stats Stats
 	// lifecycles are the packages of the file's lifecycle blobs.
 	lifecycles []lifecycleRef
+	// path is the file's; docs counts its documents, and second is where
+	// the second starts.
+	path   string
+	docs   int
+	second declcfg.Pos
 
 	// scratch is reused to decode olm.bundle.object data.
 	scratch []byte
@@ -85,6 +95,7 @@ func (c *checker) merge(fc *fileCheck) {
 		c.unreadable[p] = true
 	}
 	c.lifecycles = append(c.lifecycles, fc.lifecycles...)
+	c.catalogYAML(fc)
 }
 
 func newChecker(opts Options) (*checker, error) {
@@ -210,12 +221,16 @@ func (d *docContext) reportf(rule string, n *declcfg.Node, format string, args .
 // own while the documents already read are checked, a few at most waiting.
 func (c *fileCheck) file(f *declcfg.File) {
 	c.stats.Files++
+	c.path = f.Path
 	docs := make(chan declcfg.Document, 1)
 	go func() {
 		defer close(docs)
 		f.Each(func(doc declcfg.Document) { docs <- doc })
 	}()
 	for doc := range docs {
+		if c.docs++; c.docs == 2 {
+			c.second = doc.Pos
+		}
 		c.document(doc, nil, nil)
 	}
 	for _, le := range f.Errors {

@@ -55,6 +55,12 @@ type Options struct {
 	// (konflux.go): the layout of each directory path, at least one
 	// package, bundle metadata for TargetOCP, images pinned by digest.
 	Konflux bool
+	// Operators are operator folders of an operator repository
+	// (operators/NAME: ci.yaml, bundle folders, release-config.yaml),
+	// checked against the community and certified pipelines' rules
+	// (repository.go). A folder that is not in an operator repository is
+	// an error.
+	Operators []string
 }
 
 // Stats counts what a run looked at.
@@ -109,6 +115,9 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 		return nil, err
 	}
 	c.paths = paths
+	if opts.TargetOCP != nil {
+		c.repoCatalogs(paths)
+	}
 	if opts.Konflux {
 		for _, p := range paths {
 			c.konfluxLayout(p)
@@ -158,6 +167,9 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 		return nil, walkErr
 	}
 	if err := c.checkBundleSources(ctx, opts.Bundles); err != nil {
+		return nil, err
+	}
+	if err := c.checkOperators(ctx); err != nil {
 		return nil, err
 	}
 	return c.result(), nil
