@@ -112,6 +112,7 @@ func TestEveryRuleHasACatalog(t *testing.T) {
 		"release-config-template":        "validate_repository.txtar",
 		"release-config-semver-channels": "validate_repository.txtar",
 		"release-config-default-channel": "validate_repository.txtar",
+		"yamllint":                       "validate_repository_yamllint.txtar",
 		"operator-graph-loop":            "validate_repository_graph.txtar",
 		"operator-dangling-bundle":       "validate_repository_graph.txtar",
 		"allowed-bundle-registry":        "validate_repository_catalogs.txtar",

@@ -112,6 +112,7 @@ func (c *checker) checkOperator(dir string) error {
 			continue // only release-config.yaml counts (the pipelines probe that name)
 		}
 		rc := c.readSettings(rcPath, settingsReleaseConfig, RuleRCSchema, releaseConfigSchemaStart)
+		c.lintBundle(bundleDir)
 		if !rc.valid || rc.root == nil {
 			continue
 		}

@@ -6,6 +6,7 @@ package validate
 import (
 	"context"
 	"io"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -168,6 +169,14 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 	}
 	if err := c.checkBundleSources(ctx, opts.Bundles); err != nil {
 		return nil, err
+	}
+	if opts.TargetOCP != nil {
+		// The pipelines lint the bundle folder of a pull request.
+		for _, b := range opts.Bundles {
+			if st, err := os.Stat(b); err == nil && st.IsDir() {
+				c.lintBundle(b)
+			}
+		}
 	}
 	if err := c.checkOperators(ctx); err != nil {
 		return nil, err
