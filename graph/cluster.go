@@ -41,6 +41,9 @@ func ParseClusterVersion(s string) (*ClusterVersion, error) {
 		if minor == 0 {
 			return nil, optionErrorf("cluster version %q: OpenShift 4 starts at 4.1", s)
 		}
+		if minor > lastOpenShift4 {
+			return nil, optionErrorf("cluster version %q: OpenShift 4 ends at 4.%d, and 5.0 follows it", s, lastOpenShift4)
+		}
 		return &ClusterVersion{OpenShift: &v, Kube: kubeOf(v)}, nil
 	case 5:
 		return &ClusterVersion{OpenShift: &v, Kube: kubeOf(v)}, nil
@@ -48,9 +51,12 @@ func ParseClusterVersion(s string) (*ClusterVersion, error) {
 	return nil, optionErrorf("cluster version %q: fbc knows the Kubernetes releases of OpenShift 4 and 5 only; give an OpenShift 4.N or 5.N release or the cluster's Kubernetes release (1.N)", s)
 }
 
-// openShift5Kube is the Kubernetes minor OpenShift 5.0 ships: the one
-// after 4.22's 1.35.
-const openShift5Kube = 36
+// lastOpenShift4 is the last OpenShift 4 minor; openShift5Kube the
+// Kubernetes minor OpenShift 5.0 ships, the one after 4.22's 1.35.
+const (
+	lastOpenShift4 = 22
+	openShift5Kube = 36
+)
 
 // kubeOf is the Kubernetes release an OpenShift 4 or 5 release ships.
 func kubeOf(ocp model.MinorVersion) model.MinorVersion {
