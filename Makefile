@@ -76,7 +76,7 @@ bench-data:
 FUZZTIME ?= 20s
 FUZZ_TARGETS := declcfg:FuzzParseFile declcfg:FuzzDecodeDocument declcfg:FuzzDecodeValues declcfg:FuzzYAMLStream declcfg/internal/fastyaml:FuzzFastYAML declcfg/internal/jsonstream:FuzzJSONStream declcfg:FuzzParseRange declcfg:FuzzPackageProperty compose:FuzzFilter compose:FuzzFilterGraph \
 	image:FuzzReadFiles image:FuzzParseReference render:FuzzFirstDocument model:FuzzRangeBounds graph:FuzzResolve \
-	validate:FuzzValidate internal/manifestscan:FuzzScan validate/internal/cueshape:FuzzMatchesCUE internal/imageref:FuzzMatchReference image:FuzzReferenceGrammar \
+	validate:FuzzValidate validate/internal/yamllint:FuzzLint internal/manifestscan:FuzzScan validate/internal/cueshape:FuzzMatchesCUE internal/imageref:FuzzMatchReference image:FuzzReferenceGrammar \
 	template:FuzzRender template:FuzzParseImageMap template:FuzzConvert compose:FuzzParseConfig model:FuzzBuild \
 	resolve:FuzzManifests resolve:FuzzConstraint resolve:FuzzFlags resolve/olmv1:FuzzClusterExtension serve:FuzzCanonical internal/textscan:FuzzScan declcfg:FuzzAppendIndented declcfg:FuzzAppendBundleJSON
 fuzz:

@@ -63,12 +63,12 @@ func listPackages(t *testing.T) []goPackage {
 func TestImportRules(t *testing.T) {
 	// allowed lists, per top-level package, which of our packages it may
 	// depend on (directly or not); its own subpackages are always allowed.
-	capability := []string{"declcfg", "model", "graph", "validate", "render", "image", "internal"}
+	capability := []string{"declcfg", "model", "graph", "validate", "repo", "render", "image", "internal"}
 	allowed := map[string][]string{
 		"internal": {},
 		"declcfg":  {"internal"},
 		"model":    {"declcfg", "internal"},
-		"validate": {"declcfg", "model", "internal"},
+		"validate": {"declcfg", "model", "repo", "internal"},
 		"graph":    {"declcfg", "model", "internal"},
 		"image":    {"internal"},
 		"render":   {"declcfg", "image", "internal"},
@@ -76,6 +76,7 @@ func TestImportRules(t *testing.T) {
 		"template": capability,
 		"resolve":  capability,
 		"serve":    capability,
+		"repo":     {"declcfg", "internal"},
 	}
 	// direct lists packages of ours that only these top-level packages may
 	// import directly: capabilities read images through render.

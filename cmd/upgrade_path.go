@@ -48,7 +48,8 @@ the bundles that can never reach the channel's head ("dead ends"); without
 --package it does so for every package of the catalog.
 
 --cluster-version checks the path against a cluster: an OpenShift release
-(4.18, which ships Kubernetes 1.31: OpenShift 4.N ships 1.(N+13)) or, for a
+(4.18, which ships Kubernetes 1.31: OpenShift 4.N ships 1.(N+13), 5.N
+ships 1.(N+36)) or, for a
 cluster that is not OpenShift, a Kubernetes release (1.31). A step to a
 bundle whose olm.maxOpenShiftVersion is below the cluster's OpenShift, or
 whose minKubeVersion is above its Kubernetes, is marked: the cluster cannot

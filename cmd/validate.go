@@ -55,6 +55,11 @@ operatorhub (OperatorHub metadata), good-practices, olmv1 (what OLM v1
 refuses) and k8s-version=X.Y (Kubernetes APIs removed by that version).
 The profiles run in fbc-profile, fbc's sibling executable, which fbc finds
 next to itself or on PATH (make install installs both).
+--profile konflux adds the catalog rules only Konflux applies to an FBC
+fragment: one folder per package, none empty, at least one olm.package,
+bundle images pinned by digest on registry.redhat.io, related images
+pinned, and with --target-ocp the bundle metadata that release needs; fbc
+checks those itself.
 
 Diagnostics go to standard output; in text form a one-line summary goes to
 standard error. Exit status: 0 when there are no errors (warnings allowed),
@@ -67,14 +72,17 @@ and output formats.
 for and applies what its pipelines require: from 4.17 on, bundles carry
 olm.csv.metadata, and olm.bundle.object properties are errors
 (metadata-format) that fbc render --migrate-level
-bundle-object-to-csv-metadata fixes.`,
+bundle-object-to-csv-metadata fixes; a skipRange may not reach above its
+bundle's version (skip-range-upper). OpenShift 5 releases (5.0) are
+targets too.`,
 		Example: `  fbc validate catalog/
   fbc validate -o json catalog/ > report.json
   fbc validate --strict -o github catalog/
   cat catalog.yaml | fbc validate -
   fbc validate --target-ocp 4.18 catalogs/v4.18/
   fbc validate bundle/ quay.io/acme/op-bundle:v1.2.0
-  fbc validate --profile operatorhub,olmv1,k8s-version=1.33 catalog/`,
+  fbc validate --profile operatorhub,olmv1,k8s-version=1.33 catalog/
+  fbc validate --profile konflux --target-ocp 4.18 catalog/`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if n := countStdin(args); n > 1 {
@@ -109,11 +117,12 @@ bundle-object-to-csv-metadata fixes.`,
 			if err != nil {
 				return err
 			}
-			catalogs, bundles := splitValidateArgs(cmd.Context(), r, args)
+			paths, operators := takeOperatorDirs(args)
+			catalogs, bundles := splitValidateArgs(cmd.Context(), r, paths)
 			if catalogs, err = screenSources(cmd, catalogs); err != nil {
 				return err
 			}
-			if len(catalogs) == 0 && len(bundles) == 0 {
+			if len(catalogs) == 0 && len(bundles) == 0 && len(operators) == 0 {
 				return nothingThere(fmt.Errorf("nothing to validate: every path was skipped"))
 			}
 			reader := bundleReader{r: r}
@@ -125,6 +134,8 @@ bundle-object-to-csv-metadata fixes.`,
 				ReadBundle: reader.read,
 				Progress:   progressOf(cmd),
 				Walk:       catalogWalker(cmd, func() (*render.Renderer, error) { return r, nil }, validate.WalkOptions(0)),
+				Konflux:    set.Has(profiles.Konflux),
+				Operators:  operators,
 			}
 			if targetOCP != "" {
 				v, err := validate.ParseOCPVersion(targetOCP)
@@ -134,7 +145,7 @@ bundle-object-to-csv-metadata fixes.`,
 				opts.TargetOCP = &v
 			}
 			switch {
-			case !set.Empty():
+			case set.BundleContent():
 				pc, err := startProfiles(cmd, set, false)
 				if err != nil {
 					return err
@@ -166,7 +177,7 @@ bundle-object-to-csv-metadata fixes.`,
 			if err != nil {
 				return err
 			}
-			if res.Stats.Blobs == 0 && len(res.Diagnostics) == 0 {
+			if res.Stats.Blobs == 0 && len(res.Diagnostics) == 0 && len(operators) == 0 {
 				// A wrong path, an ignored tree or an empty pipe must not
 				// pass as a valid catalog.
 				return nothingThere(fmt.Errorf(
@@ -208,7 +219,7 @@ bundle-object-to-csv-metadata fixes.`,
 	cmd.Flags().StringVar(&targetOCP, "target-ocp", "", "OpenShift release the catalog is published for (`VERSION`, e.g. 4.17): apply its pipelines' rules, such as olm.csv.metadata from 4.17 on")
 	_ = cmd.MarkFlagDirname("schema")
 	cmd.Flags().StringArrayVar(&gates, "feature-gates", nil, "operator-controller feature gates the olmv1 profile follows: `NAME=BOOL,...` (repeatable; v1.11's defaults otherwise)")
-	cmd.Flags().StringArrayVar(&profileFlags, "profile", nil, "check bundle contents against profiles `NAME[,NAME...]`: operatorframework, operatorhub, good-practices, olmv1, k8s-version=X.Y (repeatable)")
+	cmd.Flags().StringArrayVar(&profileFlags, "profile", nil, "check bundle contents against profiles `NAME[,NAME...]`: operatorframework, operatorhub, good-practices, olmv1, k8s-version=X.Y; konflux adds the Konflux pipeline's catalog rules (repeatable)")
 	addPullFlags(cmd.Flags(), &pull)
 	return withProgress(cmd, "validating")
 }

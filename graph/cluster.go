@@ -19,11 +19,12 @@ type ClusterVersion struct {
 	Kube      model.MinorVersion
 }
 
-// ParseClusterVersion reads an OpenShift release, 4.N (or v4.N), or a
-// Kubernetes release, 1.N: the major version tells them apart. OpenShift
+// ParseClusterVersion reads an OpenShift release, 4.N or 5.N (or v4.N), or
+// a Kubernetes release, 1.N: the major version tells them apart. OpenShift
 // 4.N ships Kubernetes 1.(N+13) from 4.3 on (4.18 ships 1.31); 4.1 and 4.2
-// shipped 1.13 and 1.14. Other OpenShift majors are refused: which
-// Kubernetes they ship is not known here.
+// shipped 1.13 and 1.14. OpenShift 5 follows 4.22 (Kubernetes 1.35) on the
+// same cadence: 5.N ships 1.(N+36). Other OpenShift majors are refused:
+// which Kubernetes they ship is not known here.
 func ParseClusterVersion(s string) (*ClusterVersion, error) {
 	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
 	ma, mi, ok := strings.Cut(t, ".")
@@ -40,22 +41,36 @@ func ParseClusterVersion(s string) (*ClusterVersion, error) {
 		if minor == 0 {
 			return nil, optionErrorf("cluster version %q: OpenShift 4 starts at 4.1", s)
 		}
+		if minor > lastOpenShift4 {
+			return nil, optionErrorf("cluster version %q: OpenShift 4 ends at 4.%d, and 5.0 follows it", s, lastOpenShift4)
+		}
+		return &ClusterVersion{OpenShift: &v, Kube: kubeOf(v)}, nil
+	case 5:
 		return &ClusterVersion{OpenShift: &v, Kube: kubeOf(v)}, nil
 	}
-	return nil, optionErrorf("cluster version %q: fbc knows the Kubernetes releases of OpenShift 4 only; give an OpenShift 4.N release or the cluster's Kubernetes release (1.N)", s)
+	return nil, optionErrorf("cluster version %q: fbc knows the Kubernetes releases of OpenShift 4 and 5 only; give an OpenShift 4.N or 5.N release or the cluster's Kubernetes release (1.N)", s)
 }
 
-// kubeOf is the Kubernetes release an OpenShift 4 release ships.
+// lastOpenShift4 is the last OpenShift 4 minor; openShift5Kube the
+// Kubernetes minor OpenShift 5.0 ships, the one after 4.22's 1.35.
+const (
+	lastOpenShift4 = 22
+	openShift5Kube = 36
+)
+
+// kubeOf is the Kubernetes release an OpenShift 4 or 5 release ships.
 func kubeOf(ocp model.MinorVersion) model.MinorVersion {
+	if ocp.Major == 5 {
+		return model.MinorVersion{Major: 1, Minor: ocp.Minor + openShift5Kube}
+	}
 	if ocp.Minor <= 2 {
 		return model.MinorVersion{Major: 1, Minor: ocp.Minor + 12}
 	}
 	return model.MinorVersion{Major: 1, Minor: ocp.Minor + 13}
 }
 
-// openShiftFor is the first OpenShift 4 release that ships kube or a later
-// Kubernetes; false when no OpenShift 4 release does (a Kubernetes major
-// other than 1).
+// openShiftFor is the first OpenShift release that ships kube or a later
+// Kubernetes; false when none does (a Kubernetes major other than 1).
 func openShiftFor(kube model.MinorVersion) (model.MinorVersion, bool) {
 	if kube.Major != 1 {
 		return model.MinorVersion{}, kube.Major < 1
@@ -67,6 +82,8 @@ func openShiftFor(kube model.MinorVersion) (model.MinorVersion, bool) {
 		return model.MinorVersion{Major: 4, Minor: 2}, true
 	case kube.Minor == 15: // no OpenShift release shipped 1.15
 		return model.MinorVersion{Major: 4, Minor: 3}, true
+	case kube.Minor >= openShift5Kube:
+		return model.MinorVersion{Major: 5, Minor: kube.Minor - openShift5Kube}, true
 	}
 	return model.MinorVersion{Major: 4, Minor: kube.Minor - 13}, true
 }
@@ -140,7 +157,7 @@ func (cc *clusterChecker) of(b *Bundle) *clusterBounds {
 	cb.minKube = &k
 	f, ok := openShiftFor(k)
 	if !ok {
-		cb.never = fmt.Sprintf("minKubeVersion %s is above every Kubernetes release OpenShift 4 ships", text)
+		cb.never = fmt.Sprintf("minKubeVersion %s is above every Kubernetes release OpenShift ships", text)
 		return cb
 	}
 	if f.Compare(model.MinorVersion{Major: 4, Minor: 1}) > 0 {

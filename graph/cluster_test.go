@@ -17,13 +17,16 @@ func TestParseClusterVersion(t *testing.T) {
 		"4.2":   "OpenShift 4.2 (Kubernetes 1.14)",
 		"4.1":   "OpenShift 4.1 (Kubernetes 1.13)",
 		"1.31":  "Kubernetes 1.31",
+		"4.22":  "OpenShift 4.22 (Kubernetes 1.35)",
+		"5.0":   "OpenShift 5.0 (Kubernetes 1.36)",
+		"v5.2":  "OpenShift 5.2 (Kubernetes 1.38)",
 	} {
 		got, err := ParseClusterVersion(in)
 		if err != nil || got.String() != want {
 			t.Errorf("ParseClusterVersion(%q) = %v, %v; want %s", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "4", "4.x", "4.0", "5.0", "3.11", "4.18.1"} {
+	for _, in := range []string{"", "4", "4.x", "4.0", "4.23", "6.0", "3.11", "4.18.1"} {
 		if _, err := ParseClusterVersion(in); err == nil {
 			t.Errorf("ParseClusterVersion(%q) succeeded", in)
 		}
@@ -31,9 +34,13 @@ func TestParseClusterVersion(t *testing.T) {
 	// openShiftFor inverts kubeOf: the first release that ships at least
 	// the Kubernetes asked for.
 	for minor := uint64(1); minor < 40; minor++ {
-		ocp := model.MinorVersion{Major: 4, Minor: minor}
-		if got, ok := openShiftFor(kubeOf(ocp)); !ok || got != ocp {
-			t.Errorf("openShiftFor(kubeOf(%s)) = %s, %v", ocp, got, ok)
+		for _, ocp := range []model.MinorVersion{{Major: 4, Minor: minor}, {Major: 5, Minor: minor - 1}} {
+			if ocp.Major == 4 && ocp.Minor > lastOpenShift4 {
+				continue
+			}
+			if got, ok := openShiftFor(kubeOf(ocp)); !ok || got != ocp {
+				t.Errorf("openShiftFor(kubeOf(%s)) = %s, %v", ocp, got, ok)
+			}
 		}
 	}
 	if got, _ := openShiftFor(model.MinorVersion{Major: 1, Minor: 15}); got.String() != "4.3" {

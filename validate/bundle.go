@@ -93,6 +93,12 @@ func (c *fileCheck) bundleBlob(d *docContext, root *declcfg.Node, b *declcfg.Bun
 		contents = d.standalone
 	} else {
 		c.metadataFormat(d, b, props, csv)
+		if c.opts.Konflux {
+			c.konfluxBundle(d, root, b, props)
+		}
+		if len(c.registries) > 0 {
+			c.bundleRegistry(d, root, b)
+		}
 		c.bundleRecord(b)
 	}
 	if contents != nil && c.opts.Profiles != nil {

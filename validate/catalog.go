@@ -75,4 +75,8 @@ func (c *checker) finish() {
 		}
 		c.add(p.Rule, p.Pos, blobRef{pkg: p.Package, channel: p.Channel, bundle: p.Bundle}, p.Message)
 	}
+	c.lifecyclePackages()
+	if c.opts.TargetOCP != nil {
+		c.skipRangesUpper()
+	}
 }

@@ -33,6 +33,15 @@ type checker struct {
 	stats      Stats
 	// catalog is the model finish builds.
 	catalog *model.Catalog
+	// paths are the paths Validate was given.
+	paths []string
+	// lifecycles are the packages lifecycle blobs name.
+	lifecycles []lifecycleRef
+	// registries are the repository catalog folders among the paths and
+	// the registries their bundle images may come from; jsonCatalogs the
+	// repository catalog files that start as JSON (repocatalog.go).
+	registries   []registryScope
+	jsonCatalogs map[string]bool
 
 	// profiles runs the bundle-content checks of catalog bundles beside
 	// the file checks (bundles.go).
@@ -51,6 +60,13 @@ type fileCheck struct {
 	// lost are the documents the loader skipped for syntax errors.
 	lost  []declcfg.LostDoc
 	stats Stats
+	// lifecycles are the packages of the file's lifecycle blobs.
+	lifecycles []lifecycleRef
+	// path is the file's; docs counts its documents, and second is where
+	// the second starts.
+	path   string
+	docs   int
+	second declcfg.Pos
 
 	// scratch is reused to decode olm.bundle.object data.
 	scratch []byte
@@ -78,6 +94,8 @@ func (c *checker) merge(fc *fileCheck) {
 	for _, p := range fc.unreadable {
 		c.unreadable[p] = true
 	}
+	c.lifecycles = append(c.lifecycles, fc.lifecycles...)
+	c.catalogYAML(fc)
 }
 
 func newChecker(opts Options) (*checker, error) {
@@ -203,12 +221,16 @@ func (d *docContext) reportf(rule string, n *declcfg.Node, format string, args .
 // own while the documents already read are checked, a few at most waiting.
 func (c *fileCheck) file(f *declcfg.File) {
 	c.stats.Files++
+	c.path = f.Path
 	docs := make(chan declcfg.Document, 1)
 	go func() {
 		defer close(docs)
 		f.Each(func(doc declcfg.Document) { docs <- doc })
 	}()
 	for doc := range docs {
+		if c.docs++; c.docs == 2 {
+			c.second = doc.Pos
+		}
 		c.document(doc, nil, nil)
 	}
 	for _, le := range f.Errors {
@@ -284,6 +306,8 @@ func (c *fileCheck) document(doc declcfg.Document, given *declcfg.Blob, standalo
 		c.bundleBlob(d, root, blob.Bundle, props)
 	case blob.Deprecation != nil:
 		c.deprecationBlob(blob.Deprecation)
+	case blob.Schema == SchemaLifecycle:
+		c.lifecycleBlob(d, root)
 	}
 }
 

@@ -97,7 +97,8 @@ func (c *fileCheck) unknownSchema(d *docContext, root *declcfg.Node, schema stri
 		return
 	}
 	if strings.HasPrefix(schema, "olm.") {
-		d.reportf(RuleUnknownSchema, at, "schema %q is not a catalog schema (%s) but uses the reserved olm. prefix; if this is a template, keep it outside the catalog tree", schema, strings.Join(known, ", "))
+		olm := slices.DeleteFunc(known, func(k string) bool { return !strings.HasPrefix(k, "olm.") })
+		d.reportf(RuleUnknownSchema, at, "schema %q is not a catalog schema (%s) but uses the reserved olm. prefix; if this is a template, keep it outside the catalog tree", schema, strings.Join(olm, ", "))
 	}
 }
 

@@ -23,6 +23,9 @@ type catalogSchema struct {
 	// maps, keyed by schema name and property type.
 	schemas    map[string]*cueshape.Shape
 	properties map[string]*cueshape.Shape
+	// files is the compiled `files` map: the settings files of an
+	// operator repository (ci.yaml, release-config.yaml), by name.
+	files map[string]*cueshape.Shape
 	// propertyTypes lists the known property types, sorted, for suggestions.
 	propertyTypes []string
 	// residuals names the parts of the schema left to CUE evaluation.
@@ -56,6 +59,9 @@ func compileSchemaFS(fsys fs.FS, dir string) (*catalogSchema, error) {
 		return nil, err
 	}
 	if s.properties, err = c.CompileMap(v, "properties"); err != nil {
+		return nil, err
+	}
+	if s.files, err = c.CompileMap(v, "files"); err != nil {
 		return nil, err
 	}
 	s.residuals = c.Residuals()

@@ -15,6 +15,14 @@ func TestBuiltinSchemaIsNative(t *testing.T) {
 			t.Errorf("schemas has no %s", name)
 		}
 	}
+	if s.schemas[SchemaLifecycle] == nil {
+		t.Errorf("schemas has no %s", SchemaLifecycle)
+	}
+	for _, name := range []string{"ci.yaml", "release-config.yaml"} {
+		if s.files[name] == nil {
+			t.Errorf("files has no %s", name)
+		}
+	}
 	if len(s.residuals) > 0 {
 		t.Errorf("parts of the built-in schema are not compiled natively: %v", s.residuals)
 	}

@@ -6,6 +6,7 @@ package validate
 import (
 	"context"
 	"io"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -55,6 +56,16 @@ type Options struct {
 	// Progress, when set, counts the files read (by the default walk; a
 	// Walk of the caller's counts its own) and the Bundles checked.
 	Progress *progress.Counter
+	// Konflux applies the rules only Konflux applies to an FBC fragment
+	// (konflux.go): the layout of each directory path, at least one
+	// package, bundle metadata for TargetOCP, images pinned by digest.
+	Konflux bool
+	// Operators are operator folders of an operator repository
+	// (operators/NAME: ci.yaml, bundle folders, release-config.yaml),
+	// checked against the community and certified pipelines' rules
+	// (repository.go). A folder that is not in an operator repository is
+	// an error.
+	Operators []string
 }
 
 // Stats counts what a run looked at.
@@ -108,6 +119,15 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 	if err != nil {
 		return nil, err
 	}
+	c.paths = paths
+	if opts.TargetOCP != nil {
+		c.repoCatalogs(paths)
+	}
+	if opts.Konflux {
+		for _, p := range paths {
+			c.konfluxLayout(p)
+		}
+	}
 	workers := workerCount(opts.Concurrency)
 	// Files arrive read, in path order. Each is parsed and checked on its
 	// own goroutine (at most workers at once); their results queue up in the
@@ -154,6 +174,17 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 		return nil, walkErr
 	}
 	if err := c.checkBundleSources(ctx, opts.Bundles); err != nil {
+		return nil, err
+	}
+	if opts.TargetOCP != nil {
+		// The pipelines lint the bundle folder of a pull request.
+		for _, b := range opts.Bundles {
+			if st, err := os.Stat(b); err == nil && st.IsDir() {
+				c.lintBundle(b)
+			}
+		}
+	}
+	if err := c.checkOperators(ctx); err != nil {
 		return nil, err
 	}
 	return c.result()
@@ -287,6 +318,7 @@ func workerCount(concurrency int) int {
 
 func (c *checker) result() (*Result, error) {
 	c.finish()
+	c.konfluxFragment()
 	if err := c.checkCatalogProfiles(); err != nil {
 		return nil, err
 	}

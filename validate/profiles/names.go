@@ -27,10 +27,14 @@ const (
 	// K8sVersion checks for Kubernetes APIs removed by a version
 	// (k8s-version=X.Y).
 	K8sVersion Name = "k8s-version"
+	// Konflux is not a bundle-content profile: it adds the catalog rules
+	// only the Konflux pipeline applies (validate.Options.Konflux), which
+	// fbc checks itself, without fbc-profile.
+	Konflux Name = "konflux"
 )
 
 // Names lists the profile names in documentation order.
-var Names = []Name{OperatorFramework, OperatorHub, GoodPractices, OLMv1, K8sVersion}
+var Names = []Name{OperatorFramework, OperatorHub, GoodPractices, OLMv1, K8sVersion, Konflux}
 
 // KubeVersion is a Kubernetes minor release.
 type KubeVersion struct{ Major, Minor int }
@@ -126,6 +130,17 @@ func (s Set) Has(n Name) bool { return slices.Contains(s.names, n) }
 
 // Empty reports whether no profile is named.
 func (s Set) Empty() bool { return len(s.names) == 0 }
+
+// BundleContent reports whether the set names a profile that checks
+// bundle contents, which fbc-profile runs (every profile but konflux).
+func (s Set) BundleContent() bool {
+	for _, n := range s.names {
+		if n != Konflux {
+			return true
+		}
+	}
+	return false
+}
 
 // String lists the set as --profile takes it.
 func (s Set) String() string {

@@ -481,7 +481,18 @@ func literalList(ls []literal) string {
 }
 
 // Walk checks node n against s; p is n's location in the blob.
-func (s *Shape) Walk(n *declcfg.Node, p *Path, report Report) {
+func (s *Shape) Walk(n *declcfg.Node, p *Path, report Report) { s.walk(n, p, report, false) }
+
+// WalkExact checks n against s the way a JSON schema validator checks a
+// YAML file read into Python dictionaries (operator-pipelines' settings
+// files), not the way opm reads a blob: keys match only as written (a key
+// that differs in case is an unknown field), and null is a value of its
+// own, which a field of another kind refuses, not an absent field.
+func (s *Shape) WalkExact(n *declcfg.Node, p *Path, report Report) { s.walk(n, p, report, true) }
+
+func walkExact(s *Shape, n *declcfg.Node, p *Path, report Report) { s.walk(n, p, report, true) }
+
+func (s *Shape) walk(n *declcfg.Node, p *Path, report Report, exact bool) {
 	n = declcfg.Deref(n)
 	if n == nil {
 		return
@@ -507,11 +518,11 @@ func (s *Shape) Walk(n *declcfg.Node, p *Path, report Report) {
 	}
 	switch k {
 	case cue.StructKind:
-		s.walkStruct(n, p, report)
+		s.walkStruct(n, p, report, exact)
 	case cue.ListKind:
 		if s.elem != nil {
 			for i, c := range n.Content {
-				s.elem.Walk(c, p.Elem(i), report)
+				s.elem.walk(c, p.Elem(i), report, exact)
 			}
 		}
 	default:
@@ -540,7 +551,7 @@ func (s *Shape) Walk(n *declcfg.Node, p *Path, report Report) {
 	}
 }
 
-func (s *Shape) walkStruct(n *declcfg.Node, p *Path, report Report) {
+func (s *Shape) walkStruct(n *declcfg.Node, p *Path, report Report, exact bool) {
 	entries, err := declcfg.MappingEntries(n)
 	if err != nil {
 		return // duplicate keys: the loader reports them
@@ -552,9 +563,13 @@ func (s *Shape) walkStruct(n *declcfg.Node, p *Path, report Report) {
 	if len(s.fields) > 64 {
 		seenMore = make([]bool, len(s.fields))
 	}
+	descend := (*Shape).Walk
+	if exact {
+		descend = walkExact
+	}
 	for _, e := range entries {
 		f := s.byName[e.Key]
-		if f == nil {
+		if f == nil && !exact {
 			if twin := s.caseTwin(e.Key, entries); twin != "" {
 				at := e.KeyNode
 				if at == nil {
@@ -578,10 +593,10 @@ func (s *Shape) walkStruct(n *declcfg.Node, p *Path, report Report) {
 				seenBits |= 1 << f.index
 			}
 		}
-		if IsNull(e.Value) {
+		if IsNull(e.Value) && !exact {
 			continue // null is absent; required fields are checked below
 		}
-		s.entry(n, e, f, p, report, (*Shape).Walk)
+		s.entry(n, e, f, p, report, descend)
 	}
 	for i, f := range s.fields {
 		if !f.required {
@@ -591,7 +606,7 @@ func (s *Shape) walkStruct(n *declcfg.Node, p *Path, report Report) {
 		if seenMore != nil {
 			present = seenMore[i]
 		}
-		if present {
+		if present && !exact {
 			for _, e := range entries {
 				if (e.Key == f.name || strings.EqualFold(e.Key, f.name)) && IsNull(e.Value) {
 					present = false

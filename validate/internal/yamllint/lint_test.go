@@ -1,0 +1,67 @@
+package yamllint
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// wantLine is one line of yamllint's parsable output: FILE:LINE:COL: MESSAGE (RULE).
+var wantLine = regexp.MustCompile(`^([^:]+):(\d+):(\d+): (.*) \(([a-z-]+)\)$`)
+
+// TestLintMatchesYamllint lints every file of testdata/ and compares the
+// problems with what yamllint itself reported on them (testdata/want.txt
+// says how it was made): the same lines, columns, rules and messages;
+// syntax errors by line and rule, since fbc's parser words them its own
+// way.
+func TestLintMatchesYamllint(t *testing.T) {
+	t.Parallel()
+	f, err := os.Open(filepath.Join("testdata", "want.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := map[string][]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		m := wantLine.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("want.txt: cannot read %q", line)
+		}
+		want[m[1]] = append(want[m[1]], key(m[2], m[3], m[5], m[4]))
+	}
+	files, err := filepath.Glob(filepath.Join("testdata", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatal("no test files", err)
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range Lint(data) {
+			got = append(got, key(fmt.Sprint(p.Line), fmt.Sprint(p.Column), p.Rule, p.Message))
+		}
+		name := filepath.Base(file)
+		if !slices.Equal(got, want[name]) {
+			t.Errorf("%s:\n got  %q\n want %q", name, got, want[name])
+		}
+	}
+}
+
+func key(line, col, rule, msg string) string {
+	if rule == "syntax" {
+		return line + " syntax"
+	}
+	return line + ":" + col + " " + msg + " (" + rule + ")"
+}
