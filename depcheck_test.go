@@ -76,6 +76,7 @@ func TestImportRules(t *testing.T) {
 		"template": capability,
 		"resolve":  capability,
 		"serve":    capability,
+		"repo":     {"declcfg", "internal"},
 	}
 	// direct lists packages of ours that only these top-level packages may
 	// import directly: capabilities read images through render.

@@ -1,0 +1,35 @@
+package repo
+
+import "github.com/fbc-project/fbc/declcfg"
+
+// Config is the repository's config.yaml, as far as fbc reads it. Root
+// keeps the whole document for checks beyond what fbc reads.
+type Config struct {
+	File string
+	Root *declcfg.Node
+	// Organization is community-operators, certified-operators or
+	// redhat-marketplace; "" when not written.
+	Organization string
+	// AllowedBundleRegistries are the registry prefixes bundle images may
+	// come from (allowed_bundle_registries).
+	AllowedBundleRegistries []string
+}
+
+// ParseConfig reads config.yaml, checking the types of what fbc reads.
+func ParseConfig(file string, data []byte) (*Config, error) {
+	d, err := parseDoc(file, data)
+	if err != nil {
+		return nil, err
+	}
+	c := &Config{File: file, Root: d.root}
+	if k, v := get(d.root, "organization"); k != nil {
+		c.Organization, _ = d.str(v, "organization")
+	}
+	if k, v := get(d.root, "allowed_bundle_registries"); k != nil && !isNull(v) {
+		c.AllowedBundleRegistries, _, _ = d.strings(v, "allowed_bundle_registries")
+	}
+	if len(d.ps) > 0 {
+		return nil, d.ps
+	}
+	return c, nil
+}

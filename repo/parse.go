@@ -1,0 +1,164 @@
+package repo
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
+)
+
+// Problem is something wrong in one of the repository's settings files, at
+// a position.
+type Problem struct {
+	Pos declcfg.Pos
+	Msg string
+}
+
+func (p *Problem) Error() string { return p.Pos.Prefix(p.Msg) }
+
+// FaultKind is Input: the file's content is at fault.
+func (p *Problem) FaultKind() fault.Kind { return fault.Input }
+
+// Problems is every problem found in one file.
+type Problems []*Problem
+
+func (ps Problems) Error() string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p.Error())
+	}
+	return b.String()
+}
+
+// FaultKind is Input: the file's content is at fault.
+func (ps Problems) FaultKind() fault.Kind { return fault.Input }
+
+// Unwrap lets errors.As find each problem.
+func (ps Problems) Unwrap() []error {
+	out := make([]error, len(ps))
+	for i, p := range ps {
+		out[i] = p
+	}
+	return out
+}
+
+// doc reads one settings file: a single YAML document holding a mapping.
+type doc struct {
+	file string
+	root *declcfg.Node
+	ps   Problems
+}
+
+// parseDoc parses a settings file. A file that holds nothing (or only
+// comments) has a nil root and no problem: the pipelines read it as empty.
+func parseDoc(file string, data []byte) (*doc, error) {
+	f := declcfg.ParseFile(file, data)
+	d := &doc{file: file}
+	for _, e := range f.Errors {
+		switch {
+		case e.Warning, e.Rule == declcfg.RuleEmptyDocument:
+		case e.Rule == declcfg.RuleNotObject:
+			kind := strings.TrimPrefix(strings.SplitN(e.Msg, ";", 2)[0], "document is ")
+			d.ps = append(d.ps, &Problem{Pos: e.Pos, Msg: "must hold a mapping of settings, not " + kind})
+		case e.Rule == declcfg.RuleBinaryFile:
+			d.ps = append(d.ps, &Problem{Pos: e.Pos, Msg: strings.SplitN(e.Msg, ";", 2)[0]})
+		default:
+			d.ps = append(d.ps, &Problem{Pos: e.Pos, Msg: e.Msg})
+		}
+	}
+	if len(d.ps) > 0 {
+		return nil, d.ps
+	}
+	if len(f.Docs) > 1 {
+		return nil, Problems{{Pos: f.Docs[1].Pos, Msg: fmt.Sprintf("holds %d YAML documents; the pipelines read one", len(f.Docs))}}
+	}
+	if len(f.Docs) == 1 {
+		d.root = f.Docs[0].Node
+	}
+	return d, nil
+}
+
+func (d *doc) at(n *declcfg.Node) declcfg.Pos {
+	if n == nil {
+		return declcfg.Pos{File: d.file}
+	}
+	return declcfg.Pos{File: d.file, Line: n.Line, Col: n.Column}
+}
+
+func (d *doc) problem(n *declcfg.Node, format string, args ...any) {
+	d.ps = append(d.ps, &Problem{Pos: d.at(n), Msg: fmt.Sprintf(format, args...)})
+}
+
+// get finds a key of a mapping, exactly as written (the pipelines read
+// these files as Python dictionaries); key and value nodes, nil if absent.
+func get(m *declcfg.Node, key string) (*declcfg.Node, *declcfg.Node) {
+	m = declcfg.Deref(m)
+	if m == nil || m.Kind != declcfg.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := m.Content[i]; k.Kind == declcfg.ScalarNode && k.Value == key {
+			return k, declcfg.Deref(m.Content[i+1])
+		}
+	}
+	return nil, nil
+}
+
+func isNull(n *declcfg.Node) bool {
+	return n == nil || n.Kind == declcfg.ScalarNode && n.Tag == "!!null"
+}
+
+// str reads a string; what names the value in the message.
+func (d *doc) str(n *declcfg.Node, what string) (string, bool) {
+	if n.Kind != declcfg.ScalarNode || n.Tag != "!!str" {
+		d.problem(n, "%s must be a string, not %s", what, kindName(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+// strings reads a list of strings with each one's position.
+func (d *doc) strings(n *declcfg.Node, what string) ([]string, []declcfg.Pos, bool) {
+	if n.Kind != declcfg.SequenceNode {
+		d.problem(n, "%s must be a list of strings, not %s", what, kindName(n))
+		return nil, nil, false
+	}
+	out := make([]string, 0, len(n.Content))
+	pos := make([]declcfg.Pos, 0, len(n.Content))
+	ok := true
+	for _, it := range n.Content {
+		it = declcfg.Deref(it)
+		s, good := d.str(it, what+" items")
+		ok = ok && good
+		out = append(out, s)
+		pos = append(pos, d.at(it))
+	}
+	return out, pos, ok
+}
+
+// boolean reads true or false.
+func (d *doc) boolean(n *declcfg.Node, what string) (bool, bool) {
+	if n.Kind == declcfg.ScalarNode && n.Tag == "!!bool" {
+		return strings.EqualFold(n.Value, "true"), true
+	}
+	// The pipelines read these files with PyYAML, a YAML 1.1 parser, to
+	// which yes, no, on and off are booleans too.
+	if v, ok := declcfg.YAML11Bool(n); ok {
+		return v, true
+	}
+	d.problem(n, "%s must be true or false, not %s", what, kindName(n))
+	return false, false
+}
+
+// kindName says what a node is, for messages: "a list", "null", the text of
+// a scalar that is not a string.
+func kindName(n *declcfg.Node) string {
+	if isNull(n) {
+		return "null"
+	}
+	return declcfg.KindName(n)
+}
