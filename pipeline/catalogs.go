@@ -1,0 +1,220 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/repo"
+)
+
+// Catalogs renders every catalog the ci.yaml of the operator whose folder
+// holds dir maps, as make catalogs does: each template of
+// fbc.catalog_mapping into <root>/catalogs/<catalog>/<pkg>/catalog.yaml for
+// each of its catalog_names, as YAML, with --migrate-level
+// bundle-object-to-csv-metadata for v4.17 and later (and every 5.x). Like
+// the Makefile, which empties every catalogs/*/<pkg>/ first, it removes the
+// package's folders in catalogs ci.yaml does not map and any other file in
+// the folders it writes. Each template renders once per migrate level its
+// catalogs need, each bundle source is read once, every catalog is
+// validated, and the files land together or not at all.
+//
+// A ci.yaml or template that cannot be used stops the run before anything
+// is rendered (a Run error: exit 2); catalogs that do not validate are an
+// *InvalidError, with the reports in the Result.
+func Catalogs(ctx context.Context, dir string, opts Options) (*Result, error) {
+	op, err := repo.OperatorOf(dir)
+	if err != nil {
+		return nil, err
+	}
+	p, err := newRun(op, opts)
+	if err != nil {
+		return nil, err
+	}
+	ci, err := p.readCI()
+	if err != nil {
+		return nil, setupError(err)
+	}
+	jobs, err := p.mappedJobs(ci, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	cats, err := p.render(ctx, jobs)
+	if err != nil {
+		return p.res, err
+	}
+	if err := p.validate(ctx, cats); err != nil {
+		return p.res, err
+	}
+	mapped := map[string]bool{}
+	for _, c := range cats {
+		mapped[c.catalog] = true
+		if err := p.stageCatalog(c); err != nil {
+			return p.res, err
+		}
+	}
+	if err := p.removeUnmapped(mapped); err != nil {
+		return p.res, err
+	}
+	return p.res, p.land(ctx)
+}
+
+// readCI reads the operator's ci.yaml, named from the working directory.
+func (p *run) readCI() (*repo.CI, error) {
+	path := p.op.CIPath()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &repo.MissingError{Path: p.show(path), What: "the operator's CI settings, whose fbc.catalog_mapping maps templates to catalogs"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return repo.ParseCI(p.show(path), data)
+}
+
+// setupError makes a problem with the repository's settings a reason the
+// run could not start (exit 2), as the pipelines stop on it.
+func setupError(err error) error {
+	if fault.KindOf(err) == fault.Input {
+		return fault.Wrap(fault.Run, err)
+	}
+	return err
+}
+
+// mappedJobs reads the templates ci.yaml maps, one job per template and
+// type (mapping items that name the same template share it). only, when
+// set, keeps the templates it names and, as the release bot does, the
+// catalogs of each one's first mapping item; texts gives templates' text
+// instead of the file's.
+func (p *run) mappedJobs(ci *repo.CI, only []string, texts map[string][]byte) ([]job, error) {
+	if ci.FBC == nil || len(ci.FBC.Mappings) == 0 {
+		return nil, fault.Errorf(fault.Run, "%s has no fbc.catalog_mapping: no template is mapped to a catalog, so there is nothing to render", p.show(ci.File))
+	}
+	if !ci.FBC.Enabled {
+		p.opts.Warn.Printf("%s: fbc.enabled is not true: the pipelines do not publish this operator's catalogs", p.show(ci.File))
+	}
+	var jobs []job
+	claimed := map[string]declcfg.Pos{} // catalog -> the catalog_names item naming it
+	claimedBy := map[string]string{}
+	for _, m := range ci.FBC.Mappings {
+		if only != nil && !slices.Contains(only, m.Template) {
+			continue
+		}
+		if err := checkMapping(m); err != nil {
+			return nil, setupError(err)
+		}
+		i := slices.IndexFunc(jobs, func(j job) bool { return j.name == m.Template && j.typ == m.Type })
+		if i >= 0 && only != nil {
+			continue // the bot reads the first mapping item of a template
+		}
+		if i < 0 {
+			path := p.op.TemplatePath(m.Template)
+			data, ok := texts[m.Template]
+			var err error
+			if !ok {
+				data, err = os.ReadFile(path)
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, &repo.MissingError{Path: p.show(path), What: "the template ci.yaml maps", Pos: m.TemplatePos}
+			} else if err != nil {
+				return nil, err
+			}
+			jobs = append(jobs, job{name: m.Template, typ: m.Type, path: path, data: data, pos: m.TemplatePos})
+			i = len(jobs) - 1
+		}
+		for k, c := range m.Catalogs {
+			if prev, ok := claimed[c]; ok {
+				if claimedBy[c] == m.Template {
+					continue
+				}
+				return nil, fault.Wrap(fault.Run, &repo.Problem{Pos: m.CatalogPos[k], Msg: fmt.Sprintf("catalog %s is mapped to %s here and to %s at line %d: each catalog renders from one template", c, m.Template, claimedBy[c], prev.Line)})
+			}
+			claimed[c], claimedBy[c] = m.CatalogPos[k], m.Template
+			jobs[i].catalogs = append(jobs[i].catalogs, c)
+		}
+	}
+	return jobs, nil
+}
+
+// checkMapping refuses what the pipelines cannot render: an unknown type,
+// names that lead out of their folders.
+func checkMapping(m repo.Mapping) error {
+	if m.Type != repo.TypeBasic && m.Type != repo.TypeSemver {
+		return &repo.Problem{Pos: m.TypePos, Msg: fmt.Sprintf("unknown template type %q: the pipelines render %s and %s templates", m.Type, repo.TypeBasic, repo.TypeSemver)}
+	}
+	if err := checkName(m.Template, "template_name", m.TemplatePos, true); err != nil {
+		return err
+	}
+	for k, c := range m.Catalogs {
+		if err := checkName(c, "catalog name", m.CatalogPos[k], false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stageCatalog adds a catalog's file to the batch and removes any other
+// file of its folder, which the Makefile's clean would have removed.
+func (p *run) stageCatalog(c rendered) error {
+	folder := filepath.Dir(c.path)
+	ents, err := os.ReadDir(folder)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fault.Wrap(fault.Run, err)
+	}
+	var old []byte
+	exists := false
+	for _, e := range ents {
+		p2 := filepath.Join(folder, e.Name())
+		if e.Name() == filepath.Base(c.path) && e.Type().IsRegular() {
+			if old, err = os.ReadFile(p2); err != nil {
+				return fault.Wrap(fault.Run, err)
+			}
+			exists = true
+			continue
+		}
+		p.remove(p2)
+	}
+	p.stage(c.path, c.data, old, exists)
+	return nil
+}
+
+// remove adds a path to remove to the batch, or records it as stale.
+func (p *run) remove(path string) {
+	p.res.Removed = append(p.res.Removed, p.show(path))
+	if p.opts.Check {
+		p.res.Stale = append(p.res.Stale, p.show(path))
+		return
+	}
+	p.batch.RemoveAll(path)
+}
+
+// removeUnmapped removes the package's folder from every catalog that
+// ci.yaml does not map.
+func (p *run) removeUnmapped(mapped map[string]bool) error {
+	ents, err := os.ReadDir(p.op.Repo.CatalogsPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fault.Wrap(fault.Run, err)
+	}
+	var names []string
+	for _, e := range ents {
+		if e.IsDir() && !mapped[e.Name()] {
+			names = append(names, e.Name())
+		}
+	}
+	for _, c := range sortedCatalogs(names) {
+		folder := p.op.Repo.CatalogDir(c, p.op.Name)
+		if _, err := os.Lstat(folder); err == nil {
+			p.remove(folder)
+		}
+	}
+	return nil
+}
