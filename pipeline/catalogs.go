@@ -88,29 +88,42 @@ func setupError(err error) error {
 }
 
 // mappedJobs reads the templates ci.yaml maps, one job per template and
-// type (mapping items that name the same template share it). only, when
-// set, keeps the templates it names and, as the release bot does, the
+// type (mapping items that name the same template share it). order, when
+// set, keeps only the templates it names and, as the release bot does, the
 // catalogs of each one's first mapping item; texts gives templates' text
 // instead of the file's.
-func (p *run) mappedJobs(ci *repo.CI, only []string, texts map[string][]byte) ([]job, error) {
+//
+// A catalog mapped to several templates is written by the pipelines once
+// per template, so the last render stays: the last mapping item naming it
+// for make catalogs, the template rendered last (latest in order) for the
+// release bot. fbc renders it from that template only, and says so.
+func (p *run) mappedJobs(ci *repo.CI, order []string, texts map[string][]byte) ([]job, error) {
 	if ci.FBC == nil || len(ci.FBC.Mappings) == 0 {
 		return nil, fault.Errorf(fault.Run, "%s has no fbc.catalog_mapping: no template is mapped to a catalog, so there is nothing to render", p.show(ci.File))
 	}
 	if !ci.FBC.Enabled {
 		p.opts.Warn.Printf("%s: fbc.enabled is not true: the pipelines do not publish this operator's catalogs", p.show(ci.File))
 	}
+	type claim struct {
+		job  int
+		rank int
+		pos  declcfg.Pos
+	}
 	var jobs []job
-	claimed := map[string]declcfg.Pos{} // catalog -> the catalog_names item naming it
-	claimedBy := map[string]string{}
-	for _, m := range ci.FBC.Mappings {
-		if only != nil && !slices.Contains(only, m.Template) {
-			continue
+	claims := map[string]claim{}
+	var catalogOrder []string
+	for n, m := range ci.FBC.Mappings {
+		rank := n
+		if order != nil {
+			if rank = slices.Index(order, m.Template); rank < 0 {
+				continue
+			}
 		}
 		if err := checkMapping(m); err != nil {
 			return nil, setupError(err)
 		}
 		i := slices.IndexFunc(jobs, func(j job) bool { return j.name == m.Template && j.typ == m.Type })
-		if i >= 0 && only != nil {
+		if i >= 0 && order != nil {
 			continue // the bot reads the first mapping item of a template
 		}
 		if i < 0 {
@@ -129,17 +142,29 @@ func (p *run) mappedJobs(ci *repo.CI, only []string, texts map[string][]byte) ([
 			i = len(jobs) - 1
 		}
 		for k, c := range m.Catalogs {
-			if prev, ok := claimed[c]; ok {
-				if claimedBy[c] == m.Template {
+			prev, ok := claims[c]
+			if !ok {
+				catalogOrder = append(catalogOrder, c)
+			} else if prev.job != i {
+				winner, loser, at := jobs[i].name, jobs[prev.job].name, m.CatalogPos[k]
+				if prev.rank > rank {
+					winner, loser = loser, winner
+				}
+				p.opts.Warn.Printf("%s: catalog %s is mapped to both %s and %s: as the pipelines, which render both into it, leave it, it is rendered from %s, which they render last", at, c, loser, winner, winner)
+				if prev.rank > rank {
 					continue
 				}
-				return nil, fault.Wrap(fault.Run, &repo.Problem{Pos: m.CatalogPos[k], Msg: fmt.Sprintf("catalog %s is mapped to %s here and to %s at line %d: each catalog renders from one template", c, m.Template, claimedBy[c], prev.Line)})
 			}
-			claimed[c], claimedBy[c] = m.CatalogPos[k], m.Template
-			jobs[i].catalogs = append(jobs[i].catalogs, c)
+			claims[c] = claim{job: i, rank: rank, pos: m.CatalogPos[k]}
 		}
 	}
-	return jobs, nil
+	for _, c := range catalogOrder {
+		j := &jobs[claims[c].job]
+		if !slices.Contains(j.catalogs, c) {
+			j.catalogs = append(j.catalogs, c)
+		}
+	}
+	return slices.DeleteFunc(jobs, func(j job) bool { return len(j.catalogs) == 0 }), nil
 }
 
 // checkMapping refuses what the pipelines cannot render: an unknown type,

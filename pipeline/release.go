@@ -138,7 +138,15 @@ func Release(ctx context.Context, bundleDir, image string, opts Options) (*Resul
 	for name, st := range states {
 		texts[name] = st.text.Bytes()
 	}
-	jobs, err := p.mappedJobs(ci, order, texts)
+	// The bot renders each template as it amends it, so a catalog two
+	// templates map keeps the render of the one listed last.
+	var lastListed []string
+	for i := len(rc.Templates) - 1; i >= 0; i-- {
+		if name := rc.Templates[i].Template; !slices.Contains(lastListed, name) {
+			lastListed = append([]string{name}, lastListed...)
+		}
+	}
+	jobs, err := p.mappedJobs(ci, lastListed, texts)
 	if err != nil {
 		return nil, err
 	}
@@ -222,10 +230,16 @@ func (p *run) openTemplate(name, typ string, a *addition) (*templateState, error
 // source, published as another bundle, or tagged with the version of
 // another bundle directory.
 func (p *run) checkImage(ctx context.Context, image string, csv *repo.CSV, bundleDir, absBundle string) error {
-	if e, ok := p.m.Lookup(image); ok {
-		src, err := filepath.Abs(e.Source)
-		if err != nil || !sameDir(src, absBundle) {
-			return fault.Errorf(fault.Usage, "%s: image map %s maps image %s to %s, not to %s, the bundle being released", e.Pos, p.m.File, image, e.Written, bundleDir)
+	if e, ok := p.m.Lookup(image); ok && repo.IsBundleDir(e.Source) && !sameDir(e.Source, absBundle) {
+		// A copy of the bundle is fine; another bundle is not.
+		other, err := repo.ReadCSV(e.Source)
+		if err != nil || other.Name != csv.Name {
+			name := "a folder whose CSV cannot be read"
+			if err == nil {
+				name = "bundle " + other.Name
+			}
+			return fault.Errorf(fault.Usage, "%s: image map %s maps image %s to %s, which is %s, not %s (%s), the bundle being released",
+				e.Pos, p.m.File, image, e.Written, name, csv.Name, bundleDir)
 		}
 	}
 	b, file, err := p.finder.Blob(ctx, image)
