@@ -383,4 +383,3 @@ func mappedCatalogs(t *testing.T, ci string) []string {
 	}
 	return out
 }
-

@@ -96,16 +96,7 @@ func (d *doc) problem(n *declcfg.Node, format string, args ...any) {
 // get finds a key of a mapping, exactly as written (the pipelines read
 // these files as Python dictionaries); key and value nodes, nil if absent.
 func get(m *declcfg.Node, key string) (*declcfg.Node, *declcfg.Node) {
-	m = declcfg.Deref(m)
-	if m == nil || m.Kind != declcfg.MappingNode {
-		return nil, nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if k := m.Content[i]; k.Kind == declcfg.ScalarNode && k.Value == key {
-			return k, declcfg.Deref(m.Content[i+1])
-		}
-	}
-	return nil, nil
+	return declcfg.Lookup(m, key)
 }
 
 func isNull(n *declcfg.Node) bool {
