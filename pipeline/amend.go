@@ -67,24 +67,40 @@ func (a *addition) bundle() *declcfg.Node {
 	return declcfg.MappingOf(declcfg.StringNode("schema"), declcfg.StringNode("olm.bundle"), declcfg.StringNode("image"), declcfg.StringNode(a.image))
 }
 
+// written is a string of release-config.yaml's item as it is written
+// there (quoted as it is quoted), or a plain string when it is not there.
+func (a *addition) written(key, value string) *declcfg.Node {
+	_, v := declcfg.Lookup(a.rt.Node, key)
+	if v != nil && v.Kind == declcfg.SequenceNode {
+		for _, it := range v.Content {
+			if it = declcfg.Deref(it); it.Kind == declcfg.ScalarNode && it.Value == value {
+				return &declcfg.Node{Kind: it.Kind, Style: it.Style, Tag: it.Tag, Value: it.Value}
+			}
+		}
+	} else if v != nil && v.Kind == declcfg.ScalarNode && v.Value == value {
+		return &declcfg.Node{Kind: v.Kind, Style: v.Style, Tag: v.Tag, Value: v.Value}
+	}
+	return declcfg.StringNode(value)
+}
+
 func (a *addition) channel(name string, entries ...*declcfg.Node) *declcfg.Node {
 	return declcfg.MappingOf(
 		declcfg.StringNode("schema"), declcfg.StringNode("olm.channel"),
-		declcfg.StringNode("name"), declcfg.StringNode(name),
+		declcfg.StringNode("name"), a.written("channels", name),
 		declcfg.StringNode("package"), declcfg.StringNode(a.pkg),
 		declcfg.StringNode("entries"), declcfg.SequenceOf(entries...))
 }
 
 // createBasic is a new basic template as the bot writes it.
 func createBasic(a *addition) *declcfg.Node {
-	def := a.rt.DefaultChannel
-	if def == "" {
-		def = a.rt.Channels[0]
+	def := a.written("defaultChannel", a.rt.DefaultChannel)
+	if a.rt.DefaultChannel == "" {
+		def = a.written("channels", a.rt.Channels[0])
 	}
 	items := []*declcfg.Node{declcfg.MappingOf(
 		declcfg.StringNode("schema"), declcfg.StringNode("olm.package"),
 		declcfg.StringNode("name"), declcfg.StringNode(a.pkg),
-		declcfg.StringNode("defaultChannel"), declcfg.StringNode(def))}
+		declcfg.StringNode("defaultChannel"), def)}
 	for _, ch := range a.rt.Channels {
 		items = append(items, a.channel(ch, a.entry()))
 	}
@@ -99,7 +115,7 @@ func createSemver(a *addition) *declcfg.Node {
 		declcfg.StringNode("GenerateMajorChannels"), declcfg.BoolNode(true),
 		declcfg.StringNode("GenerateMinorChannels"), declcfg.BoolNode(true))
 	for _, ch := range a.rt.Channels {
-		t.Content = append(t.Content, declcfg.StringNode(ch), semverChannel("Bundles", "Image", a.image))
+		t.Content = append(t.Content, a.written("channels", ch), semverChannel("Bundles", "Image", a.image))
 	}
 	return t
 }

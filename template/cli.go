@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/render"
@@ -130,7 +129,7 @@ func findingSource(m *ImageMap, sources *bundleSources, f Finder) BundleRenderer
 		if m != nil {
 			where = fmt.Sprintf("it is not in image map %s", m.File)
 		}
-		looked := fmt.Sprintf("%s, %s, and %s", where, strings.TrimPrefix(cerr.Error(), render.ErrOffline.Error()+": "), f.Where(ref))
+		looked := fmt.Sprintf("%s; the image cache: %v; the repository: %s", where, cerr, f.Where(ref))
 		if offline {
 			return nil, &Problem{Msg: looked + "; offline, no registry was asked"}
 		}
