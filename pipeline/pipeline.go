@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"slices"
@@ -305,6 +306,16 @@ func (p *run) land(ctx context.Context) error {
 		return err
 	}
 	if err := p.batch.Commit(); err != nil {
+		var be *atomicfile.BatchError
+		if errors.As(err, &be) {
+			// Name the files as the user sees them.
+			cause := be.Err
+			var pe *fs.PathError
+			if errors.As(cause, &pe) {
+				cause = fmt.Errorf("%s %s: %w", pe.Op, p.show(pe.Path), pe.Err)
+			}
+			err = fmt.Errorf("%s %s: %w; nothing was changed", be.Op, p.show(be.Path), cause)
+		}
 		return fault.Wrap(fault.Run, err)
 	}
 	return nil

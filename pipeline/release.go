@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
@@ -165,10 +166,9 @@ func Release(ctx context.Context, bundleDir, image string, opts Options) (*Resul
 		}
 	}
 	for _, c := range cats {
-		old, err := os.ReadFile(c.path)
-		exists := err == nil
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return p.res, fault.Wrap(fault.Run, err)
+		old, exists, err := readOld(c.path)
+		if err != nil {
+			return p.res, err
 		}
 		p.stage(c.path, c.data, old, exists)
 	}
@@ -263,4 +263,18 @@ func sameDir(a, b string) bool {
 	sa, err1 := os.Stat(a)
 	sb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// readOld reads a file about to be replaced. One that cannot be there (a
+// file where its folder should be) reads as missing: writing it is what
+// fails, and says so.
+func readOld(path string) ([]byte, bool, error) {
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		return data, true, nil
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return nil, false, nil
+	}
+	return nil, false, fault.Wrap(fault.Run, err)
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Batch is a set of files written, and folders removed, together, in
@@ -100,14 +101,14 @@ func (b *Batch) Commit() (err error) {
 		dirs, err := mkdirs(filepath.Dir(w.path))
 		made = append(made, dirs...)
 		if err != nil {
-			return fmt.Errorf("writing %s: %w", w.path, err)
+			return &BatchError{Op: "writing", Path: w.path, Err: err}
 		}
 		s := &staged{batchWrite: w}
 		st = append(st, s)
 		perm := w.perm
 		if fi, err := os.Lstat(w.path); err == nil {
 			if !fi.Mode().IsRegular() {
-				return fmt.Errorf("writing %s: it exists and is not a regular file", w.path)
+				return &BatchError{Op: "writing", Path: w.path, Err: errors.New("it exists and is not a regular file")}
 			}
 			perm = fi.Mode().Perm()
 		}
@@ -115,7 +116,12 @@ func (b *Batch) Commit() (err error) {
 			_, err := wr.Write(w.data)
 			return err
 		}); err != nil {
-			return fmt.Errorf("writing %s: %w", w.path, err)
+			var pe *fs.PathError
+			if errors.As(err, &pe) && pe.Op == "open" {
+				// The temporary name means nothing to the reader.
+				err = &fs.PathError{Op: "creating a file in", Path: filepath.Dir(w.path), Err: pe.Err}
+			}
+			return &BatchError{Op: "writing", Path: w.path, Err: err}
 		}
 	}
 	for _, p := range b.removes {
@@ -124,7 +130,7 @@ func (b *Batch) Commit() (err error) {
 		}
 		aside := sideName(p, "old")
 		if err := os.Rename(p, aside); err != nil {
-			return fmt.Errorf("removing %s: %w", p, err)
+			return &BatchError{Op: "removing", Path: p, Err: err}
 		}
 		moved = append(moved, movedAside{path: p, aside: aside})
 	}
@@ -133,11 +139,11 @@ func (b *Batch) Commit() (err error) {
 			s.backup = sideName(s.path, "old")
 			if err := os.Link(s.path, s.backup); err != nil {
 				s.backup = ""
-				return fmt.Errorf("writing %s: keeping the old file: %w", s.path, err)
+				return &BatchError{Op: "writing", Path: s.path, Err: fmt.Errorf("keeping the old file: %w", err)}
 			}
 		}
 		if err := placeFile(s.tmp, s.path); err != nil {
-			return fmt.Errorf("writing %s: %w", s.path, err)
+			return &BatchError{Op: "writing", Path: s.path, Err: err}
 		}
 		s.tmp, s.placed = "", true
 	}
@@ -153,6 +159,16 @@ func (b *Batch) Commit() (err error) {
 }
 
 type movedAside struct{ path, aside string }
+
+// BatchError is the file a batch could not write or remove, and why.
+type BatchError struct {
+	Op   string // "writing" or "removing"
+	Path string
+	Err  error
+}
+
+func (e *BatchError) Error() string { return e.Op + " " + e.Path + ": " + e.Err.Error() }
+func (e *BatchError) Unwrap() error { return e.Err }
 
 // placeFile renames a finished temporary file into place; tests replace it
 // to fail in the middle of a batch.
@@ -174,7 +190,10 @@ func sideName(path, kind string) string {
 func mkdirs(dir string) ([]string, error) {
 	var missing []string
 	for d := dir; ; {
-		if _, err := os.Lstat(d); err == nil {
+		if st, err := os.Stat(d); err == nil {
+			if !st.IsDir() {
+				return nil, &fs.PathError{Op: "mkdir", Path: d, Err: syscall.ENOTDIR}
+			}
 			break
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
