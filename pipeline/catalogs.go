@@ -189,7 +189,7 @@ func checkMapping(m repo.Mapping) error {
 func (p *run) stageCatalog(c rendered) error {
 	folder := filepath.Dir(c.path)
 	ents, err := os.ReadDir(folder)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err != nil && !missing(err) {
 		return fault.Wrap(fault.Run, err)
 	}
 	var old []byte

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,8 @@ type Finder struct {
 	op   *repo.Operator
 	r    *render.Renderer
 	warn fault.Warn
+	// show names a path in messages.
+	show func(string) string
 
 	// fixed maps images to bundle directories that are theirs by
 	// definition (the bundle being released).
@@ -60,8 +63,15 @@ type dirResult struct {
 
 // NewFinder returns a Finder for an operator's bundle images; r renders its
 // bundle directories.
-func NewFinder(op *repo.Operator, r *render.Renderer, warn fault.Warn) *Finder {
-	return &Finder{op: op, r: r, warn: warn, fixed: map[string]string{}, dirs: map[string]*dirResult{}, warned: map[string]bool{}}
+// Paths in its messages are shown from workDir when they are under it
+// ("" shows them from the repository's root).
+func NewFinder(op *repo.Operator, r *render.Renderer, workDir string, warn fault.Warn) *Finder {
+	f := &Finder{op: op, r: r, warn: warn, fixed: map[string]string{}, dirs: map[string]*dirResult{}, warned: map[string]bool{}}
+	f.show = func(p string) string { return relTo(op.Repo.Root, p) }
+	if workDir != "" {
+		f.show = func(p string) string { return showFrom(workDir, p) }
+	}
+	return f
 }
 
 // Fix makes image resolve to the bundle directory dir, before anything
@@ -121,7 +131,15 @@ func (f *Finder) load(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			f.warn.Printf("%s: not read for bundle images: %v", f.rel(cf.Path), firstLine(err))
+			msg, line := firstLine(err), 0
+			var les declcfg.LoadErrors
+			if errors.As(err, &les) && len(les) > 0 {
+				msg, line = les[0].Msg, les[0].Pos.Line
+				if len(les) > 1 {
+					msg += fmt.Sprintf(" (and %d more problems)", len(les)-1)
+				}
+			}
+			f.warn.Printf("%s: not read for bundle images: %s", declcfg.Pos{File: f.show(cf.Path), Line: line}, msg)
 			continue
 		}
 		for _, b := range cfg.Bundles {
@@ -169,7 +187,7 @@ func (f *Finder) find(ctx context.Context, ref string, csvMetadata bool) ([]decl
 	}
 	if blob != nil {
 		f.warnOnce(ref, "%s: the only copy of bundle %s (%s) is in %s, which has olm.csv.metadata instead of its manifests: catalogs before v4.17 rendered from it lack its olm.bundle.object properties; map the image to its bundle directory or image (--image-map) to render them whole",
-			ref, blob.bundle.Name, ref, f.rel(blob.file))
+			ref, blob.bundle.Name, ref, f.show(blob.file))
 		return []declcfg.Bundle{blob.bundle}, nil
 	}
 	return nil, fmt.Errorf("%w: %s", template.ErrNotFound, f.where(ref))

@@ -132,7 +132,7 @@ func newRun(op *repo.Operator, opts Options) (*run, error) {
 		return nil, errors.New("pipeline: no renderer")
 	}
 	p := &run{opts: opts, op: op, memo: &template.Memo{}, res: &Result{Operator: op.Name}}
-	p.finder = NewFinder(op, opts.Renderer, opts.Warn)
+	p.finder = NewFinder(op, opts.Renderer, opts.WorkDir, opts.Warn)
 	if opts.ImageMap != "" {
 		m, err := template.LoadImageMap(opts.ImageMap)
 		if err != nil {
@@ -148,10 +148,17 @@ func (p *run) show(path string) string {
 	if p.opts.WorkDir == "" {
 		return path
 	}
-	if r, err := filepath.Rel(p.opts.WorkDir, path); err == nil && !strings.HasPrefix(r, "..") {
-		return r
+	return showFrom(p.opts.WorkDir, path)
+}
+
+// showFrom names path from dir: relative when it is under dir or near it
+// (up to three levels up), whole otherwise.
+func showFrom(dir, path string) string {
+	r, err := filepath.Rel(dir, path)
+	if err != nil || strings.HasPrefix(r, strings.Repeat(".."+string(filepath.Separator), 4)) {
+		return path
 	}
-	return path
+	return r
 }
 
 // checkName refuses a template or catalog name that would lead out of its

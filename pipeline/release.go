@@ -265,16 +265,20 @@ func sameDir(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
-// readOld reads a file about to be replaced. One that cannot be there (a
-// file where its folder should be) reads as missing: writing it is what
-// fails, and says so.
+// readOld reads a file about to be replaced; see missing.
 func readOld(path string) ([]byte, bool, error) {
 	data, err := os.ReadFile(path)
 	switch {
 	case err == nil:
 		return data, true, nil
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+	case missing(err):
 		return nil, false, nil
 	}
 	return nil, false, fault.Wrap(fault.Run, err)
+}
+
+// missing: a file that is not there, or cannot be (a file where its
+// folder should be); writing it is what fails, and says so.
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }

@@ -195,7 +195,7 @@ func mkdirs(dir string) ([]string, error) {
 				return nil, &fs.PathError{Op: "mkdir", Path: d, Err: syscall.ENOTDIR}
 			}
 			break
-		} else if !errors.Is(err, fs.ErrNotExist) {
+		} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 			return nil, err
 		}
 		missing = append(missing, d)
