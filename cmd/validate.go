@@ -44,10 +44,19 @@ are shown as IMAGE@DIGEST:configs/...). Several paths are checked as one
 catalog. A PATH that is a bundle directory (manifests/ and metadata/) or
 a bundle image is checked as a bundle, on its own: the olm.bundle it renders
 to, and its contents against the profiles (operatorframework by default).
-Parts of operator repositories that are neither (ci.yaml, READMEs, catalog
-templates: skipped with a note; operators/, operator folders, package-manifest
-folders and folders of templates: refused) get one line saying what they are
-and which command takes them.
+An operator's folder of an operator repository (operators/NAME) is checked
+as the pipelines read it: every bundle directory, ci.yaml and each
+release-config.yaml (they must parse), the catalog templates ci.yaml maps,
+rendered offline (images from the image cache and the repository itself,
+never a registry) and compared with the catalogs they are mapped to, then
+those catalogs (catalogs/VERSION/NAME), each on its own with the rules of the
+OpenShift release its name gives. A catalog of a repository
+(<repository>/catalogs/vX.Y, or a package in it) is checked with vX.Y's rules,
+as if --target-ocp X.Y were given. Other parts of operator repositories
+(ci.yaml, READMEs, templates, catalog-templates/, a version folder whose
+bundle is one level down, operators/, the repository itself, package-manifest
+folders) are skipped with one line saying what they are and which command
+takes them; they never stop the run.
 
 --profile checks what bundles hold, in bundle directories, images and every
 bundle of the catalogs: operatorframework (operator-sdk's default validators),
@@ -73,6 +82,7 @@ bundle-object-to-csv-metadata fixes.`,
   fbc validate --strict -o github catalog/
   cat catalog.yaml | fbc validate -
   fbc validate --target-ocp 4.18 catalogs/v4.18/
+  fbc validate operators/my-operator
   fbc validate bundle/ quay.io/acme/op-bundle:v1.2.0
   fbc validate --profile operatorhub,olmv1,k8s-version=1.33 catalog/`,
 		Args: minArgs(1),
@@ -109,11 +119,24 @@ bundle-object-to-csv-metadata fixes.`,
 			if err != nil {
 				return err
 			}
-			catalogs, bundles := splitValidateArgs(cmd.Context(), r, args)
-			if catalogs, err = screenSources(cmd, catalogs); err != nil {
+			var target *validate.OCPVersion
+			if targetOCP != "" {
+				v, err := validate.ParseOCPVersion(targetOCP)
+				if err != nil {
+					return usageErrorf("--target-ocp: %v", err)
+				}
+				target = &v
+			}
+			rp, args, err := expandRepoArgs(cmd, r, args, target)
+			if err != nil {
 				return err
 			}
-			if len(catalogs) == 0 && len(bundles) == 0 {
+			catalogs, bundles := splitValidateArgs(cmd.Context(), r, args)
+			if catalogs, err = screenSources(cmd, catalogs, true); err != nil {
+				return err
+			}
+			bundles = append(bundles, rp.bundles...)
+			if len(catalogs) == 0 && len(bundles) == 0 && rp.empty() {
 				return nothingThere(fmt.Errorf("nothing to validate: every path was skipped"))
 			}
 			reader := bundleReader{r: r}
@@ -125,13 +148,7 @@ bundle-object-to-csv-metadata fixes.`,
 				ReadBundle: reader.read,
 				Walk:       catalogWalker(cmd, func() (*render.Renderer, error) { return r, nil }, validate.WalkOptions(0)),
 			}
-			if targetOCP != "" {
-				v, err := validate.ParseOCPVersion(targetOCP)
-				if err != nil {
-					return usageErrorf("--target-ocp: %v", err)
-				}
-				opts.TargetOCP = &v
-			}
+			opts.TargetOCP = target
 			switch {
 			case !set.Empty():
 				pc, err := startProfiles(cmd, set, false)
@@ -156,13 +173,16 @@ bundle-object-to-csv-metadata fixes.`,
 					opts.Profiles = pc
 				}
 			}
-			res, err := validate.Validate(cmd.Context(), catalogs, opts)
-			var pe *validate.PolicyError
-			if errors.As(err, &pe) {
-				return fmt.Errorf("--schema %s: %w", pe.Dir, pe.Err)
+			res := &validate.Result{}
+			if len(catalogs) > 0 || len(bundles) > 0 {
+				if res, err = validate.Validate(cmd.Context(), catalogs, opts); err != nil {
+					return validateError(err)
+				}
 			}
-			if err != nil {
-				return err
+			// A repository's catalogs are each checked on their own, with
+			// the rules of the OpenShift release each is for.
+			if res, err = rp.validate(cmd.Context(), res, opts); err != nil {
+				return validateError(err)
 			}
 			if res.Stats.Blobs == 0 && len(res.Diagnostics) == 0 {
 				// A wrong path, an ignored tree or an empty pipe must not
@@ -179,7 +199,7 @@ bundle-object-to-csv-metadata fixes.`,
 			ropts := vreport.Options{
 				Color:   output.String() == "text" && useColor(stdout),
 				Tool:    vreport.Tool{Name: "fbc", Version: buildinfo.Read().Version, InformationURI: informationURI},
-				Rules:   validate.Rules(),
+				Rules:   rp.rules(),
 				WorkDir: wd,
 				Anchor:  firstFile(args),
 			}
@@ -209,6 +229,15 @@ bundle-object-to-csv-metadata fixes.`,
 	cmd.Flags().StringArrayVar(&profileFlags, "profile", nil, "check bundle contents against profiles `NAME[,NAME...]`: operatorframework, operatorhub, good-practices, olmv1, k8s-version=X.Y (repeatable)")
 	addPullFlags(cmd.Flags(), &pull)
 	return cmd
+}
+
+// validateError adds the flag to a policy directory's error.
+func validateError(err error) error {
+	var pe *validate.PolicyError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("--schema %s: %w", pe.Dir, pe.Err)
+	}
+	return err
 }
 
 // resultError is the error a validation result stands for, once its

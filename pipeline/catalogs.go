@@ -98,6 +98,22 @@ func setupError(err error) error {
 // for make catalogs, the template rendered last (latest in order) for the
 // release bot. fbc renders it from that template only, and says so.
 func (p *run) mappedJobs(ci *repo.CI, order []string, texts map[string][]byte) ([]job, error) {
+	return p.jobsOf(ci, order, texts, func(err error, _ string) error { return err })
+}
+
+// mappedJobsEach is mappedJobs for a check that goes on past a mapping it
+// cannot use: onErr hears of each (and the file it is about), and the
+// others are rendered.
+func (p *run) mappedJobsEach(ci *repo.CI, onErr func(err error, file string)) ([]job, error) {
+	return p.jobsOf(ci, nil, nil, func(err error, file string) error {
+		onErr(err, file)
+		return nil
+	})
+}
+
+// jobsOf is mappedJobs; fail decides whether a mapping that cannot be used
+// stops the run (it returns the error) or is left out (nil).
+func (p *run) jobsOf(ci *repo.CI, order []string, texts map[string][]byte, fail func(err error, file string) error) ([]job, error) {
 	if ci.FBC == nil || len(ci.FBC.Mappings) == 0 {
 		return nil, fault.Errorf(fault.Run, "%s has no fbc.catalog_mapping: no template is mapped to a catalog, so there is nothing to render", p.show(ci.File))
 	}
@@ -120,7 +136,10 @@ func (p *run) mappedJobs(ci *repo.CI, order []string, texts map[string][]byte) (
 			}
 		}
 		if err := checkMapping(m); err != nil {
-			return nil, setupError(err)
+			if err := fail(setupError(err), ci.File); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		i := slices.IndexFunc(jobs, func(j job) bool { return j.name == m.Template && j.typ == m.Type })
 		if i >= 0 && order != nil {
@@ -134,9 +153,13 @@ func (p *run) mappedJobs(ci *repo.CI, order []string, texts map[string][]byte) (
 				data, err = os.ReadFile(path)
 			}
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, &repo.MissingError{Path: p.show(path), What: "the template ci.yaml maps", Pos: m.TemplatePos}
-			} else if err != nil {
-				return nil, err
+				err = &repo.MissingError{Path: p.show(path), What: "the template ci.yaml maps", Pos: m.TemplatePos}
+			}
+			if err != nil {
+				if err := fail(err, ci.File); err != nil {
+					return nil, err
+				}
+				continue
 			}
 			jobs = append(jobs, job{name: m.Template, typ: m.Type, path: path, data: data, pos: m.TemplatePos})
 			i = len(jobs) - 1
