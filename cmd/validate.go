@@ -181,7 +181,19 @@ bundle-object-to-csv-metadata fixes.`,
 			}
 			// A repository's catalogs are each checked on their own, with
 			// the rules of the OpenShift release each is for.
-			if res, err = rp.validate(cmd.Context(), res, opts); err != nil {
+			newProfiles := func() (validate.ProfileChecker, func(), error) { return nil, func() {}, nil }
+			if !set.Empty() {
+				// A profile run serves one validation: each catalog gets
+				// its own.
+				newProfiles = func() (validate.ProfileChecker, func(), error) {
+					pc, err := startProfiles(cmd, set, false)
+					if err != nil {
+						return nil, nil, err
+					}
+					return pc, pc.Close, nil
+				}
+			}
+			if res, err = rp.validate(cmd.Context(), res, opts, newProfiles); err != nil {
 				return validateError(err)
 			}
 			if res.Stats.Blobs == 0 && len(res.Diagnostics) == 0 {

@@ -26,7 +26,7 @@ type repoRuns struct {
 	inspected   bool
 	bundles     []string
 	runs        []catalogRun
-	diagnostics []validate.Diagnostic
+	diagnostics []declcfg.Finding
 }
 
 // catalogRun is one catalog, checked for one OpenShift release.
@@ -142,26 +142,32 @@ func targetFor(given *validate.OCPVersion, catalog string) *validate.OCPVersion 
 }
 
 // configDiagnostics reports a config.yaml that cannot be read.
-func configDiagnostics(err error, file string) []validate.Diagnostic {
-	var out []validate.Diagnostic
+func configDiagnostics(err error, file string) []declcfg.Finding {
+	var out []declcfg.Finding
 	var ps repo.Problems
 	if errors.As(err, &ps) {
 		for _, p := range ps {
-			out = append(out, validate.Diagnostic{Rule: pipeline.RuleRepoConfig, Severity: validate.SeverityError, Pos: p.Pos, Message: p.Msg})
+			out = append(out, *p)
 		}
 		return out
 	}
-	return []validate.Diagnostic{{Rule: pipeline.RuleRepoConfig, Severity: validate.SeverityError, Pos: declcfg.Pos{File: showPath(file)}, Message: err.Error()}}
+	return []declcfg.Finding{{Rule: pipeline.RuleRepoConfig, Severity: declcfg.SeverityError, Pos: declcfg.Pos{File: showPath(file)}, Message: err.Error()}}
 }
 
 // validate checks each repository catalog on its own and adds everything
 // to res.
-func (rp *repoRuns) validate(ctx context.Context, res *validate.Result, opts validate.Options) (*validate.Result, error) {
+func (rp *repoRuns) validate(ctx context.Context, res *validate.Result, opts validate.Options, newProfiles func() (validate.ProfileChecker, func(), error)) (*validate.Result, error) {
 	out := &validate.Result{Diagnostics: append(rp.diagnostics[:len(rp.diagnostics):len(rp.diagnostics)], res.Diagnostics...), Stats: res.Stats}
 	for _, run := range rp.runs {
 		o := opts
 		o.Bundles, o.TargetOCP = nil, run.target
+		pc, done, err := newProfiles()
+		if err != nil {
+			return nil, err
+		}
+		o.Profiles = pc
 		r, err := validate.Validate(ctx, []string{run.path}, o)
+		done()
 		if err != nil {
 			return nil, err
 		}

@@ -46,7 +46,7 @@ func (a *addition) problem(n *declcfg.Node, format string, args ...any) error {
 	if n != nil {
 		pos.Line, pos.Col = n.Line, n.Column
 	}
-	return fault.Wrap(fault.Input, &repo.Problem{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+	return fault.Wrap(fault.Input, repo.ProblemAt(pos, fmt.Sprintf(format, args...)))
 }
 
 // entry is the channel entry the release adds, keys in the bot's order.
@@ -300,8 +300,8 @@ func amendSemver(t *declcfg.YAMLText, a *addition) (bool, error) {
 func checkSemverChannel(a *addition) error {
 	for i, ch := range a.rt.Channels {
 		if !slices.ContainsFunc(semverChannels, func(s string) bool { return strings.EqualFold(s, ch) }) {
-			return fault.Wrap(fault.Input, &repo.Problem{Pos: a.rt.ChannelPos[i],
-				Msg: fmt.Sprintf("channel %q is not a semver template's: it has %s (opm would leave the bundle out of the catalog)", ch, strings.Join(semverChannels, ", "))})
+			return fault.Wrap(fault.Input, repo.ProblemAt(a.rt.ChannelPos[i],
+				fmt.Sprintf("channel %q is not a semver template's: it has %s (opm would leave the bundle out of the catalog)", ch, strings.Join(semverChannels, ", "))))
 		}
 	}
 	return nil

@@ -194,7 +194,7 @@ func (p *run) jobsOf(ci *repo.CI, order []string, texts map[string][]byte, fail 
 // names that lead out of their folders.
 func checkMapping(m repo.Mapping) error {
 	if m.Type != repo.TypeBasic && m.Type != repo.TypeSemver {
-		return &repo.Problem{Pos: m.TypePos, Msg: fmt.Sprintf("unknown template type %q: the pipelines render %s and %s templates", m.Type, repo.TypeBasic, repo.TypeSemver)}
+		return repo.ProblemAt(m.TypePos, fmt.Sprintf("unknown template type %q: the pipelines render %s and %s templates", m.Type, repo.TypeBasic, repo.TypeSemver))
 	}
 	if err := checkName(m.Template, "template_name", m.TemplatePos, true); err != nil {
 		return err

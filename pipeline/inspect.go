@@ -19,7 +19,7 @@ import (
 const (
 	// RuleRepoConfig: ci.yaml, release-config.yaml or config.yaml does not
 	// parse, or is not what the pipelines need to read it.
-	RuleRepoConfig = "repo-config"
+	RuleRepoConfig = repo.RuleConfig
 	// RuleTemplateRender: a template ci.yaml maps cannot be rendered.
 	RuleTemplateRender = "template-render"
 	// RuleCatalogOutOfDate: a catalog is not what its template renders
@@ -30,13 +30,13 @@ const (
 // Rules describes Inspect's rules, for the rule catalogue of reports.
 func Rules() []validate.Rule {
 	return []validate.Rule{
-		{ID: RuleRepoConfig, Severity: validate.SeverityError,
+		{ID: RuleRepoConfig, Severity: declcfg.SeverityError,
 			Summary: "An operator repository's ci.yaml, release-config.yaml or config.yaml does not parse, or a value fbc and the pipelines read has the wrong type.",
 			Help:    "Fix the file at the reported line: the pipelines stop on it too."},
-		{ID: RuleTemplateRender, Severity: validate.SeverityError,
+		{ID: RuleTemplateRender, Severity: declcfg.SeverityError,
 			Summary: "A catalog template ci.yaml maps cannot be rendered: it is missing, does not parse, or names a bundle image found nowhere.",
 			Help:    "Fix the template, or give the image's bundle (its directory under operators/<package>/VERSION, or --image-map with fbc catalogs)."},
-		{ID: RuleCatalogOutOfDate, Severity: validate.SeverityWarning,
+		{ID: RuleCatalogOutOfDate, Severity: declcfg.SeverityWarning,
 			Summary: "A catalog under catalogs/ is not what its template renders, is missing, or is no longer mapped by ci.yaml.",
 			Help:    "Run fbc catalogs on the operator's folder: it writes every mapped catalog and removes the unmapped ones."},
 	}
@@ -57,7 +57,7 @@ type Inspection struct {
 	Notes []string
 	// Diagnostics are the problems of ci.yaml, release-config.yaml and the
 	// templates, and the catalogs that are out of date.
-	Diagnostics []validate.Diagnostic
+	Diagnostics []declcfg.Finding
 }
 
 // PublishedCatalog is a package's catalog file in one catalog.
@@ -111,7 +111,7 @@ func Inspect(ctx context.Context, dir string, opts Options) (*Inspection, error)
 	var missing *repo.MissingError
 	switch {
 	case errors.As(err, &missing):
-		in.Diagnostics = append(in.Diagnostics, validate.Diagnostic{Rule: RuleRepoConfig, Severity: validate.SeverityWarning, Pos: declcfg.Pos{File: missing.Path},
+		in.Diagnostics = append(in.Diagnostics, declcfg.Finding{Rule: RuleRepoConfig, Severity: declcfg.SeverityWarning, Pos: declcfg.Pos{File: missing.Path},
 			Message: "the operator has no ci.yaml: the pipelines publish no catalog of it (fbc.catalog_mapping maps templates to catalogs)"})
 		return in, nil
 	case err != nil:
@@ -174,7 +174,7 @@ func (in *Inspection) templates(ctx context.Context, p *run, ci *repo.CI) error 
 	}
 	// The renders of one template for several catalogs mostly share their
 	// problems: each is reported once.
-	seen := map[validate.Diagnostic]bool{}
+	seen := map[declcfg.Finding]bool{}
 	for _, rep := range p.res.Reports {
 		for _, d := range rep.Result.Diagnostics {
 			if d.File == rep.File {
@@ -199,7 +199,7 @@ func (in *Inspection) templates(ctx context.Context, p *run, ci *repo.CI) error 
 }
 
 func (in *Inspection) outOfDate(file, msg string) {
-	in.Diagnostics = append(in.Diagnostics, validate.Diagnostic{Rule: RuleCatalogOutOfDate, Severity: validate.SeverityWarning, Pos: declcfg.Pos{File: file}, Package: in.Operator, Message: msg})
+	in.Diagnostics = append(in.Diagnostics, declcfg.Finding{Rule: RuleCatalogOutOfDate, Severity: declcfg.SeverityWarning, Pos: declcfg.Pos{File: file}, Package: in.Operator, Message: msg})
 }
 
 // addErr turns an error into diagnostics, one per problem it holds, at its
@@ -210,7 +210,7 @@ func (in *Inspection) addErr(rule string, err error, file string) {
 		if pos.File == "" {
 			pos.File = file
 		}
-		in.Diagnostics = append(in.Diagnostics, validate.Diagnostic{Rule: rule, Severity: validate.SeverityError, Pos: pos, Package: in.Operator, Message: pe.msg})
+		in.Diagnostics = append(in.Diagnostics, declcfg.Finding{Rule: rule, Severity: declcfg.SeverityError, Pos: pos, Package: in.Operator, Message: pe.msg})
 	}
 }
 
@@ -223,36 +223,32 @@ type posMsg struct {
 func problemsOf(err error) []posMsg {
 	var rps repo.Problems
 	var tps template.Problems
-	var rp *repo.Problem
-	var tp *template.Problem
+	var f *declcfg.Finding
 	var re *template.RenderError
 	var le *declcfg.LoadError
 	var me *repo.MissingError
+	var out []posMsg
 	switch {
 	case errors.As(err, &rps):
-		var out []posMsg
 		for _, p := range rps {
-			out = append(out, posMsg{p.Pos, p.Msg})
+			out = append(out, posMsg{p.Pos, p.Message})
 		}
-		return out
 	case errors.As(err, &tps):
-		var out []posMsg
 		for _, p := range tps {
-			out = append(out, posMsg{p.Pos, p.Msg})
+			out = append(out, posMsg{p.Pos, p.Message})
 		}
-		return out
-	case errors.As(err, &rp):
-		return []posMsg{{rp.Pos, rp.Msg}}
 	case errors.As(err, &re):
-		return []posMsg{{re.Pos, fmt.Sprintf("rendering bundle %q: %v", re.Ref, re.Err)}}
-	case errors.As(err, &tp):
-		return []posMsg{{tp.Pos, tp.Msg}}
+		out = append(out, posMsg{re.Pos, fmt.Sprintf("rendering bundle %q: %v", re.Ref, re.Err)})
+	case errors.As(err, &f):
+		out = append(out, posMsg{f.Pos, f.Message})
 	case errors.As(err, &le):
-		return []posMsg{{le.Pos, le.Msg}}
+		out = append(out, posMsg{le.Pos, le.Msg})
 	case errors.As(err, &me):
-		return []posMsg{{me.Pos, fmt.Sprintf("%s does not exist (%s)", me.Path, me.What)}}
+		out = append(out, posMsg{me.Pos, fmt.Sprintf("%s does not exist (%s)", me.Path, me.What)})
+	default:
+		out = append(out, posMsg{declcfg.Pos{}, err.Error()})
 	}
-	return []posMsg{{declcfg.Pos{}, err.Error()}}
+	return out
 }
 
 func exists(p string) bool {

@@ -170,7 +170,7 @@ func checkName(name, what string, pos declcfg.Pos, nested bool) error {
 		bad = true
 	}
 	if bad {
-		return fault.Wrap(fault.Input, &repo.Problem{Pos: pos, Msg: fmt.Sprintf("%s %q is not a plain name: fbc writes only inside the repository's folders", what, name)})
+		return fault.Wrap(fault.Input, repo.ProblemAt(pos, fmt.Sprintf("%s %q is not a plain name: fbc writes only inside the repository's folders", what, name)))
 	}
 	return nil
 }

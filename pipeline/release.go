@@ -184,16 +184,16 @@ func (p *run) checkListing(ci *repo.CI, rt repo.ReleaseTemplate) (repo.Mapping, 
 		return repo.Mapping{}, err
 	}
 	if rt.DefaultChannel != "" && !slices.Contains(rt.Channels, rt.DefaultChannel) {
-		return repo.Mapping{}, &repo.Problem{Pos: rt.DefaultChannelPos, Msg: fmt.Sprintf("defaultChannel %q is not one of the channels the bundle is released to (%s)", rt.DefaultChannel, strings.Join(rt.Channels, ", "))}
+		return repo.Mapping{}, repo.ProblemAt(rt.DefaultChannelPos, fmt.Sprintf("defaultChannel %q is not one of the channels the bundle is released to (%s)", rt.DefaultChannel, strings.Join(rt.Channels, ", ")))
 	}
 	for i, ch := range rt.Channels {
 		if j := slices.Index(rt.Channels, ch); j < i {
-			return repo.Mapping{}, &repo.Problem{Pos: rt.ChannelPos[i], Msg: fmt.Sprintf("channel %q is named twice", ch)}
+			return repo.Mapping{}, repo.ProblemAt(rt.ChannelPos[i], fmt.Sprintf("channel %q is named twice", ch))
 		}
 	}
 	m, ok := ci.Mapping(rt.Template)
 	if !ok {
-		return repo.Mapping{}, &repo.Problem{Pos: rt.TemplatePos, Msg: fmt.Sprintf("template %s is not in the fbc.catalog_mapping of %s: map it to the catalogs it renders", rt.Template, ci.File)}
+		return repo.Mapping{}, repo.ProblemAt(rt.TemplatePos, fmt.Sprintf("template %s is not in the fbc.catalog_mapping of %s: map it to the catalogs it renders", rt.Template, ci.File))
 	}
 	return m, checkMapping(m)
 }

@@ -67,7 +67,7 @@ func renderRefs(ctx context.Context, render BundleRenderer, stubs []stub) ([]ren
 					// A reference found nowhere offline is cheap to learn:
 					// the others go on, so that the first in template
 					// order is the one reported, whatever the timing.
-					var p *Problem
+					var p *declcfg.Finding
 					if !errors.As(err, &p) {
 						cancel()
 					}

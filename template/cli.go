@@ -131,7 +131,7 @@ func findingSource(m *ImageMap, sources *bundleSources, f Finder) BundleRenderer
 		}
 		looked := fmt.Sprintf("%s; the image cache: %v; the repository: %s", where, cerr, f.Where(ref))
 		if offline {
-			return nil, &Problem{Msg: looked + "; offline, no registry was asked"}
+			return nil, problemAt(declcfg.Pos{}, looked+"; offline, no registry was asked")
 		}
 		bs, err := sources.pull(ctx, ref)
 		if err != nil && ctx.Err() == nil {
