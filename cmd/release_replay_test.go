@@ -1,13 +1,11 @@
 package cmd
 
 import (
-	"archive/tar"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,8 +80,8 @@ func TestReleaseReplay(t *testing.T) {
 			git := mirrors[c.Repo]
 			base := t.TempDir()
 			before, after := filepath.Join(base, "before"), filepath.Join(base, "after")
-			materialize(t, git, c.Parent, c.Pkg, before)
-			materialize(t, git, c.Commit, c.Pkg, after)
+			sharedtest.CheckoutPackage(t, git, c.Parent, c.Pkg, before)
+			sharedtest.CheckoutPackage(t, git, c.Commit, c.Pkg, after)
 			op := filepath.Join("operators", c.Pkg)
 
 			// The image map: each image to its bundle directory.
@@ -136,68 +134,6 @@ func runReplay(t *testing.T, what string, args []string) {
 	if code := Run(context.Background(), args, strings.NewReader(""), &stdout, &stderr); code != 0 {
 		t.Fatalf("%s: fbc %s: exit %d\n%s", what, strings.Join(args, " "), code, stderr.String())
 	}
-}
-
-// materialize writes a commit's operators/<pkg> and catalogs/*/<pkg> into
-// dest, as `git archive` gives them.
-func materialize(t *testing.T, git, commit, pkg, dest string) {
-	t.Helper()
-	out := gitOut(t, git, "ls-tree", "--name-only", commit, "catalogs/")
-	var cands []string
-	for _, c := range strings.Fields(out) {
-		cands = append(cands, c+"/"+pkg)
-	}
-	paths := []string{"operators/" + pkg}
-	if len(cands) > 0 {
-		paths = append(paths, strings.Fields(gitOut(t, git, append([]string{"ls-tree", "--name-only", commit, "--"}, cands...)...))...)
-	}
-	cmd := exec.Command("git", append([]string{"--git-dir", git, "archive", "--format=tar", commit, "--"}, paths...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	tarball, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git archive %s: %v\n%s", commit, err, stderr.String())
-	}
-	tr := tar.NewReader(bytes.NewReader(tarball))
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dest, filepath.FromSlash(h.Name))
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			data, err := io.ReadAll(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-}
-
-func gitOut(t *testing.T, git string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"--git-dir", git}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return string(out)
 }
 
 func copyTree(t *testing.T, from, to string) {
