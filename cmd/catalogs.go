@@ -75,9 +75,7 @@ folder that cannot be written.`,
 			}
 			stderr := cmd.ErrOrStderr()
 			if opts.Check {
-				for _, s := range res.Stale {
-					fmt.Fprintln(cmd.OutOrStdout(), s)
-				}
+				listStale(cmd, res)
 				printStats(stderr, res)
 				if len(res.Stale) > 0 {
 					return fault.Errorf(fault.Input, "%d %s out of date: fbc catalogs %s writes them", len(res.Stale), plural(len(res.Stale), "file is", "files are"), args[0])
@@ -131,6 +129,13 @@ func pipelineError(cmd *cobra.Command, res *pipeline.Result, err error) error {
 		return fault.Errorf(fault.Input, "%v (use --no-validate to write them anyway)", err)
 	}
 	return err
+}
+
+// listStale lists on standard output the files a run would change.
+func listStale(cmd *cobra.Command, res *pipeline.Result) {
+	for _, s := range res.Stale {
+		fmt.Fprintln(cmd.OutOrStdout(), s)
+	}
 }
 
 // printChanges says on w what was written and removed.

@@ -22,22 +22,7 @@ func init() {
 		if _, err := os.Lstat(dst); err == nil {
 			ts.Fatalf("cptree: %s exists", args[1])
 		}
-		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(src, p)
-			to := filepath.Join(dst, rel)
-			if d.IsDir() {
-				return os.MkdirAll(to, 0o755)
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(to, data, 0o644)
-		})
-		ts.Check(err)
+		ts.Check(copyDirTree(src, dst))
 	}
 
 	// cmptree A B fails unless the two trees hold the same files with the
@@ -71,6 +56,25 @@ func init() {
 			ts.Fatalf("%s and %s are the same", args[0], args[1])
 		}
 	}
+}
+
+// copyDirTree copies the files and folders under src to dst.
+func copyDirTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, data, 0o644)
+	})
 }
 
 // readTree reads every file under root (folders too, as empty entries

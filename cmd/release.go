@@ -66,9 +66,7 @@ the image of another bundle, a file that cannot be written.`,
 			}
 			stderr := cmd.ErrOrStderr()
 			if opts.Check {
-				for _, s := range res.Stale {
-					fmt.Fprintln(cmd.OutOrStdout(), s)
-				}
+				listStale(cmd, res)
 				fmt.Fprintf(stderr, "dry run: %d %s would change\n", len(res.Stale), plural(len(res.Stale), "file", "files"))
 				printStats(stderr, res)
 				return nil

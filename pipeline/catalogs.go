@@ -41,15 +41,8 @@ func Catalogs(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, setupError(err)
 	}
-	jobs, err := p.mappedJobs(ci, nil, nil)
+	cats, err := p.renderMapped(ctx, ci, nil, nil)
 	if err != nil {
-		return nil, err
-	}
-	cats, err := p.render(ctx, jobs)
-	if err != nil {
-		return p.res, err
-	}
-	if err := p.validate(ctx, cats); err != nil {
 		return p.res, err
 	}
 	mapped := map[string]bool{}
@@ -76,6 +69,20 @@ func (p *run) readCI() (*repo.CI, error) {
 		return nil, err
 	}
 	return repo.ParseCI(p.show(path), data)
+}
+
+// renderMapped renders the catalogs ci.yaml maps (see mappedJobs for
+// order and texts) and validates them.
+func (p *run) renderMapped(ctx context.Context, ci *repo.CI, order []string, texts map[string][]byte) ([]rendered, error) {
+	jobs, err := p.mappedJobs(ci, order, texts)
+	if err != nil {
+		return nil, err
+	}
+	cats, err := p.render(ctx, jobs)
+	if err != nil {
+		return nil, err
+	}
+	return cats, p.validate(ctx, cats)
 }
 
 // setupError makes a problem with the repository's settings a reason the

@@ -147,15 +147,8 @@ func Release(ctx context.Context, bundleDir, image string, opts Options) (*Resul
 			lastListed = append([]string{name}, lastListed...)
 		}
 	}
-	jobs, err := p.mappedJobs(ci, lastListed, texts)
+	cats, err := p.renderMapped(ctx, ci, lastListed, texts)
 	if err != nil {
-		return nil, err
-	}
-	cats, err := p.render(ctx, jobs)
-	if err != nil {
-		return p.res, err
-	}
-	if err := p.validate(ctx, cats); err != nil {
 		return p.res, err
 	}
 	for _, name := range order {
