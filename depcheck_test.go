@@ -77,6 +77,7 @@ func TestImportRules(t *testing.T) {
 		"resolve":  capability,
 		"serve":    capability,
 		"repo":     {"declcfg", "internal"},
+		"pipeline": append([]string{"repo", "template"}, capability...),
 	}
 	// direct lists packages of ours that only these top-level packages may
 	// import directly: capabilities read images through render.

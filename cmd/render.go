@@ -86,7 +86,7 @@ manifest that does not parse, an invalid catalog), 2 when fbc could not run
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
-			sources, err := screenSources(cmd, args)
+			sources, err := screenSources(cmd, args, false)
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,9 @@ import (
 	"github.com/fbc-project/fbc/graph"
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/pipeline"
+	"github.com/fbc-project/fbc/render"
+	"github.com/fbc-project/fbc/repo"
 	"github.com/fbc-project/fbc/template"
 	"github.com/fbc-project/fbc/validate"
 	vreport "github.com/fbc-project/fbc/validate/report"
@@ -66,7 +70,13 @@ folder), an oci: or docker-archive: reference, or a catalog file or directory
 holding that one bundle. The bundle keeps the template's reference as its
 image. Other references are pulled from their registry through the image
 cache, as fbc render pulls them (--use-http, --skip-tls-verify, --cache-dir,
---platform); with --offline they must be in the map or in the cache.
+--platform). A template inside an operator repository
+(operators/<package>/catalog-templates/) takes an image that is neither in
+the map nor in the cache from the repository first: the bundle with that
+image in the catalogs already rendered (catalogs/*/<package>/), or the bundle
+directory of the image's version (operators/<package>/VERSION), as fbc
+catalogs does. With --offline no registry is asked, and an image found
+nowhere is an error saying where fbc looked.
 
 The result is validated like fbc validate before anything is written; on
 errors the diagnostics go to standard error, nothing goes to standard output,
@@ -112,6 +122,13 @@ entries, a semver template without bundles).`,
 			opts.Renderer = r
 			opts.MigrateLevel = migrate.String()
 			opts.Stdin = cmd.InOrStdin()
+			if file != "-" {
+				// A template of an operator repository takes the images the
+				// image map and the cache lack from the repository itself.
+				if op, err := repo.OperatorOf(filepath.Dir(file)); err == nil {
+					opts.Finder = pipeline.NewFinder(op, r, workDir(), warner(cmd.ErrOrStderr())).ForLevel(opts.MigrateLevel == render.MigrateBundleObjectToMeta)
+				}
+			}
 			res, err := template.RenderFile(cmd.Context(), file, opts)
 			endProgress(cmd)
 			var empty *template.EmptyError

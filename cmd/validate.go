@@ -44,10 +44,19 @@ are shown as IMAGE@DIGEST:configs/...). Several paths are checked as one
 catalog. A PATH that is a bundle directory (manifests/ and metadata/) or
 a bundle image is checked as a bundle, on its own: the olm.bundle it renders
 to, and its contents against the profiles (operatorframework by default).
-Parts of operator repositories that are neither (ci.yaml, READMEs, catalog
-templates: skipped with a note; operators/, operator folders, package-manifest
-folders and folders of templates: refused) get one line saying what they are
-and which command takes them.
+An operator's folder of an operator repository (operators/NAME) is checked
+as the pipelines read it: every bundle directory, ci.yaml and each
+release-config.yaml (they must parse), the catalog templates ci.yaml maps,
+rendered offline (images from the image cache and the repository itself,
+never a registry) and compared with the catalogs they are mapped to, then
+those catalogs (catalogs/VERSION/NAME), each on its own with the rules of the
+OpenShift release its name gives. A catalog of a repository
+(<repository>/catalogs/vX.Y, or a package in it) is checked with vX.Y's rules,
+as if --target-ocp X.Y were given. Other parts of operator repositories
+(ci.yaml, READMEs, templates, catalog-templates/, a version folder whose
+bundle is one level down, operators/, the repository itself, package-manifest
+folders) are skipped with one line saying what they are and which command
+takes them; they never stop the run.
 
 --profile checks what bundles hold, in bundle directories, images and every
 bundle of the catalogs: operatorframework (operator-sdk's default validators),
@@ -80,6 +89,7 @@ targets too.`,
   fbc validate --strict -o github catalog/
   cat catalog.yaml | fbc validate -
   fbc validate --target-ocp 4.18 catalogs/v4.18/
+  fbc validate operators/my-operator
   fbc validate bundle/ quay.io/acme/op-bundle:v1.2.0
   fbc validate --profile operatorhub,olmv1,k8s-version=1.33 catalog/
   fbc validate --profile konflux --target-ocp 4.18 catalog/`,
@@ -117,12 +127,24 @@ targets too.`,
 			if err != nil {
 				return err
 			}
-			paths, operators := takeOperatorDirs(args)
-			catalogs, bundles := splitValidateArgs(cmd.Context(), r, paths)
-			if catalogs, err = screenSources(cmd, catalogs); err != nil {
+			var target *validate.OCPVersion
+			if targetOCP != "" {
+				v, err := validate.ParseOCPVersion(targetOCP)
+				if err != nil {
+					return usageErrorf("--target-ocp: %v", err)
+				}
+				target = &v
+			}
+			rp, args, err := expandRepoArgs(cmd, r, args, target)
+			if err != nil {
 				return err
 			}
-			if len(catalogs) == 0 && len(bundles) == 0 && len(operators) == 0 {
+			catalogs, bundles := splitValidateArgs(cmd.Context(), r, args)
+			if catalogs, err = screenSources(cmd, catalogs, true); err != nil {
+				return err
+			}
+			bundles = append(bundles, rp.bundles...)
+			if len(catalogs) == 0 && len(bundles) == 0 && rp.empty() && len(rp.operators) == 0 {
 				return nothingThere(fmt.Errorf("nothing to validate: every path was skipped"))
 			}
 			reader := bundleReader{r: r}
@@ -135,15 +157,9 @@ targets too.`,
 				Progress:   progressOf(cmd),
 				Walk:       catalogWalker(cmd, func() (*render.Renderer, error) { return r, nil }, validate.WalkOptions(0)),
 				Konflux:    set.Has(profiles.Konflux),
-				Operators:  operators,
+				Operators:  rp.operators,
 			}
-			if targetOCP != "" {
-				v, err := validate.ParseOCPVersion(targetOCP)
-				if err != nil {
-					return usageErrorf("--target-ocp: %v", err)
-				}
-				opts.TargetOCP = &v
-			}
+			opts.TargetOCP = target
 			switch {
 			case set.BundleContent():
 				pc, err := startProfiles(cmd, set, false)
@@ -168,16 +184,32 @@ targets too.`,
 					opts.Profiles = pc
 				}
 			}
-			res, err := validate.Validate(cmd.Context(), catalogs, opts)
+			res := &validate.Result{}
+			if len(catalogs) > 0 || len(bundles) > 0 || len(opts.Operators) > 0 {
+				if res, err = validate.Validate(cmd.Context(), catalogs, opts); err != nil {
+					return validateError(err)
+				}
+			}
+			// A repository's catalogs are each checked on their own, with
+			// the rules of the OpenShift release each is for.
+			newProfiles := func() (validate.ProfileChecker, func(), error) { return nil, func() {}, nil }
+			if set.BundleContent() {
+				// A profile run serves one validation: each catalog gets
+				// its own.
+				newProfiles = func() (validate.ProfileChecker, func(), error) {
+					pc, err := startProfiles(cmd, set, false)
+					if err != nil {
+						return nil, nil, err
+					}
+					return pc, pc.Close, nil
+				}
+			}
+			res, err = rp.validate(cmd.Context(), res, opts, newProfiles)
 			endProgress(cmd)
-			var pe *validate.PolicyError
-			if errors.As(err, &pe) {
-				return fmt.Errorf("--schema %s: %w", pe.Dir, pe.Err)
-			}
 			if err != nil {
-				return err
+				return validateError(err)
 			}
-			if res.Stats.Blobs == 0 && len(res.Diagnostics) == 0 && len(operators) == 0 {
+			if res.Stats.Blobs == 0 && len(res.Diagnostics) == 0 && len(rp.operators) == 0 {
 				// A wrong path, an ignored tree or an empty pipe must not
 				// pass as a valid catalog.
 				return nothingThere(fmt.Errorf(
@@ -192,7 +224,7 @@ targets too.`,
 			ropts := vreport.Options{
 				Color:   output.String() == "text" && useColor(stdout),
 				Tool:    vreport.Tool{Name: "fbc", Version: buildinfo.Read().Version, InformationURI: informationURI},
-				Rules:   validate.Rules(),
+				Rules:   rp.rules(),
 				WorkDir: wd,
 				Anchor:  firstFile(args),
 			}
@@ -222,6 +254,15 @@ targets too.`,
 	cmd.Flags().StringArrayVar(&profileFlags, "profile", nil, "check bundle contents against profiles `NAME[,NAME...]`: operatorframework, operatorhub, good-practices, olmv1, k8s-version=X.Y; konflux adds the Konflux pipeline's catalog rules (repeatable)")
 	addPullFlags(cmd.Flags(), &pull)
 	return withProgress(cmd, "validating")
+}
+
+// validateError adds the flag to a policy directory's error.
+func validateError(err error) error {
+	var pe *validate.PolicyError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("--schema %s: %w", pe.Dir, pe.Err)
+	}
+	return err
 }
 
 // resultError is the error a validation result stands for, once its

@@ -221,6 +221,22 @@ func (r *Renderer) jobs() int {
 // and local files.
 func (r *Renderer) Offline() bool { return r.opts.Image.Offline }
 
+// ErrOffline is in the chain of every error that an image missing from the
+// cache caused while offline (Options.Image.Offline, CacheOnly).
+var ErrOffline = image.ErrOffline
+
+// CacheOnly returns a Renderer like r that takes images only from the
+// cache and local files (r itself when it is offline already), for callers
+// that look in the cache, then elsewhere, before they ask a registry.
+func (r *Renderer) CacheOnly() *Renderer {
+	if r.Offline() {
+		return r
+	}
+	opts := r.opts
+	opts.Image.Offline = true
+	return &Renderer{opts: opts}
+}
+
 // images returns the image client, made on first use.
 func (r *Renderer) images() (*image.Client, error) {
 	r.clientOnce.Do(func() { r.client, r.clientErr = image.NewClient(r.opts.Image) })

@@ -8,20 +8,17 @@ import (
 	"github.com/fbc-project/fbc/internal/fault"
 )
 
-// Problem is something wrong in one of the repository's settings files, at
-// a position.
-type Problem struct {
-	Pos declcfg.Pos
-	Msg string
+// RuleConfig is the rule id of a settings file's problems: it does not
+// parse, or a value the pipelines read has the wrong type.
+const RuleConfig = "repo-config"
+
+// ProblemAt is a problem of a settings file (or of what it names) at pos.
+func ProblemAt(pos declcfg.Pos, msg string) *declcfg.Finding {
+	return &declcfg.Finding{Rule: RuleConfig, Severity: declcfg.SeverityError, Pos: pos, Message: msg}
 }
 
-func (p *Problem) Error() string { return p.Pos.Prefix(p.Msg) }
-
-// FaultKind is Input: the file's content is at fault.
-func (p *Problem) FaultKind() fault.Kind { return fault.Input }
-
 // Problems is every problem found in one file.
-type Problems []*Problem
+type Problems []*declcfg.Finding
 
 func (ps Problems) Error() string {
 	var b strings.Builder
@@ -63,18 +60,18 @@ func parseDoc(file string, data []byte) (*doc, error) {
 		case e.Warning, e.Rule == declcfg.RuleEmptyDocument:
 		case e.Rule == declcfg.RuleNotObject:
 			kind := strings.TrimPrefix(strings.SplitN(e.Msg, ";", 2)[0], "document is ")
-			d.ps = append(d.ps, &Problem{Pos: e.Pos, Msg: "must hold a mapping of settings, not " + kind})
+			d.ps = append(d.ps, ProblemAt(e.Pos, "must hold a mapping of settings, not "+kind))
 		case e.Rule == declcfg.RuleBinaryFile:
-			d.ps = append(d.ps, &Problem{Pos: e.Pos, Msg: strings.SplitN(e.Msg, ";", 2)[0]})
+			d.ps = append(d.ps, ProblemAt(e.Pos, strings.SplitN(e.Msg, ";", 2)[0]))
 		default:
-			d.ps = append(d.ps, &Problem{Pos: e.Pos, Msg: e.Msg})
+			d.ps = append(d.ps, ProblemAt(e.Pos, e.Msg))
 		}
 	}
 	if len(d.ps) > 0 {
 		return nil, d.ps
 	}
 	if len(f.Docs) > 1 {
-		return nil, Problems{{Pos: f.Docs[1].Pos, Msg: fmt.Sprintf("holds %d YAML documents; the pipelines read one", len(f.Docs))}}
+		return nil, Problems{ProblemAt(f.Docs[1].Pos, fmt.Sprintf("holds %d YAML documents; the pipelines read one", len(f.Docs)))}
 	}
 	if len(f.Docs) == 1 {
 		d.root = f.Docs[0].Node
@@ -90,22 +87,13 @@ func (d *doc) at(n *declcfg.Node) declcfg.Pos {
 }
 
 func (d *doc) problem(n *declcfg.Node, format string, args ...any) {
-	d.ps = append(d.ps, &Problem{Pos: d.at(n), Msg: fmt.Sprintf(format, args...)})
+	d.ps = append(d.ps, ProblemAt(d.at(n), fmt.Sprintf(format, args...)))
 }
 
 // get finds a key of a mapping, exactly as written (the pipelines read
 // these files as Python dictionaries); key and value nodes, nil if absent.
 func get(m *declcfg.Node, key string) (*declcfg.Node, *declcfg.Node) {
-	m = declcfg.Deref(m)
-	if m == nil || m.Kind != declcfg.MappingNode {
-		return nil, nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if k := m.Content[i]; k.Kind == declcfg.ScalarNode && k.Value == key {
-			return k, declcfg.Deref(m.Content[i+1])
-		}
-	}
-	return nil, nil
+	return declcfg.Lookup(m, key)
 }
 
 func isNull(n *declcfg.Node) bool {

@@ -64,7 +64,13 @@ func renderRefs(ctx context.Context, render BundleRenderer, stubs []stub) ([]ren
 				bs, err := render(inner, jobs[j].ref)
 				if err != nil {
 					errs[j] = err
-					cancel()
+					// A reference found nowhere offline is cheap to learn:
+					// the others go on, so that the first in template
+					// order is the one reported, whatever the timing.
+					var p *declcfg.Finding
+					if !errors.As(err, &p) {
+						cancel()
+					}
 					continue
 				}
 				results[j] = bs

@@ -2,6 +2,7 @@ package template
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -25,7 +26,26 @@ type FileOptions struct {
 	SkipRange bool
 	// Stdin is read for the file "-".
 	Stdin io.Reader
+	// Finder, when set, is asked for references that the image map does
+	// not name and the image cache does not hold, before a registry.
+	Finder Finder
 }
+
+// A Finder looks bundle references up where an image map does not name
+// them and the image cache does not hold them, before a registry is asked:
+// an operator repository's published catalogs and bundle directories.
+type Finder interface {
+	// Find returns the bundle that ref names, with ref as its image, or an
+	// error wrapping ErrNotFound when it has none.
+	Find(ctx context.Context, ref string) ([]declcfg.Bundle, error)
+	// Where says where Find looked for ref, for the message of a
+	// reference found nowhere.
+	Where(ref string) string
+}
+
+// ErrNotFound is wrapped by a Finder's error for a reference it does not
+// have.
+var ErrNotFound = errors.New("not found")
 
 // RenderFile reads a template (path "-" is stdin) and renders it with
 // bundles resolved through the image map, then render.
@@ -46,14 +66,13 @@ func RenderFile(ctx context.Context, path string, opts FileOptions) (*Result, er
 			return nil, err
 		}
 	}
-	sources := &bundleSources{r: r}
 	name := path
 	if path == "-" {
 		name = "-"
 	}
 	return Render(ctx, name, data, Options{
 		Kind:      opts.Kind,
-		Render:    MappedRenderer(m, localSource(sources), remoteSource(m, sources, r.Offline())),
+		Render:    Sources(SourceOptions{Map: m, Renderer: r, Finder: opts.Finder}),
 		SkipRange: opts.SkipRange,
 		Migrate: func(cfg *declcfg.DeclarativeConfig) error {
 			if opts.MigrateLevel == "" || opts.MigrateLevel == "none" {
@@ -64,6 +83,64 @@ func RenderFile(ctx context.Context, path string, opts FileOptions) (*Result, er
 	})
 }
 
+// SourceOptions say where Sources looks for bundle references.
+type SourceOptions struct {
+	// Map is the image map (nil for none).
+	Map *ImageMap
+	// Renderer renders bundle directories and images (required).
+	Renderer *render.Renderer
+	// Finder, when set, is asked after the image cache, before a
+	// registry.
+	Finder Finder
+	// Memo, when set, keeps what each source gave for the renders that
+	// share it.
+	Memo *Memo
+}
+
+// Sources resolves bundle references as fbc template does: through the
+// image map first, then the image cache, then the finder, then, unless the
+// Renderer is offline, the registry.
+func Sources(opts SourceOptions) BundleRenderer {
+	sources := &bundleSources{r: opts.Renderer, memo: opts.Memo}
+	remote := remoteSource(opts.Map, sources, opts.Renderer.Offline())
+	if opts.Finder != nil {
+		remote = findingSource(opts.Map, sources, opts.Finder)
+	}
+	return MappedRenderer(opts.Map, localSource(sources), remote)
+}
+
+// findingSource renders references the image map does not hold from the
+// image cache, the finder, and the registry (not offline), in that order.
+// A reference found nowhere is a problem of the template (exit 1) that
+// says where fbc looked.
+func findingSource(m *ImageMap, sources *bundleSources, f Finder) BundleRenderer {
+	cache := &bundleSources{r: sources.r.CacheOnly(), memo: sources.memo, cache: true}
+	offline := sources.r.Offline()
+	return func(ctx context.Context, ref string) ([]declcfg.Bundle, error) {
+		bs, cerr := cache.pull(ctx, ref)
+		if cerr == nil || ctx.Err() != nil || !errors.Is(cerr, render.ErrOffline) {
+			return bs, cerr
+		}
+		bs, ferr := f.Find(ctx, ref)
+		if ferr == nil || !errors.Is(ferr, ErrNotFound) {
+			return bs, ferr
+		}
+		where := "no image map was given"
+		if m != nil {
+			where = fmt.Sprintf("it is not in image map %s", m.File)
+		}
+		looked := fmt.Sprintf("%s; the image cache: %v; the repository: %s", where, cerr, f.Where(ref))
+		if offline {
+			return nil, problemAt(declcfg.Pos{}, looked+"; offline, no registry was asked")
+		}
+		bs, err := sources.pull(ctx, ref)
+		if err != nil && ctx.Err() == nil {
+			return nil, fmt.Errorf("%s; from its registry: %w", looked, err)
+		}
+		return bs, err
+	}
+}
+
 // localSource renders an image map's source: bundle directories and
 // oci:/docker-archive: references through render, catalog files and
 // directories by loading their bundles.
@@ -72,7 +149,9 @@ func localSource(sources *bundleSources) LocalRenderer {
 		if isBundleDir(source) || isImageSource(source) {
 			return sources.render(ctx, source, ref)
 		}
-		return loadCatalogBundles(ctx, source, ref)
+		return sources.memo.do("catalog\x00"+source+"\x00"+ref, func() ([]declcfg.Bundle, error) {
+			return loadCatalogBundles(ctx, source, ref)
+		})
 	}
 }
 

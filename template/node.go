@@ -60,21 +60,7 @@ func (d *document) fields(n *declcfg.Node) ([]field, Problems) {
 // lookup finds a key in a mapping: an exact match wins, otherwise a
 // case-insensitive one.
 func lookup(n *declcfg.Node, key string) (*declcfg.Node, *declcfg.Node) {
-	n = declcfg.Deref(n)
-	if n == nil || n.Kind != declcfg.MappingNode {
-		return nil, nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i], declcfg.Deref(n.Content[i+1])
-		}
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if strings.EqualFold(n.Content[i].Value, key) {
-			return n.Content[i], declcfg.Deref(n.Content[i+1])
-		}
-	}
-	return nil, nil
+	return declcfg.LookupFold(n, key)
 }
 
 func isNull(n *declcfg.Node) bool {

@@ -96,7 +96,7 @@ func (c *checker) registryScope(root, dir, catalog string) {
 	switch {
 	case errors.As(err, &ps):
 		for _, p := range ps {
-			c.add(RuleAllowedRegistry, p.Pos, blobRef{}, "config.yaml: "+p.Msg)
+			c.add(RuleAllowedRegistry, p.Pos, blobRef{}, "config.yaml: "+p.Message)
 		}
 		return
 	case err != nil:

@@ -1,11 +1,13 @@
 // Package sharedtest finds the team's shared folder (real catalogs and
-// bundles in corpus/, verified scenarios in vectors/) for tests and
-// benchmarks that read it. It is used by tests only.
+// bundles in corpus/, verified scenarios in vectors/) and fetched copies of
+// public repositories (Mirror) for tests and benchmarks that read them. It
+// is used by tests only.
 package sharedtest
 
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -68,4 +70,40 @@ func ReadCorpus(tb testing.TB, patterns ...string) (files [][]byte, size int64) 
 		}
 	}
 	return files, size
+}
+
+// Mirror returns the git directory of a fetched GitHub repository
+// ("owner/name"): $FBC_MIRRORS/owner+name/repo, else the same under the
+// first folder named .mirror beside the working directory or one of its
+// parents (where the fetch tool puts them). It skips the test, saying how
+// to fetch it, when the repository is not there.
+func Mirror(tb testing.TB, repo string) string {
+	tb.Helper()
+	name := strings.Replace(repo, "/", "+", 1)
+	var tried []string
+	if d := os.Getenv("FBC_MIRRORS"); d != "" {
+		p := filepath.Join(d, name, "repo")
+		if isGitDir(p) {
+			return p
+		}
+		tried = append(tried, p)
+	} else if wd, err := os.Getwd(); err == nil {
+		for dir := wd; ; dir = filepath.Dir(dir) {
+			p := filepath.Join(dir, ".mirror", name, "repo")
+			if isGitDir(p) {
+				return p
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+		tried = append(tried, ".mirror/"+name+"/repo above "+wd)
+	}
+	tb.Skipf("repository %s is not fetched (looked in %s): fetch github:%s, or set FBC_MIRRORS to a folder holding %s/repo (a git directory)", repo, strings.Join(tried, ", "), repo, name)
+	return ""
+}
+
+func isGitDir(p string) bool {
+	st, err := os.Stat(filepath.Join(p, "HEAD"))
+	return err == nil && !st.IsDir()
 }

@@ -1,0 +1,86 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/pipeline"
+)
+
+func init() { register(newReleaseCmd) }
+
+func newReleaseCmd() *cobra.Command {
+	var opts pipeline.Options
+	var pull image.Options
+	var ref string
+	cmd := &cobra.Command{
+		Use:   "release BUNDLE_DIR --image REF",
+		Short: "Add a bundle to its catalog templates and catalogs, as the release bot does",
+		Long: `Release does on your machine what operator-pipelines' release bot does after
+a bundle's pull request merges (add_bundle_to_fbc.py, the "Add <package>
+<version> to FBC" commits): BUNDLE_DIR is operators/<package>/<version>,
+and REF the bundle's image.
+
+It reads BUNDLE_DIR/release-config.yaml and amends each template its
+catalog_templates names, exactly as the bot does:
+  - a basic template gets the channel entry (its name from the bundle's CSV,
+    with the replaces, skips and skipRange release-config.yaml gives) at the
+    end of each channel named, the channel at the end of the template when
+    it has none, and the bundle {schema: olm.bundle, image: REF} at the end;
+  - a semver template gets {Image: REF} at the end of each channel's Bundles,
+    the channel at the end when it has none;
+  - a missing template is created with the bot's defaults (a basic one with
+    its package, defaultChannel from release-config.yaml or the first
+    channel; a semver one generating major and minor channels);
+  - a template listed twice is amended once per listing.
+What is there already is not added again. The templates keep their comments
+and layout: only what the release adds changes. Then every catalog the
+amended templates are mapped to in ci.yaml is rendered again, as fbc
+catalogs renders it (see its help for where bundle images come from; REF
+itself renders from BUNDLE_DIR), and validated. Templates and catalogs land
+together or not at all; --dry-run writes nothing and lists what would change.
+
+Exit status: 0 when the release was written, 1 when a catalog it renders
+is not valid or a template cannot take the bundle (diagnostics on standard
+error), 2 when it could not run: release-config.yaml or ci.yaml missing or
+unusable, a template not mapped in ci.yaml, BUNDLE_DIR without a CSV, REF
+the image of another bundle, a file that cannot be written.`,
+		Example: `  fbc release operators/my-operator/1.2.0 --image quay.io/me/my-operator-bundle:1.2.0
+  fbc release operators/my-operator/1.2.0 --image registry.example.com/op@sha256:... --offline
+  fbc release operators/my-operator/1.2.0 --image quay.io/me/my-operator-bundle:1.2.0 --dry-run`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if ref == "" {
+				return usageErrorf("--image is required: the image of the bundle in %s", args[0])
+			}
+			r, err := pipelineSetup(cmd, pull, &opts)
+			if err != nil {
+				return err
+			}
+			opts.Renderer = r
+			res, err := pipeline.Release(cmd.Context(), args[0], ref, opts)
+			if err := pipelineError(cmd, res, err); err != nil {
+				return err
+			}
+			stderr := cmd.ErrOrStderr()
+			if opts.Check {
+				listStale(cmd, res)
+				fmt.Fprintf(stderr, "dry run: %d %s would change\n", len(res.Stale), plural(len(res.Stale), "file", "files"))
+				printStats(stderr, res)
+				return nil
+			}
+			printChanges(stderr, res)
+			printStats(stderr, res)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&ref, "image", "", "the bundle's image `REF`, as the templates will name it")
+	cmd.Flags().StringVar(&opts.ImageMap, "image-map", "", "YAML or JSON `FILE` mapping image references to local bundle sources")
+	cmd.Flags().BoolVar(&opts.Check, "dry-run", false, "write nothing: list the files the release would change")
+	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "write the catalogs without validating them")
+	addPullFlags(cmd.Flags(), &pull)
+	_ = cmd.MarkFlagFilename("image-map", "yaml", "yml", "json")
+	return cmd
+}

@@ -1,0 +1,344 @@
+// Package pipeline does on a maintainer's machine what the operator
+// pipelines (operator-pipelines) do to an operator repository: render every
+// catalog ci.yaml maps from its template (make catalogs, which runs
+// render_catalogs.sh: Catalogs) and release a bundle into the catalog
+// templates and catalogs its release-config.yaml names (the release bot,
+// add_bundle_to_fbc.py: Release). Templates render through template, with
+// bundle images taken from the image map, the image cache, the repository's
+// own published catalogs and bundle directories (Finder), then registries;
+// every catalog is validated; and all the files a run writes land together
+// or not at all (atomicfile.Batch).
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/atomicfile"
+	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/render"
+	"github.com/fbc-project/fbc/repo"
+	"github.com/fbc-project/fbc/template"
+	"github.com/fbc-project/fbc/validate"
+)
+
+// Options are what Catalogs and Release share.
+type Options struct {
+	// ImageMap is an image map file ("" for none): see template.ImageMap.
+	ImageMap string
+	// Renderer renders bundle directories and images (required).
+	Renderer *render.Renderer
+	// WorkDir, when set, is where paths in results and messages are shown
+	// from (paths outside it are shown whole).
+	WorkDir string
+	// Check renders and compares without writing: Result.Stale lists the
+	// files that differ from what would be written.
+	Check bool
+	// NoValidate writes catalogs without validating them.
+	NoValidate bool
+	// Warn receives warnings (a template's unknown fields, a bundle only
+	// found migrated).
+	Warn fault.Warn
+}
+
+// Result is what a run did.
+type Result struct {
+	// Operator is the package's name.
+	Operator string
+	// Written lists the files written (or, with Check, that would be),
+	// shown from WorkDir; Unchanged those whose content was already right.
+	Written, Unchanged []string
+	// Removed lists the catalog folders removed (Catalogs: catalogs
+	// ci.yaml no longer maps), shown from WorkDir.
+	Removed []string
+	// Stale lists, with Options.Check, the files that differ from what
+	// the run would write, and the folders it would remove.
+	Stale []string
+	// Reports holds each catalog's validation, in catalog order.
+	Reports []Report
+	// Templates lists, for Release, what happened to each template.
+	Templates []TemplateChange
+	Stats     Stats
+}
+
+// Report is one catalog's validation.
+type Report struct {
+	Catalog string
+	File    string // the catalog file, shown from WorkDir
+	Result  *validate.Result
+}
+
+// Stats count the work, to show that each template renders once per set of
+// options and each source is read once.
+type Stats struct {
+	// Templates rendered, and renders made (one per template and migrate
+	// level its catalogs need).
+	Templates, Renders int
+	// Catalogs written (or compared).
+	Catalogs int
+	// SourcesRead counts bundle sources read: image-map entries, images
+	// from the cache or a registry, bundle directories; CatalogFilesRead
+	// the published catalog files read for bundle images.
+	SourcesRead, CatalogFilesRead int
+}
+
+// InvalidError is a run whose rendered catalogs have errors: nothing was
+// written, and Result.Reports says what is wrong.
+type InvalidError struct {
+	Catalogs []string
+}
+
+func (e *InvalidError) Error() string {
+	return fmt.Sprintf("%s not valid; nothing was written", plural(len(e.Catalogs), "catalog "+e.Catalogs[0]+" is", fmt.Sprintf("%d catalogs are", len(e.Catalogs))))
+}
+
+// FaultKind is Input: the catalogs are findings.
+func (e *InvalidError) FaultKind() fault.Kind { return fault.Input }
+
+// job is one template to render and the catalogs rendered from it.
+type job struct {
+	name     string // template_name
+	typ      string // olm.template.basic or olm.semver
+	path     string // the template file
+	data     []byte // its text
+	catalogs []string
+	// pos is where ci.yaml maps it.
+	pos declcfg.Pos
+}
+
+// run holds what a run of Catalogs or Release shares.
+type run struct {
+	opts   Options
+	op     *repo.Operator
+	finder *Finder
+	memo   *template.Memo
+	m      *template.ImageMap
+	batch  atomicfile.Batch
+	res    *Result
+	// fixed is the image of the bundle being released and its directory.
+	fixedImage, fixedDir string
+}
+
+func newRun(ctx context.Context, op *repo.Operator, opts Options) (*run, error) {
+	if opts.Renderer == nil {
+		return nil, errors.New("pipeline: no renderer")
+	}
+	p := &run{opts: opts, op: op, memo: &template.Memo{}, res: &Result{Operator: op.Name}}
+	p.finder = NewFinder(op, opts.Renderer, opts.WorkDir, opts.Warn)
+	if opts.ImageMap != "" {
+		m, err := template.LoadImageMap(ctx, opts.ImageMap)
+		if err != nil {
+			return nil, err
+		}
+		p.m = m
+	}
+	return p, nil
+}
+
+// show names a path from the working directory.
+func (p *run) show(path string) string {
+	if p.opts.WorkDir == "" {
+		return path
+	}
+	return showFrom(p.opts.WorkDir, path)
+}
+
+// showFrom names path from dir: relative when it is under dir or near it
+// (up to three levels up), whole otherwise.
+func showFrom(dir, path string) string {
+	r, err := filepath.Rel(dir, path)
+	if err != nil || strings.HasPrefix(r, strings.Repeat(".."+string(filepath.Separator), 4)) {
+		return path
+	}
+	return r
+}
+
+// checkName refuses a template or catalog name that would lead out of its
+// folder.
+func checkName(name, what string, pos declcfg.Pos, nested bool) error {
+	clean := path.Clean(filepath.ToSlash(name))
+	bad := name == "" || clean != filepath.ToSlash(name) || strings.HasPrefix(clean, "../") || clean == ".." || clean == "." || path.IsAbs(clean) || filepath.IsAbs(name) || strings.Contains(name, `\`)
+	if !nested && strings.Contains(name, "/") {
+		bad = true
+	}
+	if bad {
+		return fault.Wrap(fault.Input, repo.ProblemAt(pos, fmt.Sprintf("%s %q is not a plain name: fbc writes only inside the repository's folders", what, name)))
+	}
+	return nil
+}
+
+// source resolves bundle references for templates rendered with or
+// without olm.csv.metadata.
+func (p *run) source(csvMetadata bool) template.BundleRenderer {
+	chain := template.Sources(template.SourceOptions{Map: p.m, Renderer: p.opts.Renderer, Finder: p.finder.ForLevel(csvMetadata), Memo: p.memo})
+	return func(ctx context.Context, ref string) ([]declcfg.Bundle, error) {
+		if p.fixedImage != "" && ref == p.fixedImage {
+			b, err := p.finder.renderDir(ctx, p.fixedDir, ref)
+			if err != nil {
+				return nil, err
+			}
+			return []declcfg.Bundle{*b}, nil
+		}
+		return chain(ctx, ref)
+	}
+}
+
+// rendered is one catalog's file.
+type rendered struct {
+	catalog string
+	path    string
+	data    []byte
+	cfg     *declcfg.DeclarativeConfig
+}
+
+// render renders each job once per migrate level its catalogs need and
+// returns every catalog's file, in job then catalog order.
+func (p *run) render(ctx context.Context, jobs []job) ([]rendered, error) {
+	var out []rendered
+	for _, j := range jobs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		kind := template.KindBasic
+		if j.typ == repo.TypeSemver {
+			kind = template.KindSemver
+		}
+		byLevel := map[bool]*rendered{}
+		p.res.Stats.Templates++
+		for _, c := range j.catalogs {
+			level := repo.UsesCSVMetadata(c)
+			r := byLevel[level]
+			if r == nil {
+				res, err := template.Render(ctx, p.show(j.path), j.data, template.Options{
+					Kind:   kind,
+					Render: p.source(level),
+					Migrate: func(cfg *declcfg.DeclarativeConfig) error {
+						if !level {
+							return nil
+						}
+						return render.Migrate(cfg, render.MigrateBundleObjectToMeta)
+					},
+				})
+				var empty *template.EmptyError
+				if errors.As(err, &empty) {
+					return nil, fault.Wrap(fault.Run, fmt.Errorf("%s: nothing to render: %w", j.pos.Prefix("ci.yaml maps "+j.name), err))
+				}
+				if err != nil {
+					return nil, err
+				}
+				p.res.Stats.Renders++
+				for _, w := range res.Warnings {
+					p.opts.Warn.Printf("%v", w)
+				}
+				var buf bytes.Buffer
+				if err := declcfg.Write(res.Config, declcfg.FormatYAML, &buf); err != nil {
+					return nil, fmt.Errorf("writing the catalog of %s: %w", p.show(j.path), err)
+				}
+				r = &rendered{data: buf.Bytes(), cfg: res.Config}
+				byLevel[level] = r
+			}
+			file := filepath.Join(p.op.Repo.CatalogDir(c, p.op.Name), "catalog.yaml")
+			out = append(out, rendered{catalog: c, path: file, data: r.data, cfg: r.cfg})
+		}
+	}
+	p.res.Stats.Catalogs = len(out)
+	p.res.Stats.SourcesRead = p.memo.Reads() + p.finder.bundles
+	p.res.Stats.CatalogFilesRead = p.finder.catalog
+	return out, nil
+}
+
+// validate checks each catalog, with the rules of the OpenShift release
+// its name gives (vX.Y), and records the reports.
+func (p *run) validate(ctx context.Context, cats []rendered) error {
+	if p.opts.NoValidate {
+		return nil
+	}
+	var bad []string
+	for _, c := range cats {
+		vo := validate.Options{}
+		if _, _, ok := repo.CatalogVersion(c.catalog); ok {
+			if v, err := validate.ParseOCPVersion(c.catalog); err == nil {
+				vo.TargetOCP = &v
+			}
+		}
+		vr, err := validate.ValidateConfig(ctx, c.cfg, vo)
+		if err != nil {
+			return err
+		}
+		for i := range vr.Diagnostics {
+			if vr.Diagnostics[i].File == "" {
+				vr.Diagnostics[i].File = p.show(c.path)
+			}
+		}
+		p.res.Reports = append(p.res.Reports, Report{Catalog: c.catalog, File: p.show(c.path), Result: vr})
+		if !vr.Valid() {
+			bad = append(bad, c.catalog)
+		}
+	}
+	if len(bad) > 0 {
+		return &InvalidError{Catalogs: bad}
+	}
+	return nil
+}
+
+// stage adds a file to the batch, or records it as unchanged (or stale,
+// with Check).
+func (p *run) stage(path string, data []byte, old []byte, exists bool) {
+	if exists && bytes.Equal(old, data) {
+		p.res.Unchanged = append(p.res.Unchanged, p.show(path))
+		return
+	}
+	p.res.Written = append(p.res.Written, p.show(path))
+	if p.opts.Check {
+		p.res.Stale = append(p.res.Stale, p.show(path))
+		return
+	}
+	p.batch.Write(path, data, 0o644)
+}
+
+// land writes the batch, unless checking.
+func (p *run) land(ctx context.Context) error {
+	if p.opts.Check {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := p.batch.Commit(ctx); err != nil {
+		var be *atomicfile.BatchError
+		if errors.As(err, &be) {
+			// Name the files as the user sees them.
+			cause := be.Err
+			var pe *fs.PathError
+			if errors.As(cause, &pe) {
+				cause = fmt.Errorf("%s %s: %w", pe.Op, p.show(pe.Path), pe.Err)
+			}
+			err = fmt.Errorf("%s %s: %w; nothing was changed", be.Op, p.show(be.Path), cause)
+		}
+		return fault.Wrap(fault.Run, err)
+	}
+	return nil
+}
+
+// sortedCatalogs orders catalog names by version.
+func sortedCatalogs(names []string) []string {
+	out := slices.Clone(names)
+	slices.SortStableFunc(out, func(a, b string) int {
+		switch {
+		case repo.CatalogLess(a, b):
+			return -1
+		case repo.CatalogLess(b, a):
+			return 1
+		}
+		return 0
+	})
+	return out
+}
