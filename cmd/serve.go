@@ -166,6 +166,17 @@ func serveLoadError(stderr io.Writer, src string, err error) error {
 		return err
 	}
 	nerr, nwarn := res.Count()
+	unread := 0
+	for _, p := range ie.Problems {
+		if p.Rule == declcfg.RuleIO {
+			unread++
+		}
+	}
+	if unread > 0 {
+		// What could not be read leaves the catalog unknown, not invalid.
+		return fault.Wrap(fault.KindOf(err), fmt.Errorf("%s: could not read %s; not serving a catalog read in part",
+			src, counted(unread, "catalog file", "catalog files")))
+	}
 	summary := counted(nerr, "error", "errors")
 	if nwarn > 0 {
 		summary += ", " + counted(nwarn, "warning", "warnings")

@@ -218,13 +218,7 @@ func TestShutdownDrains(t *testing.T) {
 	rc := api.NewRegistryClient(conn)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	stream, err := rc.ListBundles(ctx, &api.ListBundlesRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := stream.Recv(); err != nil {
-		t.Fatal(err)
-	}
+	stream := listBundlesStarted(ctx, t, rc)
 	done := make(chan error, 1)
 	go func() { done <- srv.Shutdown(ctx) }()
 	rest, err := servetest.Collect(stream, nil)
