@@ -21,7 +21,6 @@ import (
 	"github.com/fbc-project/fbc/internal/borrow"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/model"
-	"github.com/fbc-project/fbc/render"
 	"github.com/fbc-project/fbc/serve/api"
 )
 
@@ -418,7 +417,7 @@ func (l *loader) bundle(doc declcfg.Document, fields map[string]any) *bundleInfo
 				l.problem(pos(i), ruleInvalidValue, fmt.Sprintf("bundle %q has more than one olm.csv.metadata property; opm serves at most one", name))
 				continue
 			}
-			var m render.CSVMetadataValue
+			var m declcfg.CSVMetadata
 			if decode(&m) {
 				info.csvMetadata = json.RawMessage(value)
 			}
