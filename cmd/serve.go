@@ -113,10 +113,12 @@ func runServe(ctx context.Context, cmd *cobra.Command, src string, opts serve.Op
 	defer srv.Close()
 	start := time.Now()
 	cat, err := serve.Load(ctx, func(ctx context.Context, fn func(*declcfg.File) error) error {
-		// One file at a time, its long values not copied, and read into
-		// the buffer of a file done with: Load keeps nothing of a file's
+		// One file at a time (the next one read meanwhile), parsed a
+		// document at a time as Load takes it (Stream), its long values
+		// not copied, and read into the buffer of a file done with: Load
+		// parses each file before it returns and keeps nothing of its
 		// documents once it has indexed them.
-		return r.WalkCatalog(ctx, src, declcfg.WalkOptions{Concurrency: 1, Borrow: true, Reuse: true}, fn)
+		return r.WalkCatalog(ctx, src, declcfg.WalkOptions{Concurrency: 1, Ahead: 1, Borrow: true, Stream: true, Reuse: true}, fn)
 	}, serve.LoadOptions{LowMemory: true})
 	switch {
 	case ctx.Err() != nil:
