@@ -113,10 +113,12 @@ func runServe(ctx context.Context, cmd *cobra.Command, src string, opts serve.Op
 	defer srv.Close()
 	start := time.Now()
 	cat, err := serve.Load(ctx, func(ctx context.Context, fn func(*declcfg.File) error) error {
-		// One file at a time, its long values not copied, and read into
-		// the buffer of a file done with: Load keeps nothing of a file's
+		// One file at a time (the next one read meanwhile), parsed a
+		// document at a time as Load takes it (Stream), its long values
+		// not copied, and read into the buffer of a file done with: Load
+		// parses each file before it returns and keeps nothing of its
 		// documents once it has indexed them.
-		return r.WalkCatalog(ctx, src, declcfg.WalkOptions{Concurrency: 1, Borrow: true, Reuse: true}, fn)
+		return r.WalkCatalog(ctx, src, declcfg.WalkOptions{Concurrency: 1, Ahead: 1, Borrow: true, Stream: true, Reuse: true}, fn)
 	}, serve.LoadOptions{LowMemory: true})
 	endProgress(cmd)
 	switch {
@@ -172,6 +174,17 @@ func serveLoadError(stderr io.Writer, src string, err error) error {
 		return err
 	}
 	nerr, nwarn := res.Count()
+	unread := 0
+	for _, p := range ie.Problems {
+		if p.Rule == declcfg.RuleIO {
+			unread++
+		}
+	}
+	if unread > 0 {
+		// What could not be read leaves the catalog unknown, not invalid.
+		return fault.Wrap(fault.KindOf(err), fmt.Errorf("%s: could not read %s; not serving a catalog read in part",
+			src, counted(unread, "catalog file", "catalog files")))
+	}
 	summary := counted(nerr, "error", "errors")
 	if nwarn > 0 {
 		summary += ", " + counted(nwarn, "warning", "warnings")

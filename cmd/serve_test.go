@@ -38,6 +38,9 @@ import (
 //	httpget URL [Header:Value...]   GET (or HEAD with -head) and print status,
 //	                                the catalogd headers and the body (gunzipped)
 //	sigterm PORT                    send SIGTERM to the fbc serve started with PORT
+//	watchstop PORT                  watch health on 127.0.0.1:PORT until SERVING,
+//	                                send that fbc serve SIGTERM, and print what the
+//	                                watch then receives and how it ends (within 10s)
 func init() {
 	scriptCmds["freeport"] = func(ts *testscript.TestScript, neg bool, args []string) {
 		for _, v := range args {
@@ -149,6 +152,41 @@ func init() {
 			}
 		}
 		fmt.Fprintf(ts.Stdout(), "\n%s", body)
+	}
+	scriptCmds["watchstop"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: watchstop PORT")
+		}
+		conn := scriptDial(ts, "127.0.0.1:"+args[0])
+		defer conn.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 70*time.Second)
+		defer cancel()
+		w, err := healthpb.NewHealthClient(conn).Watch(ctx, &healthpb.HealthCheckRequest{})
+		ts.Check(err)
+		for {
+			m, err := w.Recv()
+			ts.Check(err)
+			if m.Status == healthpb.HealthCheckResponse_SERVING {
+				break
+			}
+		}
+		ts.Check(syscall.Kill(childServing(ts, args[0]), syscall.SIGTERM))
+		// A watch still open 10s after SIGTERM is cut here, and says so.
+		timer := time.AfterFunc(10*time.Second, cancel)
+		defer timer.Stop()
+		for {
+			m, err := w.Recv()
+			if err == io.EOF {
+				fmt.Fprintln(ts.Stdout(), "ended")
+				return
+			}
+			if err != nil {
+				st, _ := status.FromError(err)
+				fmt.Fprintf(ts.Stdout(), "ended: %s: %s\n", st.Code(), st.Message())
+				return
+			}
+			fmt.Fprintln(ts.Stdout(), m.Status)
+		}
 	}
 	scriptCmds["sigterm"] = func(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) != 1 {

@@ -120,7 +120,8 @@ func TestWalkBorrow(t *testing.T) {
 }
 
 // TestWalkReuse: with Reuse, a later file is read into the buffer of one fn
-// is done with, and every file still parses as it does without.
+// is done with, and every file still parses as it does without; streamed
+// files too, when fn parses them before it returns.
 func TestWalkReuse(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -136,34 +137,37 @@ func TestWalkReuse(t *testing.T) {
 	}
 	walk := func(opts WalkOptions) (out []string, bufs [][]byte) {
 		if err := WalkPath(context.Background(), dir, nil, opts, func(f *File) error {
-			for _, d := range f.Docs {
-				js, err := NodeToJSON(d.Node, true)
-				if err != nil {
-					return err
+			var err error
+			f.Each(func(d Document) {
+				js, jerr := NodeToJSON(d.Node, true)
+				if jerr != nil {
+					err = jerr
 				}
 				out = append(out, f.Path+" "+string(js))
-			}
+			})
 			bufs = append(bufs, f.buf)
-			return nil
+			return err
 		}); err != nil {
 			t.Fatal(err)
 		}
 		return out, bufs
 	}
 	want, _ := walk(WalkOptions{Concurrency: 1, Ahead: 1})
-	got, bufs := walk(WalkOptions{Concurrency: 1, Ahead: 1, Borrow: true, Reuse: true})
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("with Reuse:\n%s\nwithout:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	// a.yaml is the largest and read first: every later file fits in its
-	// buffer, which comes round again and again.
-	first := unsafe.SliceData(bufs[0])
-	if first == nil {
-		t.Fatal("no buffer recorded for the first file")
-	}
-	for i, b := range bufs[1:] {
-		if unsafe.SliceData(b) != first {
-			t.Errorf("file %d was read into a new buffer", i+2)
+	for _, stream := range []bool{false, true} {
+		got, bufs := walk(WalkOptions{Concurrency: 1, Ahead: 1, Borrow: true, Reuse: true, Stream: stream})
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("with Reuse (Stream %v):\n%s\nwithout:\n%s", stream, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		// a.yaml is the largest and read first: every later file fits in
+		// its buffer, which comes round again and again.
+		first := unsafe.SliceData(bufs[0])
+		if first == nil {
+			t.Fatalf("no buffer recorded for the first file (Stream %v)", stream)
+		}
+		for i, b := range bufs[1:] {
+			if unsafe.SliceData(b) != first {
+				t.Errorf("file %d was read into a new buffer (Stream %v)", i+2, stream)
+			}
 		}
 	}
 }

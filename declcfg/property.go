@@ -85,26 +85,6 @@ type CompoundConstraint struct {
 	Constraints []Constraint `json:"constraints"`
 }
 
-// CSVMetadata is the value of olm.csv.metadata: the parts of a CSV that
-// catalog consumers display. Values are kept as JSON so that the writer
-// reproduces them exactly.
-type CSVMetadata struct {
-	Annotations               map[string]string `json:"annotations,omitempty"`
-	APIServiceDefinitions     json.RawMessage   `json:"apiServiceDefinitions,omitempty"`
-	CustomResourceDefinitions json.RawMessage   `json:"crdDescriptions,omitempty"`
-	Description               string            `json:"description,omitempty"`
-	DisplayName               string            `json:"displayName,omitempty"`
-	InstallModes              json.RawMessage   `json:"installModes,omitempty"`
-	Keywords                  []string          `json:"keywords,omitempty"`
-	Labels                    map[string]string `json:"labels,omitempty"`
-	Links                     json.RawMessage   `json:"links,omitempty"`
-	Maintainers               json.RawMessage   `json:"maintainers,omitempty"`
-	Maturity                  string            `json:"maturity,omitempty"`
-	MinKubeVersion            string            `json:"minKubeVersion,omitempty"`
-	NativeAPIs                json.RawMessage   `json:"nativeAPIs,omitempty"`
-	Provider                  json.RawMessage   `json:"provider,omitempty"`
-}
-
 // NewProperty builds a property from a typed value.
 func NewProperty(typ string, value any) (Property, error) {
 	var buf bytes.Buffer

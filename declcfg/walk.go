@@ -145,8 +145,9 @@ type WalkOptions struct {
 	// document at a time, on whichever goroutine calls it, so that parsing
 	// runs where the documents are used and only one document's tree need
 	// be alive per file (validate checks each document and keeps a slim
-	// copy). The documents and errors are those ParseFile finds. Reuse
-	// does not apply to streamed files: they may be parsed after fn returns.
+	// copy). The documents and errors are those ParseFile finds. With
+	// Reuse, fn must parse the file (Each) before it returns: its bytes
+	// then go to a later file.
 	Stream bool
 	// Progress, when set, counts the files: found when a walk has listed
 	// them, done as fn returns for each.
@@ -496,7 +497,11 @@ func readAndParse(fsys fs.FS, it walkItem, opts WalkOptions, buf []byte) *File {
 		return ioErr(ioMessage(err))
 	}
 	if opts.Stream {
-		return &File{Path: it.display, pending: &pendingText{data: data, borrow: opts.Borrow, inTree: it.inTree}}
+		f := &File{Path: it.display, pending: &pendingText{data: data, borrow: opts.Borrow, inTree: it.inTree}}
+		if opts.Reuse {
+			f.buf = data
+		}
+		return f
 	}
 	f := parseFile(it.display, data, opts.Borrow)
 	if opts.Reuse {

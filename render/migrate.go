@@ -133,25 +133,19 @@ func bundleCSV(props []declcfg.Property) ([]byte, error) {
 	return nil, nil
 }
 
-// csvSource is the part of a CSV that olm.csv.metadata copies.
+// csvSource is the part of a CSV that olm.csv.metadata copies: most of it
+// under the same names in the spec, which decodes into the metadata type
+// itself (encoding/json promotes the embedded fields); the CRDs and API
+// services under other names; annotations and labels from the metadata.
 type csvSource struct {
 	Metadata struct {
 		Annotations map[string]string `json:"annotations"`
 		Labels      map[string]string `json:"labels"`
 	} `json:"metadata"`
 	Spec struct {
-		CRDs           CSVCRDs          `json:"customresourcedefinitions"`
-		APIServices    CSVAPIServices   `json:"apiservicedefinitions"`
-		Description    string           `json:"description"`
-		DisplayName    string           `json:"displayName"`
-		InstallModes   []CSVInstallMode `json:"installModes"`
-		Keywords       []string         `json:"keywords"`
-		Links          []CSVAppLink     `json:"links"`
-		Maintainers    []CSVMaintainer  `json:"maintainers"`
-		Maturity       string           `json:"maturity"`
-		MinKubeVersion string           `json:"minKubeVersion"`
-		NativeAPIs     []CSVGVK         `json:"nativeAPIs"`
-		Provider       CSVAppLink       `json:"provider"`
+		declcfg.CSVMetadata
+		CRDs        declcfg.CSVCRDs        `json:"customresourcedefinitions"`
+		APIServices declcfg.CSVAPIServices `json:"apiservicedefinitions"`
 	} `json:"spec"`
 }
 
@@ -161,22 +155,9 @@ func csvMetadata(csvJSON []byte) (json.RawMessage, error) {
 	if err := json.Unmarshal(csvJSON, &src); err != nil {
 		return nil, fmt.Errorf("%s", typeErrorWords(err))
 	}
-	v := CSVMetadataValue{
-		Annotations:           src.Metadata.Annotations,
-		APIServiceDefinitions: src.Spec.APIServices,
-		CRDDescriptions:       src.Spec.CRDs,
-		Description:           src.Spec.Description,
-		DisplayName:           src.Spec.DisplayName,
-		InstallModes:          src.Spec.InstallModes,
-		Keywords:              src.Spec.Keywords,
-		Labels:                src.Metadata.Labels,
-		Links:                 src.Spec.Links,
-		Maintainers:           src.Spec.Maintainers,
-		Maturity:              src.Spec.Maturity,
-		MinKubeVersion:        src.Spec.MinKubeVersion,
-		NativeAPIs:            src.Spec.NativeAPIs,
-		Provider:              src.Spec.Provider,
-	}
+	v := src.Spec.CSVMetadata
+	v.Annotations, v.Labels = src.Metadata.Annotations, src.Metadata.Labels
+	v.CRDDescriptions, v.APIServiceDefinitions = src.Spec.CRDs, src.Spec.APIServices
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -31,7 +31,7 @@ func (m *manifests) size() int64 {
 // the ClusterServiceVersion among them as csvJson, or one made from
 // olm.csv.metadata when there is none.
 func (c *Catalog) manifestsOf(b *model.Bundle, info *bundleInfo) (*manifests, error) {
-	if !info.hasObjects && info.csvMetadata == nil {
+	if !info.hasObjects && !info.hasCSVMetadata {
 		return &manifests{}, nil
 	}
 	return c.cache.get(bundleKey{b.Package.Name, b.Name}, func() (*manifests, error) {
@@ -64,8 +64,8 @@ func (c *Catalog) manifestsOf(b *model.Bundle, info *bundleInfo) (*manifests, er
 				break
 			}
 		}
-		if m.csvJSON == "" && info.csvMetadata != nil {
-			csv, err := makeCSV(info.csvMetadata, b.Name, info.version, c.packages[b.Package.Name], blob.RelatedImages)
+		if m.csvJSON == "" && info.hasCSVMetadata {
+			csv, err := makeCSV(csvMetadataOf(blob.Properties), b.Name, info.version, c.packages[b.Package.Name], blob.RelatedImages)
 			if err != nil {
 				return nil, fmt.Errorf("bundle %q: olm.csv.metadata: %w", b.Name, err)
 			}
@@ -76,6 +76,16 @@ func (c *Catalog) manifestsOf(b *model.Bundle, info *bundleInfo) (*manifests, er
 		}
 		return m, nil
 	})
+}
+
+// csvMetadataOf is the first olm.csv.metadata value of props.
+func csvMetadataOf(props []declcfg.Property) json.RawMessage {
+	for _, p := range props {
+		if p.Type == declcfg.PropertyCSVMetadata {
+			return p.Value
+		}
+	}
+	return nil
 }
 
 // apiBundle is a bundle as listed in one channel. trimmed drops replaces

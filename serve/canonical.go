@@ -16,61 +16,10 @@ import (
 // and writes it back with encoding/json: keys sorted, numbers in float64's
 // shortest form, no HTML escaping, one line ending in a newline. catalogd's
 // api/v1/all is those lines end to end, and opm serves bundle property
-// values in the same form. blobValue and canonicalJSON reproduce it from the
-// document as it was parsed.
-
-// canonicalJSON writes v (from blobValue) as one canonical line: what
-// encoding/json's Encoder writes with HTML escaping off, without going
-// through reflection and its copies.
-func canonicalJSON(buf *bytes.Buffer, v any) {
-	writeValue(buf, v)
-	buf.WriteByte('\n')
-}
-
-// canonicalValue returns v's canonical JSON without the final newline.
-func canonicalValue(v any) string {
-	var buf bytes.Buffer
-	writeValue(&buf, v)
-	return buf.String()
-}
-
-func writeValue(buf *bytes.Buffer, v any) {
-	switch x := v.(type) {
-	case nil:
-		buf.WriteString("null")
-	case bool:
-		buf.WriteString(strconv.FormatBool(x))
-	case float64:
-		buf.Write(appendFloat(buf.AvailableBuffer(), x))
-	case string:
-		declcfg.WriteJSONString(buf, x)
-	case []any:
-		buf.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeValue(buf, e)
-		}
-		buf.WriteByte(']')
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		buf.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			declcfg.WriteJSONString(buf, k)
-			buf.WriteByte(':')
-			writeValue(buf, x[k])
-		}
-		buf.WriteByte('}')
-	}
-}
+// values in the same form. A docReader reproduces it from the document as
+// it was parsed, without building the map: it writes each mapping's pairs
+// in key order as it walks the tree, and reads fields and checks shapes on
+// the tree the same way.
 
 // appendFloat formats f as encoding/json does: the shortest form that
 // reads back, in exponent form below 1e-6 and from 1e21 up, with a
@@ -94,58 +43,154 @@ func appendFloat(b []byte, f float64) []byte {
 // shallow, hostile input is not.
 const maxDepth = 10000
 
-// blobValue converts a parsed document to plain values the way opm reads
-// it: YAML 1.1 booleans (yes, on, off...) are booleans, every number is a
-// float64, keys are strings, merge keys (<<) merge.
-func blobValue(n *declcfg.Node) (any, error) {
-	budget := 1 << 24
-	return nodeValue(n, 0, &budget)
+// docReader reads one document's tree as opm reads it into a map: YAML
+// 1.1 booleans (yes, on, off...) are booleans, every number is a float64,
+// keys are strings, merge keys (<<) merge, aliases expand (within a
+// budget of values, against alias bombs), a repeated key takes its last
+// value.
+type docReader struct {
+	budget int
+	// levels are pair lists to reuse, one per depth: a mapping's pairs
+	// are in use while its values, all deeper, are read.
+	levels [][]pair
 }
 
-func nodeValue(n *declcfg.Node, depth int, budget *int) (any, error) {
-	*budget--
-	if *budget < 0 {
-		return nil, nodeErr(n, "document expands to too many values (YAML alias bomb?)")
+func newDocReader() *docReader { return &docReader{budget: 1 << 24} }
+
+// spend counts one value against the budget and checks the depth.
+func (r *docReader) spend(n *declcfg.Node, depth int) error {
+	r.budget--
+	if r.budget < 0 {
+		return nodeErr(n, "document expands to too many values (YAML alias bomb?)")
 	}
 	if depth > maxDepth {
-		return nil, nodeErr(n, "nesting deeper than %d levels", maxDepth)
+		return nodeErr(n, "nesting deeper than %d levels", maxDepth)
+	}
+	return nil
+}
+
+// write writes n's canonical JSON: what encoding/json's Encoder writes,
+// HTML escaping off, for the value opm reads.
+func (r *docReader) write(buf *bytes.Buffer, n *declcfg.Node, depth int) error {
+	if err := r.spend(n, depth); err != nil {
+		return err
 	}
 	switch n.Kind {
 	case declcfg.DocumentNode:
 		if len(n.Content) == 0 {
-			return nil, nil
+			buf.WriteString("null")
+			return nil
 		}
-		return nodeValue(n.Content[0], depth, budget)
+		return r.write(buf, n.Content[0], depth)
 	case declcfg.AliasNode:
 		if n.Alias == nil {
-			return nil, nodeErr(n, "unknown alias %q", n.Value)
+			return nodeErr(n, "unknown alias %q", n.Value)
 		}
-		return nodeValue(n.Alias, depth+1, budget)
+		return r.write(buf, n.Alias, depth+1)
 	case declcfg.SequenceNode:
-		out := make([]any, len(n.Content))
+		buf.WriteByte('[')
 		for i, c := range n.Content {
-			v, err := nodeValue(c, depth+1, budget)
-			if err != nil {
-				return nil, err
+			if i > 0 {
+				buf.WriteByte(',')
 			}
-			out[i] = v
+			if err := r.write(buf, c, depth+1); err != nil {
+				return err
+			}
 		}
-		return out, nil
+		buf.WriteByte(']')
+		return nil
 	case declcfg.MappingNode:
-		out := make(map[string]any, len(n.Content)/2)
-		if err := mergeMapping(out, n, depth, budget, false); err != nil {
-			return nil, err
+		ps, err := r.pairs(n, depth)
+		if err != nil {
+			return err
 		}
-		return out, nil
+		defer r.release(ps, depth)
+		buf.WriteByte('{')
+		for i, p := range ps {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			declcfg.WriteJSONString(buf, p.key)
+			buf.WriteByte(':')
+			if err := r.write(buf, p.val, p.depth); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+		return nil
 	case declcfg.ScalarNode:
-		return scalarValue(n)
+		return writeScalar(buf, n)
 	}
-	return nil, nodeErr(n, "unsupported YAML node")
+	return nodeErr(n, "unsupported YAML node")
 }
 
-// mergeMapping adds n's pairs to out. Merged mappings (<<) never replace
-// keys the mapping itself sets, wherever the merge key stands.
-func mergeMapping(out map[string]any, n *declcfg.Node, depth int, budget *int, merged bool) error {
+// pair is a mapping's key, as opm makes it a string, its value and the
+// depth the value is read at.
+type pair struct {
+	key   string
+	val   *declcfg.Node
+	depth int
+	// merged: from a merge key (<<), which never replaces the mapping's
+	// own keys.
+	merged bool
+}
+
+// pairs lists a mapping's pairs as the map opm reads holds them, sorted
+// by key: its own pairs, the last of a repeated key winning, then those
+// its merge keys bring that it does not set itself, the first winning.
+// The values of repeated keys that lose are still read (opm reads them
+// before it replaces them), so that their errors count.
+func (r *docReader) pairs(n *declcfg.Node, depth int) ([]pair, error) {
+	var ps []pair
+	if depth < len(r.levels) {
+		ps, r.levels[depth] = r.levels[depth][:0], nil
+	}
+	ps, err := r.collect(ps, n, depth, false)
+	if err != nil {
+		return nil, err
+	}
+	byKey := func(a, b pair) int { return strings.Compare(a.key, b.key) }
+	// Catalogs opm wrote have their keys in order already.
+	if !slices.IsSortedFunc(ps, byKey) {
+		slices.SortStableFunc(ps, byKey)
+	}
+	out := ps[:0]
+	for i := 0; i < len(ps); {
+		j := i + 1
+		for j < len(ps) && ps[j].key == ps[i].key {
+			j++
+		}
+		// ps[i:j] share a key, own pairs first in document order, then
+		// merged ones in merge order.
+		win := i
+		for k := i; k < j && !ps[k].merged; k++ {
+			win = k
+		}
+		for k := i; k < win; k++ {
+			var discard bytes.Buffer
+			if err := r.write(&discard, ps[k].val, ps[k].depth); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, ps[win])
+		i = j
+	}
+	return out, nil
+}
+
+// release gives a mapping's pairs back for the next mapping at its depth.
+func (r *docReader) release(ps []pair, depth int) {
+	if depth > maxDepth {
+		return
+	}
+	for len(r.levels) <= depth {
+		r.levels = append(r.levels, nil)
+	}
+	r.levels[depth] = ps
+}
+
+// collect appends a mapping's own pairs, then those of its merge keys.
+func (r *docReader) collect(ps []pair, n *declcfg.Node, depth int, merged bool) ([]pair, error) {
 	var merges []*declcfg.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -155,16 +200,9 @@ func mergeMapping(out map[string]any, n *declcfg.Node, depth int, budget *int, m
 		}
 		key, err := keyString(k)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if _, set := out[key]; set && merged {
-			continue
-		}
-		val, err := nodeValue(v, depth+1, budget)
-		if err != nil {
-			return err
-		}
-		out[key] = val
+		ps = append(ps, pair{key: key, val: v, depth: depth + 1, merged: merged})
 	}
 	for _, m := range merges {
 		if m.Kind == declcfg.AliasNode && m.Alias != nil {
@@ -179,14 +217,95 @@ func mergeMapping(out map[string]any, n *declcfg.Node, depth int, budget *int, m
 				s = s.Alias
 			}
 			if s.Kind != declcfg.MappingNode {
-				return nodeErr(s, "a merge key (<<) takes a mapping or a list of mappings")
+				return nil, nodeErr(s, "a merge key (<<) takes a mapping or a list of mappings")
 			}
-			if err := mergeMapping(out, s, depth+1, budget, true); err != nil {
-				return err
+			var err error
+			if ps, err = r.collect(ps, s, depth+1, true); err != nil {
+				return nil, err
 			}
 		}
 	}
+	return ps, nil
+}
+
+// resolve follows documents and aliases to the node that holds a value.
+func resolve(n *declcfg.Node) *declcfg.Node {
+	for n != nil {
+		switch {
+		case n.Kind == declcfg.DocumentNode && len(n.Content) > 0:
+			n = n.Content[0]
+		case n.Kind == declcfg.AliasNode && n.Alias != nil:
+			n = n.Alias
+		default:
+			return n
+		}
+	}
 	return nil
+}
+
+// mapping lists the pairs of the mapping n stands for (nil when n is no
+// mapping), for a document a reader wrote without error.
+func mapping(n *declcfg.Node) []pair {
+	n = resolve(n)
+	if n == nil || n.Kind != declcfg.MappingNode {
+		return nil
+	}
+	ps, err := newDocReader().pairs(n, 0)
+	if err != nil {
+		return nil
+	}
+	return ps
+}
+
+// lookup is the value of key among pairs (nil when it has none).
+func lookup(ps []pair, key string) *declcfg.Node {
+	if i, found := slices.BinarySearchFunc(ps, key, func(p pair, k string) int { return strings.Compare(p.key, k) }); found {
+		return ps[i].val
+	}
+	return nil
+}
+
+// stringOf is the string n stands for, "" when it is no string.
+func stringOf(n *declcfg.Node) string {
+	n = resolve(n)
+	if n == nil || n.Kind != declcfg.ScalarNode {
+		return ""
+	}
+	if k, _, _, _ := scalar(n); k != kindString {
+		return ""
+	}
+	return n.Value
+}
+
+// isString reports whether the scalar n stands for is a string.
+func isString(n *declcfg.Node) bool {
+	n = resolve(n)
+	if n == nil || n.Kind != declcfg.ScalarNode {
+		return false
+	}
+	k, _, _, err := scalar(n)
+	return err == nil && k == kindString
+}
+
+// items are the values of the list n stands for.
+func items(n *declcfg.Node) []*declcfg.Node {
+	if n = resolve(n); n == nil || n.Kind != declcfg.SequenceNode {
+		return nil
+	}
+	return n.Content
+}
+
+// canonicalValue is the canonical JSON of a value in a document a reader
+// wrote without error ("null" for none).
+func canonicalValue(n *declcfg.Node) string {
+	if n == nil {
+		return "null"
+	}
+	var buf bytes.Buffer
+	if err := newDocReader().write(&buf, n, 0); err != nil {
+		return "null"
+	}
+	return buf.String()
 }
 
 // keyString is a mapping key as opm's YAML-to-JSON conversion writes it.
@@ -197,64 +316,90 @@ func keyString(k *declcfg.Node) (string, error) {
 	if k.Kind != declcfg.ScalarNode {
 		return "", nodeErr(k, "a mapping key must be a scalar")
 	}
-	v, err := scalarValue(k)
-	if err != nil {
+	kind, b, f, err := scalar(k)
+	switch {
+	case err != nil:
 		return "", err
-	}
-	switch x := v.(type) {
-	case nil:
+	case kind == kindNull:
 		return "null", nil
-	case string:
-		return x, nil
-	case bool:
-		return strconv.FormatBool(x), nil
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64), nil
+	case kind == kindBool:
+		return strconv.FormatBool(b), nil
+	case kind == kindNumber:
+		return strconv.FormatFloat(f, 'g', -1, 64), nil
 	}
-	return fmt.Sprint(v), nil
+	return k.Value, nil
 }
 
-func scalarValue(n *declcfg.Node) (any, error) {
+// scalarKind is what a scalar is in the JSON opm writes.
+type scalarKind int
+
+const (
+	kindString scalarKind = iota
+	kindNull
+	kindBool
+	kindNumber
+)
+
+// scalar reads a scalar as opm does; a string is n.Value.
+func scalar(n *declcfg.Node) (scalarKind, bool, float64, error) {
 	if b, ok := declcfg.YAML11Bool(n); ok {
-		return b, nil
+		return kindBool, b, 0, nil
 	}
 	switch n.Tag {
 	case "!!null":
-		return nil, nil
+		return kindNull, false, 0, nil
 	case "!!bool":
 		switch n.Value {
 		case "true", "True", "TRUE":
-			return true, nil
+			return kindBool, true, 0, nil
 		case "false", "False", "FALSE":
-			return false, nil
+			return kindBool, false, 0, nil
 		}
-		return nil, nodeErr(n, "invalid boolean %q", n.Value)
+		return 0, false, 0, nodeErr(n, "invalid boolean %q", n.Value)
 	case "!!int":
 		s := strings.ReplaceAll(n.Value, "_", "")
 		// Decimal as JSON reads it (-0 stays -0, huge values round);
 		// other bases as YAML does.
 		if f, err := strconv.ParseFloat(s, 64); err == nil && !strings.ContainsAny(s, "xXoObB") {
-			return f, nil
+			return kindNumber, false, f, nil
 		}
 		if i, err := strconv.ParseInt(s, 0, 64); err == nil {
-			return float64(i), nil
+			return kindNumber, false, float64(i), nil
 		}
 		if u, err := strconv.ParseUint(s, 0, 64); err == nil {
-			return float64(u), nil
+			return kindNumber, false, float64(u), nil
 		}
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
-			return nil, nodeErr(n, "invalid number %q", n.Value)
+			return 0, false, 0, nodeErr(n, "invalid number %q", n.Value)
 		}
-		return f, nil
+		return kindNumber, false, f, nil
 	case "!!float":
 		f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
 		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-			return nil, nodeErr(n, "%s cannot be represented in JSON", n.Value)
+			return 0, false, 0, nodeErr(n, "%s cannot be represented in JSON", n.Value)
 		}
-		return f, nil
+		return kindNumber, false, f, nil
 	}
-	return n.Value, nil
+	return kindString, false, 0, nil
+}
+
+// writeScalar writes a scalar's canonical JSON.
+func writeScalar(buf *bytes.Buffer, n *declcfg.Node) error {
+	kind, b, f, err := scalar(n)
+	switch {
+	case err != nil:
+		return err
+	case kind == kindNull:
+		buf.WriteString("null")
+	case kind == kindBool:
+		buf.WriteString(strconv.FormatBool(b))
+	case kind == kindNumber:
+		buf.Write(appendFloat(buf.AvailableBuffer(), f))
+	default:
+		declcfg.WriteJSONString(buf, n.Value)
+	}
+	return nil
 }
 
 func nodeErr(n *declcfg.Node, format string, args ...any) error {

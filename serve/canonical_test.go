@@ -9,7 +9,7 @@ import (
 )
 
 // opmEncode is how opm writes a value it read into a map: encoding/json
-// with HTML escaping off. canonicalJSON must write exactly this.
+// with HTML escaping off. The canonical line must be exactly this.
 func opmEncode(t testing.TB, v any) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -39,7 +39,10 @@ func TestCanonicalJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		canonicalJSON(&buf, v)
+		if err := newDocReader().write(&buf, f.Docs[0].Node, 0); err != nil {
+			t.Fatal(err)
+		}
+		buf.WriteByte('\n')
 		if got := buf.String(); got != tc.want+"\n" {
 			t.Errorf("%q:\ngot  %s\nwant %s", tc.in, got, tc.want)
 		}
@@ -49,8 +52,52 @@ func TestCanonicalJSON(t *testing.T) {
 	}
 }
 
+// The docReader refuses what reading into plain values refuses, and
+// writes the same bytes for the rest: repeated keys (the last wins, the
+// losers are still read), merge keys in every form, aliases, bad scalars.
+func TestDocReaderAgrees(t *testing.T) {
+	t.Parallel()
+	for _, src := range []string{
+		"a: 1\nb: 2\na: 3\n",
+		"a: 1\na: !!float x\na: 2\n",
+		"base: &b {x: 1, y: 2}\nm: {<<: *b, x: 3, <<: {y: 4, z: 5}}\n",
+		"b1: &b1 {k: 1}\nb2: &b2 {k: 2, j: 3}\nm:\n  <<: [*b1, *b2]\n  k: 0\n",
+		"m: {<<: [a]}\n",
+		"m: {<<: 1}\n",
+		"a: &a [1, 2]\nb: *a\nc: {*a : 1}\n",
+		"n: !!int 0x1F\nf: !!float .inf\n",
+		"n: !!int zz\n",
+		"b: !!bool maybe\n",
+		"1: a\n1.0: b\ntrue: c\nyes: d\n~: e\n",
+		"k: [yes, no, on, 'yes', 1_000, 0o17, -0, 1e400]\n",
+		"- 1\n- [2, {a: b}]\n",
+		"{\"z\": 1, \"a\": {\"c\": [true, null]}, \"a\": 2}",
+		"",
+	} {
+		f := declcfg.ParseFile("t", []byte(src))
+		for _, doc := range f.Docs {
+			agree(t, src, doc.Node)
+		}
+	}
+}
+
+// agree checks that the docReader and the plain values agree on n.
+func agree(t *testing.T, src string, n *declcfg.Node) {
+	t.Helper()
+	v, refErr := blobValue(n)
+	var buf bytes.Buffer
+	err := newDocReader().write(&buf, n, 0)
+	switch {
+	case (err == nil) != (refErr == nil):
+		t.Errorf("%q: docReader error %v, plain values error %v", src, err, refErr)
+	case err == nil && buf.String() != refCanonicalValue(v):
+		t.Errorf("%q: docReader writes %s, plain values %s", src, buf.String(), refCanonicalValue(v))
+	}
+}
+
 // FuzzCanonical checks that, for any document the loader parses, the
-// canonical line is what encoding/json writes for the same value.
+// canonical line is what encoding/json writes for the same value, and that
+// the docReader agrees.
 func FuzzCanonical(f *testing.F) {
 	for _, s := range []string{
 		`{"schema":"olm.bundle","properties":[{"type":"x","value":{"z":1,"a":"<&>"}}]}`,
@@ -67,12 +114,13 @@ func FuzzCanonical(f *testing.F) {
 		}
 		file := declcfg.ParseFile("fuzz", data)
 		for _, doc := range file.Docs {
+			agree(t, string(data), doc.Node)
 			v, err := blobValue(doc.Node)
 			if err != nil {
 				continue
 			}
 			var buf bytes.Buffer
-			canonicalJSON(&buf, v)
+			refCanonicalJSON(&buf, v)
 			if !json.Valid(buf.Bytes()) {
 				t.Fatalf("invalid JSON %q", buf.Bytes())
 			}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	"github.com/fbc-project/fbc/declcfg"
-	"github.com/fbc-project/fbc/render"
 )
 
 // A bundle described by an olm.csv.metadata property instead of its
@@ -47,18 +46,18 @@ type madeUpCSV struct {
 		Maturity string `json:"maturity,omitempty"`
 		// customresourcedefinitions and apiservicedefinitions are structs,
 		// so always written, as {} when empty.
-		CRDs           render.CSVCRDs          `json:"customresourcedefinitions"`
-		APIServices    render.CSVAPIServices   `json:"apiservicedefinitions"`
-		NativeAPIs     []render.CSVGVK         `json:"nativeAPIs,omitempty"`
-		MinKubeVersion string                  `json:"minKubeVersion,omitempty"`
-		DisplayName    string                  `json:"displayName"`
-		Description    string                  `json:"description,omitempty"`
-		Keywords       []string                `json:"keywords,omitempty"`
-		Maintainers    []render.CSVMaintainer  `json:"maintainers,omitempty"`
-		Provider       render.CSVAppLink       `json:"provider"`
-		Links          []render.CSVAppLink     `json:"links,omitempty"`
-		Icon           []csvIcon               `json:"icon,omitempty"`
-		InstallModes   []render.CSVInstallMode `json:"installModes,omitempty"`
+		CRDs           declcfg.CSVCRDs          `json:"customresourcedefinitions"`
+		APIServices    declcfg.CSVAPIServices   `json:"apiservicedefinitions"`
+		NativeAPIs     []declcfg.CSVGVK         `json:"nativeAPIs,omitempty"`
+		MinKubeVersion string                   `json:"minKubeVersion,omitempty"`
+		DisplayName    string                   `json:"displayName"`
+		Description    string                   `json:"description,omitempty"`
+		Keywords       []string                 `json:"keywords,omitempty"`
+		Maintainers    []declcfg.CSVMaintainer  `json:"maintainers,omitempty"`
+		Provider       declcfg.CSVAppLink       `json:"provider"`
+		Links          []declcfg.CSVAppLink     `json:"links,omitempty"`
+		Icon           []csvIcon                `json:"icon,omitempty"`
+		InstallModes   []declcfg.CSVInstallMode `json:"installModes,omitempty"`
 		Cleanup        struct {
 			Enabled bool `json:"enabled"`
 		} `json:"cleanup"`
@@ -72,7 +71,7 @@ type madeUpCSV struct {
 // makeCSV builds the CSV JSON opm serves for a bundle described by
 // olm.csv.metadata.
 func makeCSV(meta json.RawMessage, name, version string, pkg *packageInfo, related []declcfg.RelatedImage) (string, error) {
-	var m render.CSVMetadataValue
+	var m declcfg.CSVMetadata
 	if err := json.Unmarshal(meta, &m); err != nil {
 		return "", err
 	}

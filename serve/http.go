@@ -1,10 +1,12 @@
 package serve
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -64,6 +66,11 @@ func httpError(w http.ResponseWriter, code int) {
 	http.Error(w, fmt.Sprintf("%d %s", code, http.StatusText(code)), code)
 }
 
+// badRequest answers 400 with catalogd's status line and what was wrong.
+func badRequest(w http.ResponseWriter, why string) {
+	http.Error(w, fmt.Sprintf("%d %s: %s", http.StatusBadRequest, http.StatusText(http.StatusBadRequest), why), http.StatusBadRequest)
+}
+
 // methods allows GET and HEAD, and finds the catalog the path names.
 func (h *catalogd) methods(next func(http.ResponseWriter, *http.Request, *Catalog)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -96,10 +103,17 @@ func (h *catalogd) all(w http.ResponseWriter, r *http.Request, c *Catalog) {
 }
 
 func (h *catalogd) metas(w http.ResponseWriter, r *http.Request, c *Catalog) {
-	q := r.URL.Query()
+	// url.Values from r.URL.Query would drop the pairs it cannot parse
+	// (a bad escape, a ';'), and a query that lost its filters answers
+	// with the whole catalog: refuse it, as an unknown parameter is.
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		badRequest(w, fmt.Sprintf("malformed query: %v", err))
+		return
+	}
 	for k := range q {
 		if k != "schema" && k != "package" && k != "name" {
-			httpError(w, http.StatusBadRequest)
+			badRequest(w, fmt.Sprintf("unknown query parameter %q: metas takes schema, package and name", k))
 			return
 		}
 	}
@@ -231,4 +245,16 @@ func DefaultName(source string) string {
 		return "catalog"
 	}
 	return name
+}
+
+// semicolonFilter drops net/http's warning about queries with a ';': such a
+// query is answered 400 (see metas), and each would otherwise write a line
+// to the log.
+type semicolonFilter struct{ w io.Writer }
+
+func (f semicolonFilter) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("URL query contains semicolon")) {
+		return len(p), nil
+	}
+	return f.w.Write(p)
 }

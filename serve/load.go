@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"reflect"
 	"runtime/debug"
 	"runtime/metrics"
 	"strings"
@@ -21,7 +22,6 @@ import (
 	"github.com/fbc-project/fbc/internal/borrow"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/model"
-	"github.com/fbc-project/fbc/render"
 	"github.com/fbc-project/fbc/serve/api"
 )
 
@@ -79,10 +79,13 @@ type bundleInfo struct {
 	deps       []*api.Dependency
 	provided   []*api.GroupVersionKind
 	required   []*api.GroupVersionKind
-	// csvMetadata is the olm.csv.metadata value, when the bundle has one.
-	csvMetadata json.RawMessage
-	hasObjects  bool
+	// hasCSVMetadata says the bundle has an olm.csv.metadata value (one,
+	// of the right shape), which the spill holds.
+	hasCSVMetadata bool
+	hasObjects     bool
 }
+
+var csvMetadataType = reflect.TypeFor[declcfg.CSVMetadata]()
 
 // packageInfo is what a made-up CSV takes from its package.
 type packageInfo struct {
@@ -136,12 +139,36 @@ type LoadOptions struct {
 // loading with LowMemory: a few of the largest catalog files.
 const lowMemoryMargin = 12 << 20
 
-// keepHeapLow sets the soft memory limit to the live heap plus the margin.
+// heapSamples are what keepHeapLow reads: the live heap, and the memory
+// the runtime holds that is not heap (stacks, its own tables), which the
+// memory limit counts too.
+func heapSamples() []metrics.Sample {
+	return []metrics.Sample{
+		{Name: "/gc/heap/live:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/unused:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+	}
+}
+
+// keepHeapLow sets the soft memory limit so that the heap may grow by the
+// margin above what is live. The limit counts all the runtime's memory,
+// so what is not heap is added: without it the margin would go to the
+// runtime's own tables and the collector would run without pause.
 func keepHeapLow(sample []metrics.Sample) {
 	metrics.Read(sample)
-	if sample[0].Value.Kind() == metrics.KindUint64 {
-		debug.SetMemoryLimit(int64(sample[0].Value.Uint64()) + lowMemoryMargin)
+	v := make([]int64, len(sample))
+	for i, s := range sample {
+		if s.Value.Kind() != metrics.KindUint64 {
+			return
+		}
+		v[i] = int64(s.Value.Uint64())
 	}
+	live, total, released, objects, unused, free := v[0], v[1], v[2], v[3], v[4], v[5]
+	other := max(total-released-objects-unused-free, 0)
+	debug.SetMemoryLimit(live + other + lowMemoryMargin)
 }
 
 // Rule ids of the problems Load finds beyond the model's and the loader's;
@@ -178,7 +205,7 @@ func Load(ctx context.Context, src Source, opts LoadOptions) (_ *Catalog, err er
 	}
 	l := &loader{c: c, builder: model.NewBuilder(), w: bufio.NewWriterSize(spill, 64<<10)}
 	if opts.LowMemory {
-		l.live = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		l.live = heapSamples()
 		keepHeapLow(l.live)
 		defer debug.SetMemoryLimit(math.MaxInt64)
 	}
@@ -250,16 +277,32 @@ func (l *loader) problem(pos declcfg.Pos, rule, msg string) {
 
 func (l *loader) file(f *declcfg.File) error {
 	l.c.stats.Files++
+	var err error
+	if len(f.Docs) > 0 {
+		for i, doc := range f.Docs {
+			if err = l.document(doc); err != nil {
+				break
+			}
+			// The parsed document is no longer needed: let the collector
+			// have it before the rest of the file is done.
+			f.Docs[i] = declcfg.Document{}
+		}
+	} else {
+		// A streamed file (WalkOptions.Stream) is parsed here, a document
+		// at a time: one document's tree is alive at once. (Parsing the
+		// next document on another goroutine meanwhile gained nothing on a
+		// busy two-core machine and cost a tenth more CPU.)
+		f.Each(func(doc declcfg.Document) {
+			if err == nil {
+				err = l.document(doc)
+			}
+		})
+	}
 	for _, e := range f.Errors {
 		l.problems = append(l.problems, e.Finding())
 	}
-	for i, doc := range f.Docs {
-		if err := l.document(doc); err != nil {
-			return err
-		}
-		// The parsed document is no longer needed: let the collector have
-		// it before the rest of the file is done.
-		f.Docs[i] = declcfg.Document{}
+	if err != nil {
+		return err
 	}
 	if l.live != nil {
 		keepHeapLow(l.live)
@@ -268,16 +311,20 @@ func (l *loader) file(f *declcfg.File) error {
 }
 
 func (l *loader) document(doc declcfg.Document) error {
-	v, err := blobValue(doc.Node)
-	if err != nil {
+	// The canonical line first: it reads the whole document, and a
+	// document it cannot read (an unknown alias, a number JSON cannot
+	// hold) is refused before anything looks at its fields.
+	l.buf.Reset()
+	if err := newDocReader().write(&l.buf, doc.Node, 0); err != nil {
 		l.problem(doc.Pos, declcfg.RuleSyntax, err.Error())
 		return nil
 	}
-	fields, _ := v.(map[string]any)
+	l.buf.WriteByte('\n')
+	fields := mapping(doc.Node)
 	// The index outlives the file: its keys must not share the file's
 	// bytes (WalkOptions.Borrow, Reuse).
-	ref := blobRef{off: l.off, schema: borrow.Own(stringField(fields, "schema")),
-		pkg: borrow.Own(stringField(fields, "package")), name: borrow.Own(stringField(fields, "name"))}
+	ref := blobRef{off: l.off, schema: borrow.Own(stringOf(lookup(fields, "schema"))),
+		pkg: borrow.Own(stringOf(lookup(fields, "package"))), name: borrow.Own(stringOf(lookup(fields, "name")))}
 	var info *bundleInfo
 	if ref.schema == declcfg.SchemaBundle {
 		// Read what answers need from the full blob, then drop the
@@ -293,8 +340,6 @@ func (l *loader) document(doc declcfg.Document) error {
 	if !ok {
 		return nil
 	}
-	l.buf.Reset()
-	canonicalJSON(&l.buf, v)
 	ref.n = l.buf.Len()
 	if _, err := l.w.Write(l.buf.Bytes()); err != nil {
 		return fmt.Errorf("writing the serve spill file: %w", err)
@@ -328,11 +373,6 @@ func (l *loader) document(doc declcfg.Document) error {
 	}
 	l.builder.Add(blob)
 	return nil
-}
-
-func stringField(m map[string]any, key string) string {
-	s, _ := m[key].(string)
-	return s
 }
 
 // heavyProperty reports the property types that hold manifests.
@@ -383,46 +423,47 @@ func dropManifests(root *declcfg.Node) {
 // bundle records what answers about a bundle need and checks what opm
 // checks when it loads one: manifests that decode, at most one
 // olm.csv.metadata, property values of the shape their type says.
-func (l *loader) bundle(doc declcfg.Document, fields map[string]any) *bundleInfo {
+func (l *loader) bundle(doc declcfg.Document, fields []pair) *bundleInfo {
 	info := &bundleInfo{}
-	name := stringField(fields, "name")
-	props, _ := fields["properties"].([]any)
-	items := propertyNodes(doc.Node)
-	pos := func(i int) declcfg.Pos {
-		if i < len(items) {
-			return declcfg.Pos{File: doc.Pos.File, Line: items[i].Line, Col: items[i].Column}
-		}
-		return doc.Pos
-	}
+	name := stringOf(lookup(fields, "name"))
 	csvMetadatas := 0
-	for i, raw := range props {
-		p, _ := raw.(map[string]any)
-		typ := stringField(p, "type")
+	for _, item := range items(lookup(fields, "properties")) {
+		pos := declcfg.Pos{File: doc.Pos.File, Line: item.Line, Col: item.Column}
+		p := mapping(item)
+		typ := stringOf(lookup(p, "type"))
+		pv := lookup(p, "value")
 		if typ == declcfg.PropertyBundleObject {
 			info.hasObjects = true
-			l.checkObject(pos(i), name, p["value"])
+			l.checkObject(pos, name, pv)
 			continue
 		}
-		value := canonicalValue(p["value"])
+		if typ == declcfg.PropertyCSVMetadata {
+			// Not served as a property: checked here (without writing it
+			// out and reading it back unless it does not fit), read back
+			// from the spill when a CSV is made from it.
+			csvMetadatas++
+			if csvMetadatas > 1 {
+				l.problem(pos, ruleInvalidValue, fmt.Sprintf("bundle %q has more than one olm.csv.metadata property; opm serves at most one", name))
+				continue
+			}
+			if fitsJSON(pv, csvMetadataType) {
+				info.hasCSVMetadata = true
+			} else if err := json.Unmarshal([]byte(canonicalValue(pv)), new(declcfg.CSVMetadata)); err != nil {
+				l.problem(pos, ruleInvalidValue, fmt.Sprintf("bundle %q: %s property: %v", name, typ, err))
+			} else {
+				info.hasCSVMetadata = true
+			}
+			continue
+		}
+		value := canonicalValue(pv)
 		decode := func(into any) bool {
 			if err := json.Unmarshal([]byte(value), into); err != nil {
-				l.problem(pos(i), ruleInvalidValue, fmt.Sprintf("bundle %q: %s property: %v", name, typ, err))
+				l.problem(pos, ruleInvalidValue, fmt.Sprintf("bundle %q: %s property: %v", name, typ, err))
 				return false
 			}
 			return true
 		}
 		switch typ {
-		case declcfg.PropertyCSVMetadata:
-			csvMetadatas++
-			if csvMetadatas > 1 {
-				l.problem(pos(i), ruleInvalidValue, fmt.Sprintf("bundle %q has more than one olm.csv.metadata property; opm serves at most one", name))
-				continue
-			}
-			var m render.CSVMetadataValue
-			if decode(&m) {
-				info.csvMetadata = json.RawMessage(value)
-			}
-			continue
 		case declcfg.PropertyPackage:
 			var pp struct{ PackageName, Version string }
 			if decode(&pp) && info.version == "" {
@@ -461,13 +502,13 @@ func (l *loader) bundle(doc declcfg.Document, fields map[string]any) *bundleInfo
 // checkObject checks an olm.bundle.object value as opm does when it loads
 // it: base64 data, and YAML that converts to JSON unless it is JSON
 // already (opm takes JSON as it is).
-func (l *loader) checkObject(pos declcfg.Pos, bundle string, value any) {
-	v, _ := value.(map[string]any)
-	data, ok := v["data"].(string)
-	if !ok {
+func (l *loader) checkObject(pos declcfg.Pos, bundle string, value *declcfg.Node) {
+	dn := lookup(mapping(value), "data")
+	if !isString(dn) {
 		l.problem(pos, ruleBundleObject, fmt.Sprintf("bundle %q: olm.bundle.object has no base64 data", bundle))
 		return
 	}
+	data := resolve(dn).Value
 	need := base64.StdEncoding.DecodedLen(len(data))
 	if cap(l.scratch) < need {
 		l.scratch = make([]byte, need)

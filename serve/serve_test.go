@@ -218,13 +218,7 @@ func TestShutdownDrains(t *testing.T) {
 	rc := api.NewRegistryClient(conn)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	stream, err := rc.ListBundles(ctx, &api.ListBundlesRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := stream.Recv(); err != nil {
-		t.Fatal(err)
-	}
+	stream := listBundlesStarted(ctx, t, rc)
 	done := make(chan error, 1)
 	go func() { done <- srv.Shutdown(ctx) }()
 	rest, err := servetest.Collect(stream, nil)
@@ -434,9 +428,62 @@ func TestDefaultName(t *testing.T) {
 	}
 }
 
-// dirSource reads a catalog directory, a single catalog file, or "-".
+// dirSource reads a catalog directory, a single catalog file, or "-", the
+// way fbc serve does: a file read ahead of the one loading, parsed a
+// document at a time as it loads, into the buffer of a file done with.
 func dirSource(path string) Source {
+	return walkSource(path, declcfg.WalkOptions{Concurrency: 1, Ahead: 1, Borrow: true, Stream: true, Reuse: true})
+}
+
+func walkSource(path string, opts declcfg.WalkOptions) Source {
 	return func(ctx context.Context, fn func(*declcfg.File) error) error {
-		return declcfg.WalkPath(ctx, path, nil, declcfg.WalkOptions{Concurrency: 1, Borrow: true, Reuse: true}, fn)
+		return declcfg.WalkPath(ctx, path, nil, opts, fn)
+	}
+}
+
+// Files handed over parsed whole load as streamed ones do: the same
+// blobs, index and problems.
+func TestLoadParsedFiles(t *testing.T) {
+	t.Parallel()
+	for _, dir := range []string{"testdata/catalog", imagelessCatalog(t, 5, 1<<10)} {
+		streamed, err := Load(context.Background(), dirSource(dir), LoadOptions{TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed, err := Load(context.Background(), walkSource(dir, declcfg.WalkOptions{Concurrency: 2}), LoadOptions{TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := func(c *Catalog) []byte {
+			b, err := io.ReadAll(io.NewSectionReader(c.spill, 0, c.size))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+		if !bytes.Equal(read(streamed), read(parsed)) || streamed.Stats() != parsed.Stats() || len(streamed.bundles) != len(parsed.bundles) {
+			t.Errorf("%s: streamed and parsed loads differ: %+v, %+v", dir, streamed.Stats(), parsed.Stats())
+		}
+		streamed.Close()
+		parsed.Close()
+	}
+	// An invalid catalog: the same problems either way.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("schema: olm.package\nname: p\ndefaultChannel: nope\n---\nschema: olm.bundle\npackage: p\nname: b\nproperties:\n- {type: olm.bundle.object, value: {data: '!'}}\n- {type: olm.csv.metadata, value: {keywords: x}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var msgs [2]string
+	for i, src := range []Source{dirSource(dir), walkSource(dir, declcfg.WalkOptions{})} {
+		_, err := Load(context.Background(), src, LoadOptions{TempDir: t.TempDir()})
+		var ie *InvalidError
+		if !errors.As(err, &ie) {
+			t.Fatalf("invalid catalog loaded: %v", err)
+		}
+		for _, p := range ie.Problems {
+			msgs[i] += fmt.Sprintf("%s %s %s\n", p.Pos, p.Rule, p.Message)
+		}
+	}
+	if msgs[0] != msgs[1] || !strings.Contains(msgs[0], "olm.csv.metadata property") || !strings.Contains(msgs[0], "bundle-object") {
+		t.Errorf("problems differ or are missing:\nstreamed:\n%s\nparsed:\n%s", msgs[0], msgs[1])
 	}
 }

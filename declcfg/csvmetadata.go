@@ -1,11 +1,13 @@
-package render
+package declcfg
 
 import "encoding/json"
 
 // The olm.csv.metadata value mirrors the fields of operator-framework/api's
-// v1alpha1 types that opm copies, with their JSON names, order and
-// omitempty rules, so that the JSON is the same as opm's. serve decodes the
-// value into these types too, to make up the CSV opm serves for it.
+// v1alpha1 types that opm copies from a ClusterServiceVersion, with their
+// JSON names, order and omitempty rules, so that encoding a value writes
+// what opm writes (render's migration makes it, serve makes a CSV back from
+// it). Decoding is as strict as opm's: a field of the wrong shape is an
+// error.
 
 // CSVDescriptor is a spec, status or action descriptor of a CRD or API
 // service description.
@@ -92,10 +94,12 @@ type CSVGVK struct {
 	Kind    string `json:"kind"`
 }
 
-// CSVMetadataValue is the olm.csv.metadata value, in opm's field order.
-// apiServiceDefinitions, crdDescriptions and provider are structs, so
-// omitempty never drops them: opm always writes them, possibly as {}.
-type CSVMetadataValue struct {
+// CSVMetadata is the value of olm.csv.metadata: the parts of a
+// ClusterServiceVersion that catalog consumers display (its metadata's
+// annotations and labels, the rest from its spec). apiServiceDefinitions,
+// crdDescriptions and provider are structs, so omitempty never drops them:
+// opm always writes them, as {} when empty.
+type CSVMetadata struct {
 	Annotations           map[string]string `json:"annotations,omitempty"`
 	APIServiceDefinitions CSVAPIServices    `json:"apiServiceDefinitions"`
 	CRDDescriptions       CSVCRDs           `json:"crdDescriptions"`
