@@ -41,7 +41,7 @@ type ManifestInfo struct {
 // A digest whose manifest is in the cache is answered from the cache,
 // without a request; a tag is always asked of the registry (tags move) and
 // the digest it names is recorded for offline use, where it answers the
-// tag instead.
+// tag instead (Index is then unknown unless the manifest was cached too).
 func (c *Client) Resolve(ctx context.Context, ref string, platforms bool) (*ManifestInfo, error) {
 	r, err := parseReference(ref, c.opts)
 	if err != nil {
@@ -86,6 +86,11 @@ func (c *Client) resolve(ctx context.Context, r Reference, platforms bool) (*Man
 		}
 	}
 	if c.opts.Offline {
+		if r.Digest == "" && !platforms {
+			// The tag's recorded digest is the answer; the manifest
+			// need not be cached (a HEAD request does not fetch it).
+			return &ManifestInfo{Digest: d.String(), Cached: true}, nil
+		}
 		return nil, s.offlineError("manifest", d)
 	}
 	target := r.name

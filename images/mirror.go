@@ -70,13 +70,17 @@ func (e *MirrorError) Error() string { return e.Pos.Prefix(e.Msg) }
 // is wrong).
 func (e *MirrorError) FaultKind() fault.Kind { return fault.Usage }
 
-// ParseMirrorSets reads mirror-set documents from data (YAML or JSON, one
+// Parse reads mirror-set documents from data (YAML or JSON, one
 // or several documents, or a List of them); name names the file in errors.
 // It adds to ms (which may be a zero value).
 func (ms *MirrorSets) Parse(name string, data []byte) error {
 	f := declcfg.ParseFile(name, data)
 	for _, e := range f.Errors {
-		if !e.Warning {
+		switch {
+		case e.Warning, e.Rule == declcfg.RuleEmptyDocument:
+		case e.Rule == declcfg.RuleNotObject:
+			return &MirrorError{Pos: e.Pos, Msg: "not a mirror set: want " + mirrorKinds + " documents, each an object"}
+		default:
 			return &MirrorError{Pos: e.Pos, Msg: e.Msg}
 		}
 	}

@@ -42,9 +42,6 @@ func Rewrite(data []byte, edits []Edit) ([]byte, error) {
 			_, size := utf8.DecodeRune(data[off:])
 			off += size
 		}
-		if err := checkNew(e); err != nil {
-			return nil, fmt.Errorf("%d:%d: %w", e.Line, e.Col, err)
-		}
 		start, end := off, off+len(e.Old)
 		switch e.Quoted {
 		case 0:
@@ -61,6 +58,9 @@ func Rewrite(data []byte, edits []Edit) ([]byte, error) {
 		}
 		if end > len(data) || string(data[start:end]) != e.Old {
 			return nil, fmt.Errorf("%d:%d: the value %q is not written there as it reads (escapes or line breaks); write it plainly to have it rewritten", e.Line, e.Col, e.Old)
+		}
+		if err := checkNew(e); err != nil {
+			return nil, fmt.Errorf("%d:%d: %w", e.Line, e.Col, err)
 		}
 		spans = append(spans, span{start, end, e.New})
 	}
