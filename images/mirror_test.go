@@ -75,9 +75,9 @@ items:
 		{"mirror.local/product/op" + dg, "registry.redhat.io/product/op" + dg},
 		{"tags.local/product/op:v1", "registry.redhat.io/product/op:v1"},
 		{"special.local/s/x:v1" + dg, "registry.redhat.io/product/special/x:v1" + dg},
-		{"wild.local/ex/x" + dg, ""},                     // a *.domain rule's host cannot be recovered
-		{"registry.redhat.io/product/op" + dg, ""},       // a source
-		{"mirror.local/productive/op" + dg, ""},          // not under the mirror
+		{"wild.local/ex/x" + dg, ""},               // a *.domain rule's host cannot be recovered
+		{"registry.redhat.io/product/op" + dg, ""}, // a source
+		{"mirror.local/productive/op" + dg, ""},    // not under the mirror
 		{"backup.local/p/deep/op:1", "registry.redhat.io/product/deep/op:1"},
 	} {
 		got, ok := ms.SourceOf(c.ref)
