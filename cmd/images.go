@@ -35,7 +35,7 @@ See docs/images.md.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newImagesListCmd(), newImagesPinCmd())
+	cmd.AddCommand(newImagesListCmd(), newImagesPinCmd(), newImagesCheckCmd())
 	return cmd
 }
 
