@@ -23,6 +23,9 @@ package cmd
 //	registry flaky NAME N [STATUS] [-method METHOD]
 //	    Answers the next N requests (of METHOD only, e.g. PUT) with STATUS
 //	    (default 500).
+//	registry stall NAME N
+//	    The next N requests hang, answering nothing until the client gives
+//	    up (or 30s pass, when they are served as usual).
 //	registry corrupt NAME REF flip|truncate|stall [layer|config] [-once]
 //	    Serves REF's first layer (or config) damaged: flip changes its last
 //	    byte, truncate sends half of it and closes the connection, stall
@@ -198,7 +201,7 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("registry does not support !")
 	}
 	if len(args) < 2 {
-		ts.Fatalf("usage: registry start|stop|login|flaky|corrupt|requests NAME ...")
+		ts.Fatalf("usage: registry start|stop|login|flaky|stall|corrupt|requests NAME ...")
 	}
 	rs := registries(ts)
 	verb, name := args[0], args[1]
@@ -237,6 +240,13 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Check(err)
 		}
 		r.faults.FailNextMethod(n, last(flags, "method"), status)
+	case "stall":
+		if len(args) != 3 {
+			ts.Fatalf("usage: registry stall NAME N")
+		}
+		n, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		r.faults.StallNext(n)
 	case "corrupt":
 		pos, flags := harnessArgs(ts, "registry corrupt", args[2:], nil, []string{"once"})
 		args = append(args[:2], pos...)
