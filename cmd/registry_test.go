@@ -26,6 +26,9 @@ package cmd
 //	registry stall NAME N
 //	    The next N requests hang, answering nothing until the client gives
 //	    up (or 30s pass, when they are served as usual).
+//	registry await NAME N
+//	    Waits (up to 20s) until the front has seen N requests since the last
+//	    `registry requests`: a background command has reached the registry.
 //	registry corrupt NAME REF flip|truncate|stall [layer|config] [-once]
 //	    Serves REF's first layer (or config) damaged: flip changes its last
 //	    byte, truncate sends half of it and closes the connection, stall
@@ -73,6 +76,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fbc-project/fbc/image/imagetest"
 	"github.com/google/go-containerregistry/pkg/registry"
@@ -201,7 +205,7 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("registry does not support !")
 	}
 	if len(args) < 2 {
-		ts.Fatalf("usage: registry start|stop|login|flaky|stall|corrupt|requests NAME ...")
+		ts.Fatalf("usage: registry start|stop|login|flaky|stall|await|corrupt|requests NAME ...")
 	}
 	rs := registries(ts)
 	verb, name := args[0], args[1]
@@ -247,6 +251,19 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 		n, err := strconv.Atoi(args[2])
 		ts.Check(err)
 		r.faults.StallNext(n)
+	case "await":
+		if len(args) != 3 {
+			ts.Fatalf("usage: registry await NAME N")
+		}
+		n, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		deadline := time.Now().Add(20 * time.Second)
+		for len(r.faults.Requests()) < n {
+			if time.Now().After(deadline) {
+				ts.Fatalf("registry await %s %d: %d requests after 20s", name, n, len(r.faults.Requests()))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	case "corrupt":
 		pos, flags := harnessArgs(ts, "registry corrupt", args[2:], nil, []string{"once"})
 		args = append(args[:2], pos...)
