@@ -45,10 +45,12 @@ package cmd
 //	push-index REF SRC...
 //	    Pushes an image index of the images SRC..., each entry's platform
 //	    taken from its config (push-index $R/b:multi $R/b:amd64 $R/b:arm64).
-//	push-image REF [-label K=V]... [-platform OS/ARCH] LAYERFILE...
+//	push-image REF [-label K=V]... [-platform OS/ARCH] [-entrypoint ARG]... [-cmd ARG]... [-dir SRC=DEST]... LAYERFILE...
 //	    Pushes an image made of hand-written layers, base first; each
 //	    LAYERFILE lists entries (file, big, dir, symlink, hardlink, fifo,
 //	    whiteout, opaque: see imagetest.ParseEntries), hostile ones included.
+//	    Each -dir adds a layer (after the LAYERFILEs) holding the tree SRC at
+//	    DEST; -entrypoint and -cmd give the config's, an argument each.
 //	save-oci DIR REF [-name NAME]
 //	    Adds REF (image or index) to the OCI layout DIR, annotated with NAME.
 //	save-oci-archive FILE REF [-name NAME]
@@ -452,9 +454,9 @@ func cmdPushIndex(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func cmdPushImage(ts *testscript.TestScript, neg bool, args []string) {
-	pos, flags := harnessArgs(ts, "push-image", args, []string{"label", "platform"}, nil)
+	pos, flags := harnessArgs(ts, "push-image", args, []string{"label", "platform", "entrypoint", "cmd", "dir"}, nil)
 	if neg || len(pos) < 1 {
-		ts.Fatalf("usage: push-image REF [-label K=V]... [-platform OS/ARCH] LAYERFILE...")
+		ts.Fatalf("usage: push-image REF [-label K=V]... [-platform OS/ARCH] [-entrypoint ARG]... [-cmd ARG]... [-dir SRC=DEST]... LAYERFILE...")
 	}
 	labels := map[string]string{}
 	for _, kv := range flags["label"] {
@@ -474,7 +476,19 @@ func cmdPushImage(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		layers = append(layers, l)
 	}
-	img, err := imagetest.Image(imagetest.Config{Labels: labels, Platform: last(flags, "platform")}, layers...)
+	for _, d := range flags["dir"] {
+		src, dest, ok := strings.Cut(d, "=")
+		if !ok {
+			ts.Fatalf("push-image: -dir %q: want SRC=DEST", d)
+		}
+		entries, err := imagetest.DirEntries(ts.MkAbs(src), strings.Trim(dest, "/"))
+		ts.Check(err)
+		l, err := imagetest.Layer(entries...)
+		ts.Check(err)
+		layers = append(layers, l)
+	}
+	img, err := imagetest.Image(imagetest.Config{Labels: labels, Platform: last(flags, "platform"),
+		Entrypoint: flags["entrypoint"], Cmd: flags["cmd"]}, layers...)
 	ts.Check(err)
 	pushToHarness(ts, pos[0], img)
 }

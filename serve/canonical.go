@@ -19,6 +19,18 @@ import (
 // values in the same form. blobValue and canonicalJSON reproduce it from the
 // document as it was parsed.
 
+// MetaBlob appends to buf the document n in the form opm keeps a blob it
+// read (its declcfg.Meta.Blob): the canonical line catalogd serves, newline
+// included. opm's serve cache hashes the catalog's blobs in this form.
+func MetaBlob(buf *bytes.Buffer, n *declcfg.Node) error {
+	v, err := blobValue(n)
+	if err != nil {
+		return err
+	}
+	canonicalJSON(buf, v)
+	return nil
+}
+
 // canonicalJSON writes v (from blobValue) as one canonical line: what
 // encoding/json's Encoder writes with HTML escaping off, without going
 // through reflection and its copies.
