@@ -166,6 +166,11 @@ func Pin(ctx context.Context, scan *Scan, opts PinOptions) (*PinResult, error) {
 		byFile[r.Pos.File] = append(byFile[r.Pos.File], r)
 	}
 	for _, file := range files {
+		// Interrupted, stop before the next file: each file written is
+		// whole, and none is left half-way.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		var edits []Edit
 		var changes []Change
 		failed := false
