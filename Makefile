@@ -67,6 +67,7 @@ bench: bench-data build
 	@./scripts/bench-rss.sh
 	@./scripts/bench-render.sh
 	@./scripts/bench-serve.sh
+	@./scripts/bench-images.sh
 
 bench-data:
 	@./scripts/bench-data.sh

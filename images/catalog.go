@@ -1,7 +1,6 @@
 package images
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"strings"
 
@@ -95,10 +94,7 @@ func blobFacts(file string, root *declcfg.Node, editable bool) *bundleFacts {
 			if f.csv != nil {
 				continue
 			}
-			data, err := base64.StdEncoding.DecodeString(strValue(field(v, "data")))
-			if err == nil {
-				f.csv = csvFromObject(data)
-			}
+			f.csv = csvFromBase64(strValue(field(v, "data")))
 		case declcfg.PropertyCSVMetadata:
 			f.labels, f.labelsKnown = stringMap(field(v, "labels")), true
 		}

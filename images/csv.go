@@ -1,10 +1,11 @@
 package images
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
-	"github.com/fbc-project/fbc/internal/manifestscan"
 )
 
 // csvFacts is what a ClusterServiceVersion says about images: its labels
@@ -91,18 +92,197 @@ func (c *csvFacts) operatorImages() map[string]bool {
 	return out
 }
 
+// csvFromBase64 is csvFromObject of an olm.bundle.object's base64 data.
+// Most of a catalog's bytes are CRDs: the start of each object is decoded
+// first, and when its top-level kind is there and is not a CSV, the rest is
+// not decoded at all.
+func csvFromBase64(data string) *csvFacts {
+	const prefix = 4096 // base64 characters: 3 KB of JSON
+	if len(data) > prefix {
+		head := make([]byte, base64.StdEncoding.DecodedLen(prefix))
+		n, err := base64.StdEncoding.Decode(head, []byte(data[:prefix]))
+		if err != nil {
+			return nil
+		}
+		if kind, ok := topLevelKind(head[:n]); ok && kind != csvKind {
+			return nil
+		}
+	}
+	obj, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return nil
+	}
+	return csvFromObject(obj)
+}
+
+// topLevelKind reads the "kind" member of the JSON object that data starts
+// with (data may be cut short): ok is false when the start does not reach
+// it, or is not an object.
+func topLevelKind(data []byte) (string, bool) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return "", false
+	}
+	i++
+	for {
+		i = skipSpace(data, i)
+		if i >= len(data) || data[i] != '"' {
+			return "", false
+		}
+		key, next, ok := readString(data, i)
+		if !ok {
+			return "", false
+		}
+		i = skipSpace(data, next)
+		if i >= len(data) || data[i] != ':' {
+			return "", false
+		}
+		i = skipSpace(data, i+1)
+		if key == "kind" {
+			if i < len(data) && data[i] == '"' {
+				v, _, ok := readString(data, i)
+				return v, ok
+			}
+			return "", ok
+		}
+		if i, ok = skipValue(data, i); !ok {
+			return "", false
+		}
+		i = skipSpace(data, i)
+		if i >= len(data) || data[i] != ',' {
+			return "", false
+		}
+		i++
+	}
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// readString reads the JSON string at data[i] (a quote); escaped strings
+// are read as written, which is enough to compare plain keys and kinds.
+func readString(data []byte, i int) (string, int, bool) {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return string(data[i+1 : j]), j + 1, true
+		}
+	}
+	return "", 0, false
+}
+
+// skipValue skips the JSON value at data[i]: a string, or anything up to
+// the matching close of its brackets, or a scalar.
+func skipValue(data []byte, i int) (int, bool) {
+	if i >= len(data) {
+		return 0, false
+	}
+	switch data[i] {
+	case '"':
+		_, next, ok := readString(data, i)
+		return next, ok
+	case '{', '[':
+		depth := 0
+		for ; i < len(data); i++ {
+			switch data[i] {
+			case '"':
+				_, next, ok := readString(data, i)
+				if !ok {
+					return 0, false
+				}
+				i = next - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1, true
+				}
+			}
+		}
+		return 0, false
+	}
+	for ; i < len(data); i++ {
+		switch data[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i, true
+		}
+	}
+	return 0, false
+}
+
 // csvFromObject reads the CSV among a bundle's olm.bundle.object manifests
-// (JSON): nil if data is another kind of object or not readable. The kind
-// is read without decoding, so that CRDs, most of a catalog's bytes, cost
-// one scan.
+// (JSON): nil if data is another kind of object or not readable. It is
+// decoded into what csvFacts needs, the rest of it (descriptions, examples,
+// schemas) skipped, not built.
 func csvFromObject(data []byte) *csvFacts {
-	m, err := manifestscan.Scan(data)
-	if err != nil || m.Kind != csvKind {
+	type container struct {
+		Name  string `json:"name"`
+		Image string `json:"image"`
+		Env   []struct {
+			Name  string `json:"name"`
+			Value string `json:"value"`
+		} `json:"env"`
+	}
+	var csv struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			Name        string            `json:"name"`
+			Labels      map[string]string `json:"labels"`
+			Annotations struct {
+				ContainerImage string `json:"containerImage"`
+			} `json:"annotations"`
+		} `json:"metadata"`
+		Spec struct {
+			RelatedImages []struct {
+				Name  string `json:"name"`
+				Image string `json:"image"`
+			} `json:"relatedImages"`
+			Install struct {
+				Spec struct {
+					Deployments []struct {
+						Spec struct {
+							Template struct {
+								Spec struct {
+									InitContainers []container `json:"initContainers"`
+									Containers     []container `json:"containers"`
+								} `json:"spec"`
+							} `json:"template"`
+						} `json:"spec"`
+					} `json:"deployments"`
+				} `json:"spec"`
+			} `json:"install"`
+		} `json:"spec"`
+	}
+	if json.Unmarshal(data, &csv) != nil || csv.Kind != csvKind {
 		return nil
 	}
-	f := declcfg.ParseFile("csv.json", data)
-	if len(f.Docs) != 1 {
-		return nil
+	c := &csvFacts{name: csv.Metadata.Name, labels: csv.Metadata.Labels}
+	add := func(kind Kind, name, image string) {
+		if image != "" {
+			c.refs = append(c.refs, found{kind: kind, name: name, value: image})
+		}
 	}
-	return readCSV("", f.Docs[0].Node)
+	add(KindOperator, "containerImage", csv.Metadata.Annotations.ContainerImage)
+	for _, ri := range csv.Spec.RelatedImages {
+		add(KindRelated, ri.Name, ri.Image)
+	}
+	for _, d := range csv.Spec.Install.Spec.Deployments {
+		for _, ctrs := range [][]container{d.Spec.Template.Spec.InitContainers, d.Spec.Template.Spec.Containers} {
+			for _, ctr := range ctrs {
+				add(KindOperator, ctr.Name, ctr.Image)
+				for _, e := range ctr.Env {
+					if strings.HasPrefix(e.Name, "RELATED_IMAGE_") {
+						add(KindRelated, e.Name, e.Value)
+					}
+				}
+			}
+		}
+	}
+	return c
 }
