@@ -80,7 +80,7 @@ FUZZ_TARGETS := declcfg:FuzzParseFile declcfg:FuzzDecodeDocument declcfg:FuzzDec
 	validate:FuzzValidate validate/internal/yamllint:FuzzLint internal/manifestscan:FuzzScan validate/internal/cueshape:FuzzMatchesCUE internal/imageref:FuzzMatchReference image:FuzzReferenceGrammar \
 	template:FuzzRender template:FuzzParseImageMap template:FuzzConvert compose:FuzzParseConfig model:FuzzBuild \
 	resolve:FuzzManifests resolve:FuzzConstraint resolve:FuzzFlags resolve/olmv1:FuzzClusterExtension serve:FuzzCanonical internal/textscan:FuzzScan declcfg:FuzzAppendIndented declcfg:FuzzAppendBundleJSON \
-	images:FuzzRewrite images:FuzzParseMirrorSets
+	images:FuzzRewrite images:FuzzParseMirrorSets images:FuzzTopLevelKind images:FuzzReplaySegment
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t#*:}; \
