@@ -9,6 +9,7 @@ import (
 
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/images"
+	"github.com/fbc-project/fbc/internal/buildinfo"
 	"github.com/fbc-project/fbc/internal/fault"
 	vreport "github.com/fbc-project/fbc/validate/report"
 )
@@ -97,7 +98,7 @@ unchecked are named on standard error.`,
 			stdout := cmd.OutOrStdout()
 			ropts := vreport.Options{
 				Color:   output.String() == "text" && useColor(stdout),
-				Tool:    vreport.Tool{Name: "fbc", Version: buildVersion().Version, InformationURI: informationURI},
+				Tool:    vreport.Tool{Name: "fbc", Version: buildinfo.Read().Version, InformationURI: informationURI},
 				Rules:   images.Rules(),
 				WorkDir: wd,
 				Anchor:  firstFile(args),

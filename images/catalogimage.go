@@ -26,13 +26,13 @@ const (
 // CatalogImageRules describes the catalog-image lint's findings.
 func CatalogImageRules() []validate.Rule {
 	return []validate.Rule{
-		{ID: RuleImageConfigs, Severity: validate.SeverityError, Summary: "The configs label of a catalog image does not lead to its catalog",
+		{ID: RuleImageConfigs, Severity: declcfg.SeverityError, Summary: "The configs label of a catalog image does not lead to its catalog",
 			Help: "LABEL operators.operatorframework.io.index.configs.v1=/configs, the directory the catalog is copied to and that the image serves."},
-		{ID: RuleImageLayout, Severity: validate.SeverityError, Summary: "A catalog image's configs are not one non-empty folder per package",
+		{ID: RuleImageLayout, Severity: declcfg.SeverityError, Summary: "A catalog image's configs are not one non-empty folder per package",
 			Help: "Keep each package's blobs in a folder of its own under the configs directory (configs/PACKAGE/catalog.json), as opm and the pipelines lay them out."},
-		{ID: RuleImagePlatforms, Severity: validate.SeverityError, Summary: "A catalog image index without usable platforms",
+		{ID: RuleImagePlatforms, Severity: declcfg.SeverityError, Summary: "A catalog image index without usable platforms",
 			Help: "Each entry of a catalog image index names its platform (os/arch), once, and holds the same catalog: build every platform's image from the same configs with the same labels."},
-		{ID: RuleImageCache, Severity: validate.SeverityError, Summary: "A serve cache in a catalog image that does not match its configs",
+		{ID: RuleImageCache, Severity: declcfg.SeverityError, Summary: "A serve cache in a catalog image that does not match its configs",
 			Help: "Rebuild the cache after the configs are in place, in the image build: RUN [\"/bin/opm\", \"serve\", \"/configs\", \"--cache-dir=/tmp/cache\", \"--cache-only\"] (fbc generate dockerfile writes it), or serve without the stale cache (--cache-enforce-integrity=false rebuilds it at every start)."},
 	}
 }
@@ -102,7 +102,7 @@ func parseServe(cmd []string) serveCommand {
 // name their platforms and carry the same catalog label; and a serve cache
 // (opm serve --cache-dir) that matches the configs, as opm serve demands
 // before it answers.
-func LintCatalogImage(ctx context.Context, c *image.Client, ref string) ([]validate.Diagnostic, error) {
+func LintCatalogImage(ctx context.Context, c *image.Client, ref string) ([]declcfg.Finding, error) {
 	img, err := c.Open(ctx, ref)
 	if err != nil {
 		return nil, err
@@ -114,21 +114,21 @@ func LintCatalogImage(ctx context.Context, c *image.Client, ref string) ([]valid
 		}
 		return declcfg.Pos{File: render.InImage(ref, img.Digest(), p)}
 	}
-	var out []validate.Diagnostic
-	report := func(pos declcfg.Pos, rule string, sev validate.Severity, format string, args ...any) {
-		out = append(out, validate.Diagnostic{Rule: rule, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...)})
+	var out []declcfg.Finding
+	report := func(pos declcfg.Pos, rule string, sev declcfg.Severity, format string, args ...any) {
+		out = append(out, declcfg.Finding{Rule: rule, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...)})
 	}
 	out = append(out, lintPlatforms(ctx, c, ref, img, where(""))...)
 
 	label := img.Labels()[image.LabelCatalogConfigs]
 	configs := strings.Trim(path.Clean("/"+strings.TrimSpace(label)), "/")
 	if label == "" || configs == "" {
-		report(where(""), RuleImageConfigs, validate.SeverityError, "no %s label: OLM and opm find a catalog image's catalog through it", image.LabelCatalogConfigs)
+		report(where(""), RuleImageConfigs, declcfg.SeverityError, "no %s label: OLM and opm find a catalog image's catalog through it", image.LabelCatalogConfigs)
 		return out, nil
 	}
 	sc := parseServe(img.Command())
 	if sc.serves && sc.dir != "" && strings.Trim(path.Clean("/"+sc.dir), "/") != configs {
-		report(where(""), RuleImageConfigs, validate.SeverityError, "the image serves %s (its command: %s), but its %s label says the catalog is in /%s",
+		report(where(""), RuleImageConfigs, declcfg.SeverityError, "the image serves %s (its command: %s), but its %s label says the catalog is in /%s",
 			sc.dir, strings.Join(img.Command(), " "), image.LabelCatalogConfigs, configs)
 	}
 	prefixes := []string{configs}
@@ -148,7 +148,7 @@ func LintCatalogImage(ctx context.Context, c *image.Client, ref string) ([]valid
 		return nil, err
 	}
 	if n, _ := countFiles(cfs); n == 0 {
-		report(where(configs), RuleImageConfigs, validate.SeverityError, "the %s label says the catalog is in /%s, but the image has no files there", image.LabelCatalogConfigs, configs)
+		report(where(configs), RuleImageConfigs, declcfg.SeverityError, "the %s label says the catalog is in /%s, but the image has no files there", image.LabelCatalogConfigs, configs)
 		return out, nil
 	}
 	layout, err := lintLayout(ctx, cfs, func(p string) declcfg.Pos { return where(path.Join(configs, p)) })
@@ -188,8 +188,8 @@ func countFiles(fsys fs.FS) (int, error) {
 // lintLayout checks one non-empty folder per package: the blobs of each
 // top-level folder name one package, each package is in one folder, no
 // folder is empty, and blobs at the root are named.
-func lintLayout(ctx context.Context, cfs fs.FS, where func(string) declcfg.Pos) ([]validate.Diagnostic, error) {
-	var out []validate.Diagnostic
+func lintLayout(ctx context.Context, cfs fs.FS, where func(string) declcfg.Pos) ([]declcfg.Finding, error) {
+	var out []declcfg.Finding
 	folders := map[string]map[string]bool{}  // folder -> packages
 	packages := map[string]map[string]bool{} // package -> folders
 	var atRoot []string
@@ -229,7 +229,7 @@ func lintLayout(ctx context.Context, cfs fs.FS, where func(string) declcfg.Pos) 
 		return nil, err
 	}
 	report := func(p, format string, args ...any) {
-		out = append(out, validate.Diagnostic{Rule: RuleImageLayout, Severity: validate.SeverityError, Pos: where(p), Message: fmt.Sprintf(format, args...)})
+		out = append(out, declcfg.Finding{Rule: RuleImageLayout, Severity: declcfg.SeverityError, Pos: where(p), Message: fmt.Sprintf(format, args...)})
 	}
 	for _, name := range sortedKeys(folders) {
 		pkgs := sortedKeys(folders[name])
@@ -263,10 +263,10 @@ func sortedKeys[V any](m map[string]V) []string {
 // lintPlatforms checks that an index names a platform in each entry, none
 // twice, and that every platform's image is a catalog image with the same
 // configs label.
-func lintPlatforms(ctx context.Context, c *image.Client, ref string, img *image.Image, pos declcfg.Pos) []validate.Diagnostic {
-	var out []validate.Diagnostic
-	report := func(sev validate.Severity, format string, args ...any) {
-		out = append(out, validate.Diagnostic{Rule: RuleImagePlatforms, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...)})
+func lintPlatforms(ctx context.Context, c *image.Client, ref string, img *image.Image, pos declcfg.Pos) []declcfg.Finding {
+	var out []declcfg.Finding
+	report := func(sev declcfg.Severity, format string, args ...any) {
+		out = append(out, declcfg.Finding{Rule: RuleImagePlatforms, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...)})
 	}
 	if img.Reference().Kind != image.KindRegistry {
 		return nil
@@ -281,7 +281,7 @@ func lintPlatforms(ctx context.Context, c *image.Client, ref string, img *image.
 		return nil
 	}
 	if len(info.Platforms) == 0 {
-		report(validate.SeverityError, "an image index without images")
+		report(declcfg.SeverityError, "an image index without images")
 		return out
 	}
 	seen := map[string]bool{}
@@ -294,39 +294,39 @@ func lintPlatforms(ctx context.Context, c *image.Client, ref string, img *image.
 	for i, p := range info.Platforms {
 		switch {
 		case p == "unknown" || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/"):
-			report(validate.SeverityError, "index entry %s names no platform: a cluster cannot pick it", info.Images[i])
+			report(declcfg.SeverityError, "index entry %s names no platform: a cluster cannot pick it", info.Images[i])
 			continue
 		case seen[p]:
-			report(validate.SeverityError, "platform %s appears twice in the index", p)
+			report(declcfg.SeverityError, "platform %s appears twice in the index", p)
 			continue
 		}
 		seen[p] = true
 		pi, err := c.Open(ctx, repo+"@"+info.Images[i])
 		if err != nil {
-			report(validate.SeverityError, "the %s image %s cannot be read: %v", p, info.Images[i], err)
+			report(declcfg.SeverityError, "the %s image %s cannot be read: %v", p, info.Images[i], err)
 			continue
 		}
 		if got := pi.Labels()[image.LabelCatalogConfigs]; got != want {
-			report(validate.SeverityError, "the %s image has %s=%q, the image read has %q: every platform must carry the same catalog", p, image.LabelCatalogConfigs, got, want)
+			report(declcfg.SeverityError, "the %s image has %s=%q, the image read has %q: every platform must carry the same catalog", p, image.LabelCatalogConfigs, got, want)
 		}
 	}
 	return out
 }
 
 // lintCache compares the serve cache in the image with its configs.
-func lintCache(ctx context.Context, cfs, cache fs.FS, sc serveCommand, configs, cacheDir string, pos declcfg.Pos) ([]validate.Diagnostic, error) {
+func lintCache(ctx context.Context, cfs, cache fs.FS, sc serveCommand, configs, cacheDir string, pos declcfg.Pos) ([]declcfg.Finding, error) {
 	st, err := readServeCache(ctx, cfs, cache)
 	if err != nil {
-		return []validate.Diagnostic{{Rule: RuleImageCache, Severity: validate.SeverityError, Pos: pos,
+		return []declcfg.Finding{{Rule: RuleImageCache, Severity: declcfg.SeverityError, Pos: pos,
 			Message: fmt.Sprintf("the serve cache in /%s cannot be read as opm reads it: %v; rebuild it from /%s in the image", cacheDir, err, configs)}}, nil
 	}
 	rebuild := fmt.Sprintf(`rebuild it after the configs are copied: RUN ["/bin/opm", "serve", "/%s", "--cache-dir=/%s", "--cache-only"]`, configs, cacheDir)
-	sev, effect := validate.SeverityWarning, "opm serve rebuilds it at every start, which slows the catalog pod down and needs a writable file system"
+	sev, effect := declcfg.SeverityWarning, "opm serve rebuilds it at every start, which slows the catalog pod down and needs a writable file system"
 	if sc.enforce {
-		sev, effect = validate.SeverityError, "opm serve refuses to start (integrity check failed), and the catalog pod crash-loops"
+		sev, effect = declcfg.SeverityError, "opm serve refuses to start (integrity check failed), and the catalog pod crash-loops"
 	}
-	d := func(format string, args ...any) []validate.Diagnostic {
-		return []validate.Diagnostic{{Rule: RuleImageCache, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...)}}
+	d := func(format string, args ...any) []declcfg.Finding {
+		return []declcfg.Finding{{Rule: RuleImageCache, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...)}}
 	}
 	switch st.backend {
 	case "":
@@ -335,7 +335,7 @@ func lintCache(ctx context.Context, cfs, cache fs.FS, sc serveCommand, configs, 
 		}
 		return d("the image serves with --cache-dir=/%s, but holds no cache there: %s; %s", cacheDir, effect, rebuild), nil
 	case "unknown":
-		return []validate.Diagnostic{{Rule: RuleImageCache, Severity: validate.SeverityError, Pos: pos,
+		return []declcfg.Finding{{Rule: RuleImageCache, Severity: declcfg.SeverityError, Pos: pos,
 			Message: fmt.Sprintf("the cache directory /%s holds %s, which no opm cache format is: opm serve refuses it; %s", cacheDir, strings.Join(st.entries, ", "), rebuild)}}, nil
 	case "json":
 		// The json format hashes a tar of the files; fbc does not

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/imageref"
 	"github.com/fbc-project/fbc/validate"
@@ -28,17 +29,17 @@ const (
 // Rules describes Check's findings, for reports.
 func Rules() []validate.Rule {
 	return []validate.Rule{
-		{ID: RuleReference, Severity: validate.SeverityError, Summary: "An image reference that is not one",
+		{ID: RuleReference, Severity: declcfg.SeverityError, Summary: "An image reference that is not one",
 			Help: "Write the reference as REGISTRY/REPOSITORY@sha256:DIGEST (or :TAG): lower-case repository, a registry host first."},
-		{ID: RuleUnpinned, Severity: validate.SeverityError, Summary: "An image referenced by tag instead of digest",
+		{ID: RuleUnpinned, Severity: declcfg.SeverityError, Summary: "An image referenced by tag instead of digest",
 			Help: "Tags move; clusters, mirrors and scans need digests. `fbc images pin` rewrites tags to the digests the registries hold now."},
-		{ID: RuleRegistry, Severity: validate.SeverityError, Summary: "An image from a registry the allowed list does not name",
+		{ID: RuleRegistry, Severity: declcfg.SeverityError, Summary: "An image from a registry the allowed list does not name",
 			Help: "Publish the image to an allowed registry, or allow its registry with --allow-registry."},
-		{ID: RuleMissing, Severity: validate.SeverityError, Summary: "An image the registry does not have",
+		{ID: RuleMissing, Severity: declcfg.SeverityError, Summary: "An image the registry does not have",
 			Help: "Push the image, or fix the reference; the message quotes the registry's answer (and each mirror's)."},
-		{ID: RulePlatform, Severity: validate.SeverityError, Summary: "An operator image that does not run on a platform its CSV's labels claim",
+		{ID: RulePlatform, Severity: declcfg.SeverityError, Summary: "An operator image that does not run on a platform its CSV's labels claim",
 			Help: "Build the operator image for every platform the CSV labels operatorframework.io/arch.ARCH and operatorframework.io/os.OS name (an image index), or drop the labels of the platforms it does not support. Without labels, OLM assumes linux/amd64."},
-		{ID: RulePlatformLabel, Severity: validate.SeverityWarning, Summary: "Operator images run on a platform the CSV's labels leave out",
+		{ID: RulePlatformLabel, Severity: declcfg.SeverityWarning, Summary: "Operator images run on a platform the CSV's labels leave out",
 			Help: "OLM offers the operator only on the platforms its CSV labels name: add operatorframework.io/arch.ARCH: supported (and os.OS) for every platform the operator images are built for."},
 	}
 }
@@ -57,7 +58,7 @@ type CheckOptions struct {
 
 // CheckResult is what Check found.
 type CheckResult struct {
-	Diagnostics []validate.Diagnostic
+	Diagnostics []declcfg.Finding
 	// Asked counts the distinct references asked about.
 	Asked int
 	// NotChecked are the references that could not be checked: their
@@ -97,8 +98,8 @@ type answer struct {
 // reference is written.
 func Check(ctx context.Context, scan *Scan, opts CheckOptions) (*CheckResult, error) {
 	res := &CheckResult{}
-	report := func(r Ref, rule string, sev validate.Severity, format string, args ...any) {
-		res.Diagnostics = append(res.Diagnostics, validate.Diagnostic{Rule: rule, Severity: sev, Pos: r.Pos,
+	report := func(r Ref, rule string, sev declcfg.Severity, format string, args ...any) {
+		res.Diagnostics = append(res.Diagnostics, declcfg.Finding{Rule: rule, Severity: sev, Pos: r.Pos,
 			Package: r.Package, Bundle: r.Bundle, Message: describe(r) + fmt.Sprintf(format, args...)})
 	}
 	allowed := normalizeAllowed(opts.AllowRegistries)
@@ -108,14 +109,14 @@ func Check(ctx context.Context, scan *Scan, opts CheckOptions) (*CheckResult, er
 		for _, r := range b.Refs {
 			ir, err := imageref.Parse(r.Image)
 			if err != nil {
-				report(r, RuleReference, validate.SeverityError, "is not a valid image reference: %v", err)
+				report(r, RuleReference, declcfg.SeverityError, "is not a valid image reference: %v", err)
 				continue
 			}
 			if ir.Digest == "" {
-				report(r, RuleUnpinned, validate.SeverityError, "is not pinned by digest (tag %q)", ir.Tag)
+				report(r, RuleUnpinned, declcfg.SeverityError, "is not pinned by digest (tag %q)", ir.Tag)
 			}
 			if len(allowed) > 0 && !registryAllowed(ir, allowed) {
-				report(r, RuleRegistry, validate.SeverityError, "comes from %s, which is not an allowed registry (%s)", ir.Domain, strings.Join(opts.AllowRegistries, ", "))
+				report(r, RuleRegistry, declcfg.SeverityError, "comes from %s, which is not an allowed registry (%s)", ir.Domain, strings.Join(opts.AllowRegistries, ", "))
 			}
 			key := Normalize(r.Image)
 			a := answers[key]
@@ -148,7 +149,7 @@ func Check(ctx context.Context, scan *Scan, opts CheckOptions) (*CheckResult, er
 				continue
 			}
 			if missing(a.err) {
-				report(r, RuleMissing, validate.SeverityError, "does not exist: %v", a.err)
+				report(r, RuleMissing, declcfg.SeverityError, "does not exist: %v", a.err)
 				continue
 			}
 			if !seen[r.Image] {
@@ -158,7 +159,7 @@ func Check(ctx context.Context, scan *Scan, opts CheckOptions) (*CheckResult, er
 		}
 		checkPlatforms(b, answers, report)
 	}
-	slices.SortStableFunc(res.Diagnostics, func(x, y validate.Diagnostic) int {
+	slices.SortStableFunc(res.Diagnostics, func(x, y declcfg.Finding) int {
 		return cmp.Or(strings.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line), cmp.Compare(x.Col, y.Col), strings.Compare(x.Rule, y.Rule))
 	})
 	return res, nil
@@ -249,7 +250,7 @@ func platformLabels(labels map[string]string) (arches, oses []string) {
 // its operator images: each must run everywhere the labels claim (an
 // error), and a platform every operator image runs on but the labels leave
 // out is a warning (OLM will not offer the operator there).
-func checkPlatforms(b *Bundle, answers map[string]*answer, report func(Ref, string, validate.Severity, string, ...any)) {
+func checkPlatforms(b *Bundle, answers map[string]*answer, report func(Ref, string, declcfg.Severity, string, ...any)) {
 	if !b.LabelsKnown {
 		return
 	}
@@ -281,7 +282,7 @@ func checkPlatforms(b *Bundle, answers map[string]*answer, report func(Ref, stri
 			}
 		}
 		if len(lacking) > 0 {
-			report(r, RulePlatform, validate.SeverityError, "does not run on %s, which the CSV's labels claim (it runs on %s)",
+			report(r, RulePlatform, declcfg.SeverityError, "does not run on %s, which the CSV's labels claim (it runs on %s)",
 				strings.Join(lacking, ", "), strings.Join(a.info.Platforms, ", "))
 		}
 		n++
@@ -332,6 +333,6 @@ func checkPlatforms(b *Bundle, answers map[string]*answer, report func(Ref, stri
 	if n > 1 {
 		also = fmt.Sprintf("and the bundle's %d other operator images run", n-1)
 	}
-	report(r, RulePlatformLabel, validate.SeverityWarning, "%s on %s too, but the CSV has no %s label: OLM offers the operator only where its labels say",
+	report(r, RulePlatformLabel, declcfg.SeverityWarning, "%s on %s too, but the CSV has no %s label: OLM offers the operator only where its labels say",
 		also, strings.Join(extra, ", "), strings.Join(labels, ", "))
 }

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image/imagetest"
-	"github.com/fbc-project/fbc/validate"
 )
 
-func diagLines(ds []validate.Diagnostic) string {
+func diagLines(ds []declcfg.Finding) string {
 	var b strings.Builder
 	for _, d := range ds {
 		fmt.Fprintf(&b, "%d:%d %s %s: %s\n", d.Line, d.Col, d.Severity, d.Rule, d.Message)
