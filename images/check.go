@@ -34,7 +34,7 @@ func Rules() []validate.Rule {
 		{ID: RuleUnpinned, Severity: declcfg.SeverityError, Summary: "An image referenced by tag instead of digest",
 			Help: "Tags move; clusters, mirrors and scans need digests. `fbc images pin` rewrites tags to the digests the registries hold now."},
 		{ID: RuleRegistry, Severity: declcfg.SeverityError, Summary: "An image from a registry the allowed list does not name",
-			Help: "Publish the image to an allowed registry, or allow its registry with --allow-registry."},
+			Help: "Publish the image to an allowed registry, or add its registry to the allowed ones."},
 		{ID: RuleMissing, Severity: declcfg.SeverityError, Summary: "An image the registry does not have",
 			Help: "Push the image, or fix the reference; the message quotes the registry's answer (and each mirror's)."},
 		{ID: RulePlatform, Severity: declcfg.SeverityError, Summary: "An operator image that does not run on a platform its CSV's labels claim",

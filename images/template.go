@@ -99,6 +99,20 @@ func expandStubs(ctx context.Context, stubs []*stub, opts ScanOptions) error {
 	}
 	rendered, err := opts.Renderer.RenderBundles(ctx, srcs, render.Request{Allowed: render.KindBundleImage})
 	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		// Name the template line of the image that failed.
+		var at *stub
+		for _, s := range stubs {
+			if strings.Contains(err.Error(), s.image) && (at == nil || len(s.image) > len(at.image)) {
+				at = s
+			}
+		}
+		err = fmt.Errorf("reading the bundle images templates name, for their related images: %w", err)
+		if at != nil {
+			err = fmt.Errorf("%s: %w", at.pos, err)
+		}
 		return err
 	}
 	for _, s := range stubs {
