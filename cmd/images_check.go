@@ -86,7 +86,9 @@ unchecked are named on standard error.`,
 			if err != nil {
 				return err
 			}
-			cr, err := images.Check(cmd.Context(), s, images.CheckOptions{Client: client, Mirrors: ms, AllowRegistries: allow, Jobs: jobs})
+			update, end := progressLine(cmd.ErrOrStderr(), "checking images")
+			cr, err := images.Check(cmd.Context(), s, images.CheckOptions{Client: client, Mirrors: ms, AllowRegistries: allow, Jobs: jobs, Progress: update})
+			end()
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
@@ -54,6 +55,10 @@ type CheckOptions struct {
 	AllowRegistries []string
 	// Jobs bounds the references asked about at once (default 16).
 	Jobs int
+	// Progress, when set, is called after each distinct reference is
+	// answered, with the number answered and the total (from several
+	// goroutines).
+	Progress func(done, total int)
 }
 
 // CheckResult is what Check found.
@@ -134,9 +139,13 @@ func Check(ctx context.Context, scan *Scan, opts CheckOptions) (*CheckResult, er
 		return nil, fmt.Errorf("check: no image client")
 	}
 	rs := newResolver(opts.Client, opts.Mirrors)
+	var done atomic.Int64
 	if err := forEach(ctx, len(order), opts.Jobs, func(i int) {
 		a := order[i]
 		a.info, _, a.err = rs.lookup(ctx, a.ref, a.platforms)
+		if opts.Progress != nil {
+			opts.Progress(int(done.Add(1)), len(order))
+		}
 	}); err != nil {
 		return nil, err
 	}
