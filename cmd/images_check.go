@@ -111,9 +111,10 @@ unchecked are named on standard error.`,
 			stderr := cmd.ErrOrStderr()
 			errs, warns := res.Count()
 			if output.String() == "text" || output.String() == "github" {
+				checked := cr.Asked - cr.Unchecked()
 				fmt.Fprintf(stderr, "%s, %s: %d %s checked in %d %s\n", plural(errs, "1 error", fmt.Sprintf("%d errors", errs)),
 					plural(warns, "1 warning", fmt.Sprintf("%d warnings", warns)),
-					cr.Asked, plural(cr.Asked, "image", "images"), len(s.Bundles), plural(len(s.Bundles), "bundle", "bundles"))
+					checked, plural(checked, "image", "images"), len(s.Bundles), plural(len(s.Bundles), "bundle", "bundles"))
 			}
 			if len(cr.NotChecked) > 0 {
 				for _, f := range cr.NotChecked {

@@ -72,6 +72,15 @@ type CheckResult struct {
 	NotChecked []Failure
 }
 
+// Unchecked counts the distinct references that could not be checked.
+func (r *CheckResult) Unchecked() int {
+	seen := map[string]bool{}
+	for _, f := range r.NotChecked {
+		seen[Normalize(f.Ref)] = true
+	}
+	return len(seen)
+}
+
 // Result is the findings as a validation result, with the scan's counts,
 // for validate's report writers.
 func (r *CheckResult) Result(s *Scan) *validate.Result {

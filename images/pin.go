@@ -67,12 +67,12 @@ type PinResult struct {
 }
 
 // Unreachable reports whether a failure was a registry that could not be
-// reached at all, or a cache that lacked what offline work needed: the
-// run, not the catalog, is at fault.
+// reached at all or refused access, or a cache that lacked what offline
+// work needed: the run, not the catalog, is at fault.
 func (r *PinResult) Unreachable() bool {
 	for _, f := range r.Failures {
 		var le *LookupError
-		if !errors.As(f.Err, &le) || le.Unreachable() || le.Offline() {
+		if !errors.As(f.Err, &le) || le.Unreachable() || le.Offline() || le.Refused() {
 			return true
 		}
 	}

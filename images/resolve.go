@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 
@@ -60,6 +61,18 @@ func (e *LookupError) Unreachable() bool {
 		}
 	}
 	return len(e.Attempts) > 0
+}
+
+// Refused reports whether a registry refused access (401, 403): the
+// credentials, not the reference, are to fix.
+func (e *LookupError) Refused() bool {
+	for _, a := range e.Attempts {
+		var re *image.RegistryError
+		if errors.As(a.Err, &re) && (re.Status == http.StatusUnauthorized || re.Status == http.StatusForbidden) {
+			return true
+		}
+	}
+	return false
 }
 
 // Offline reports whether the cache lacked what offline work needed.
