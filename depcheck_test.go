@@ -77,7 +77,7 @@ func TestImportRules(t *testing.T) {
 		"resolve":  capability,
 		"serve":    capability,
 		"repo":     {"declcfg", "internal"},
-		"images":   {"declcfg", "model", "graph", "validate", "render", "image", "template", "serve", "internal"},
+		"images":   {"declcfg", "model", "graph", "validate", "repo", "render", "image", "template", "serve", "internal"},
 	}
 	// direct lists packages of ours that only these top-level packages may
 	// import directly: capabilities read images through render.

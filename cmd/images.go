@@ -125,6 +125,7 @@ scan must cover.`,
 				}
 				rows = images.OnlyNew(rows, old)
 			}
+			endProgress(cmd)
 			var buf bytes.Buffer
 			switch output.String() {
 			case "plain":
@@ -154,7 +155,7 @@ scan must cover.`,
 	cmd.Flags().BoolVar(&bundleOnly, "bundle-images-only", false, "list bundle images only (template stubs are not read)")
 	cmd.Flags().IntVar(&jobs, "jobs", 0, "images read at once (default: 4 per CPU)")
 	addPullFlags(cmd.Flags(), &pull)
-	return cmd
+	return withProgress(cmd, "reading")
 }
 
 // dash stands for an unknown value in a table.

@@ -86,9 +86,8 @@ unchecked are named on standard error.`,
 			if err != nil {
 				return err
 			}
-			update, end := progressLine(cmd.ErrOrStderr(), "checking images")
-			cr, err := images.Check(cmd.Context(), s, images.CheckOptions{Client: client, Mirrors: ms, AllowRegistries: allow, Jobs: jobs, Progress: update})
-			end()
+			cr, err := images.Check(cmd.Context(), s, images.CheckOptions{Client: client, Mirrors: ms, AllowRegistries: allow, Jobs: jobs, Progress: progressOf(cmd)})
+			endProgress(cmd)
 			if err != nil {
 				return err
 			}
@@ -135,5 +134,5 @@ unchecked are named on standard error.`,
 	cmd.Flags().BoolVar(&bundleOnly, "bundle-images-only", false, "check bundle images only, not related images or operator containers")
 	cmd.Flags().IntVar(&jobs, "jobs", 0, "images asked about at once (default 16)")
 	addPullFlags(cmd.Flags(), &pull)
-	return cmd
+	return withProgress(cmd, "checking")
 }

@@ -97,7 +97,7 @@ cannot be written, or the cache lacks what --offline needs.`,
 			if err != nil {
 				return err
 			}
-			opts := images.PinOptions{Mirrors: ms, Check: check, Jobs: jobs}
+			opts := images.PinOptions{Mirrors: ms, Check: check, Jobs: jobs, Progress: progressOf(cmd)}
 			if !check {
 				pull.Warn = warner(cmd.ErrOrStderr())
 				if opts.Client, err = image.NewClient(pull); err != nil {
@@ -105,6 +105,7 @@ cannot be written, or the cache lacks what --offline needs.`,
 				}
 			}
 			res, err := images.Pin(cmd.Context(), s, opts)
+			endProgress(cmd)
 			if err != nil {
 				return err
 			}
@@ -115,7 +116,7 @@ cannot be written, or the cache lacks what --offline needs.`,
 	cmd.Flags().BoolVar(&check, "check", false, "change nothing: list what is not pinned and exit 1 if anything is")
 	cmd.Flags().IntVar(&jobs, "jobs", 0, "references resolved at once (default 16)")
 	addPullFlags(cmd.Flags(), &pull)
-	return cmd
+	return withProgress(cmd, "pinning")
 }
 
 // reportPin prints what pin changed (stdout) and what it could not do

@@ -9,11 +9,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync/atomic"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/imageref"
+	"github.com/fbc-project/fbc/internal/progress"
 	"github.com/fbc-project/fbc/validate"
 )
 
@@ -55,10 +55,9 @@ type CheckOptions struct {
 	AllowRegistries []string
 	// Jobs bounds the references asked about at once (default 16).
 	Jobs int
-	// Progress, when set, is called after each distinct reference is
-	// answered, with the number answered and the total (from several
-	// goroutines).
-	Progress func(done, total int)
+	// Progress, when set, counts the distinct references to ask about and
+	// those answered.
+	Progress *progress.Counter
 }
 
 // CheckResult is what Check found.
@@ -148,13 +147,11 @@ func Check(ctx context.Context, scan *Scan, opts CheckOptions) (*CheckResult, er
 		return nil, fmt.Errorf("check: no image client")
 	}
 	rs := newResolver(opts.Client, opts.Mirrors)
-	var done atomic.Int64
+	opts.Progress.Found(len(order))
 	if err := forEach(ctx, len(order), opts.Jobs, func(i int) {
 		a := order[i]
 		a.info, _, a.err = rs.lookup(ctx, a.ref, a.platforms)
-		if opts.Progress != nil {
-			opts.Progress(int(done.Add(1)), len(order))
-		}
+		opts.Progress.Done(1)
 	}); err != nil {
 		return nil, err
 	}

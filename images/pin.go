@@ -14,6 +14,7 @@ import (
 	"github.com/fbc-project/fbc/internal/atomicfile"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/internal/imageref"
+	"github.com/fbc-project/fbc/internal/progress"
 )
 
 // PinOptions say how Pin resolves references.
@@ -29,6 +30,9 @@ type PinOptions struct {
 	Check bool
 	// Jobs bounds the references resolved at once (default 16).
 	Jobs int
+	// Progress, when set, counts the references to resolve and those
+	// resolved.
+	Progress *progress.Counter
 }
 
 // Change is one reference Pin rewrote (or, with Check, would rewrite): only
@@ -127,7 +131,9 @@ func Pin(ctx context.Context, scan *Scan, opts PinOptions) (*PinResult, error) {
 			return nil, fmt.Errorf("pin: no image client")
 		}
 		rs := newResolver(opts.Client, opts.Mirrors)
+		opts.Progress.Found(len(order))
 		err := forEach(ctx, len(order), opts.Jobs, func(i int) {
+			defer opts.Progress.Done(1)
 			j := order[i]
 			if !j.tag {
 				j.newRef = j.source
