@@ -67,6 +67,7 @@ bench: bench-data build
 	@./scripts/bench-rss.sh
 	@./scripts/bench-render.sh
 	@./scripts/bench-serve.sh
+	@./scripts/bench-images.sh
 
 bench-data:
 	@./scripts/bench-data.sh
@@ -78,7 +79,8 @@ FUZZ_TARGETS := declcfg:FuzzParseFile declcfg:FuzzDecodeDocument declcfg:FuzzDec
 	image:FuzzReadFiles image:FuzzParseReference render:FuzzFirstDocument model:FuzzRangeBounds graph:FuzzResolve \
 	validate:FuzzValidate validate/internal/yamllint:FuzzLint internal/manifestscan:FuzzScan validate/internal/cueshape:FuzzMatchesCUE internal/imageref:FuzzMatchReference image:FuzzReferenceGrammar \
 	template:FuzzRender template:FuzzParseImageMap template:FuzzConvert compose:FuzzParseConfig model:FuzzBuild \
-	resolve:FuzzManifests resolve:FuzzConstraint resolve:FuzzFlags resolve/olmv1:FuzzClusterExtension serve:FuzzCanonical serve:FuzzFitsJSON internal/textscan:FuzzScan declcfg:FuzzAppendIndented declcfg:FuzzAppendBundleJSON declcfg:FuzzYAMLTextEdit repo:FuzzParseSettings
+	resolve:FuzzManifests resolve:FuzzConstraint resolve:FuzzFlags resolve/olmv1:FuzzClusterExtension serve:FuzzCanonical serve:FuzzFitsJSON internal/textscan:FuzzScan declcfg:FuzzAppendIndented declcfg:FuzzAppendBundleJSON declcfg:FuzzYAMLTextEdit repo:FuzzParseSettings \
+	images:FuzzRewrite images:FuzzParseMirrorSets images:FuzzTopLevelKind images:FuzzReplaySegment
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t#*:}; \

@@ -78,11 +78,12 @@ func TestImportRules(t *testing.T) {
 		"serve":    capability,
 		"repo":     {"declcfg", "internal"},
 		"pipeline": append([]string{"repo", "template"}, capability...),
+		"images":   {"declcfg", "model", "graph", "validate", "repo", "render", "image", "template", "serve", "internal"},
 	}
 	// direct lists packages of ours that only these top-level packages may
 	// import directly: capabilities read images through render.
 	direct := map[string][]string{
-		"image": {"render", "cmd"},
+		"image": {"render", "images", "cmd"},
 	}
 	// exclusive lists third-party module prefixes only one of our top-level
 	// packages (and cmd, which wires it) may import.

@@ -23,6 +23,12 @@ package cmd
 //	registry flaky NAME N [STATUS] [-method METHOD]
 //	    Answers the next N requests (of METHOD only, e.g. PUT) with STATUS
 //	    (default 500).
+//	registry stall NAME N
+//	    The next N requests hang, answering nothing until the client gives
+//	    up (or 30s pass, when they are served as usual).
+//	registry await NAME N
+//	    Waits (up to 20s) until the front has seen N requests since the last
+//	    `registry requests`: a background command has reached the registry.
 //	registry corrupt NAME REF flip|truncate|stall [layer|config] [-once]
 //	    Serves REF's first layer (or config) damaged: flip changes its last
 //	    byte, truncate sends half of it and closes the connection, stall
@@ -39,10 +45,12 @@ package cmd
 //	push-index REF SRC...
 //	    Pushes an image index of the images SRC..., each entry's platform
 //	    taken from its config (push-index $R/b:multi $R/b:amd64 $R/b:arm64).
-//	push-image REF [-label K=V]... [-platform OS/ARCH] LAYERFILE...
+//	push-image REF [-label K=V]... [-platform OS/ARCH] [-entrypoint ARG]... [-cmd ARG]... [-dir SRC=DEST]... LAYERFILE...
 //	    Pushes an image made of hand-written layers, base first; each
 //	    LAYERFILE lists entries (file, big, dir, symlink, hardlink, fifo,
 //	    whiteout, opaque: see imagetest.ParseEntries), hostile ones included.
+//	    Each -dir adds a layer (after the LAYERFILEs) holding the tree SRC at
+//	    DEST; -entrypoint and -cmd give the config's, an argument each.
 //	save-oci DIR REF [-name NAME]
 //	    Adds REF (image or index) to the OCI layout DIR, annotated with NAME.
 //	save-oci-archive FILE REF [-name NAME]
@@ -70,6 +78,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fbc-project/fbc/image/imagetest"
 	"github.com/google/go-containerregistry/pkg/registry"
@@ -198,7 +207,7 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("registry does not support !")
 	}
 	if len(args) < 2 {
-		ts.Fatalf("usage: registry start|stop|login|flaky|corrupt|requests NAME ...")
+		ts.Fatalf("usage: registry start|stop|login|flaky|stall|await|corrupt|requests NAME ...")
 	}
 	rs := registries(ts)
 	verb, name := args[0], args[1]
@@ -237,6 +246,26 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Check(err)
 		}
 		r.faults.FailNextMethod(n, last(flags, "method"), status)
+	case "stall":
+		if len(args) != 3 {
+			ts.Fatalf("usage: registry stall NAME N")
+		}
+		n, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		r.faults.StallNext(n)
+	case "await":
+		if len(args) != 3 {
+			ts.Fatalf("usage: registry await NAME N")
+		}
+		n, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		deadline := time.Now().Add(20 * time.Second)
+		for len(r.faults.Requests()) < n {
+			if time.Now().After(deadline) {
+				ts.Fatalf("registry await %s %d: %d requests after 20s", name, n, len(r.faults.Requests()))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	case "corrupt":
 		pos, flags := harnessArgs(ts, "registry corrupt", args[2:], nil, []string{"once"})
 		args = append(args[:2], pos...)
@@ -425,9 +454,9 @@ func cmdPushIndex(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func cmdPushImage(ts *testscript.TestScript, neg bool, args []string) {
-	pos, flags := harnessArgs(ts, "push-image", args, []string{"label", "platform"}, nil)
+	pos, flags := harnessArgs(ts, "push-image", args, []string{"label", "platform", "entrypoint", "cmd", "dir"}, nil)
 	if neg || len(pos) < 1 {
-		ts.Fatalf("usage: push-image REF [-label K=V]... [-platform OS/ARCH] LAYERFILE...")
+		ts.Fatalf("usage: push-image REF [-label K=V]... [-platform OS/ARCH] [-entrypoint ARG]... [-cmd ARG]... [-dir SRC=DEST]... LAYERFILE...")
 	}
 	labels := map[string]string{}
 	for _, kv := range flags["label"] {
@@ -447,7 +476,19 @@ func cmdPushImage(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		layers = append(layers, l)
 	}
-	img, err := imagetest.Image(imagetest.Config{Labels: labels, Platform: last(flags, "platform")}, layers...)
+	for _, d := range flags["dir"] {
+		src, dest, ok := strings.Cut(d, "=")
+		if !ok {
+			ts.Fatalf("push-image: -dir %q: want SRC=DEST", d)
+		}
+		entries, err := imagetest.DirEntries(ts.MkAbs(src), strings.Trim(dest, "/"))
+		ts.Check(err)
+		l, err := imagetest.Layer(entries...)
+		ts.Check(err)
+		layers = append(layers, l)
+	}
+	img, err := imagetest.Image(imagetest.Config{Labels: labels, Platform: last(flags, "platform"),
+		Entrypoint: flags["entrypoint"], Cmd: flags["cmd"]}, layers...)
 	ts.Check(err)
 	pushToHarness(ts, pos[0], img)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/images"
 	"github.com/fbc-project/fbc/internal/buildinfo"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/internal/olmv1gate"
@@ -76,6 +77,12 @@ standard error. Exit status: 0 when there are no errors (warnings allowed),
 that does not exist, a file in the catalog that could not be read: rule
 io-error, or no blobs at all to check). See docs/validate.md for the rules
 and output formats.
+
+A catalog image is also checked as a built image, as Konflux checks one:
+its configs label and the directory it serves, one non-empty folder per
+package, an index's platforms, and a serve cache (opm serve --cache-dir)
+that no longer matches the configs, which makes catalog pods crash-loop
+(rules catalog-image-*, see docs/images.md).
 
 --target-ocp VERSION names the OpenShift release the catalog is published
 for and applies what its pipelines require: from 4.17 on, bundles carry
@@ -209,6 +216,9 @@ targets too.`,
 			if err != nil {
 				return validateError(err)
 			}
+			if err := lintCatalogImages(cmd, pull, catalogs, res); err != nil {
+				return err
+			}
 			if res.Stats.Blobs == 0 && len(res.Diagnostics) == 0 && len(rp.operators) == 0 {
 				// A wrong path, an ignored tree or an empty pipe must not
 				// pass as a valid catalog.
@@ -224,7 +234,7 @@ targets too.`,
 			ropts := vreport.Options{
 				Color:   output.String() == "text" && useColor(stdout),
 				Tool:    vreport.Tool{Name: "fbc", Version: buildinfo.Read().Version, InformationURI: informationURI},
-				Rules:   rp.rules(),
+				Rules:   append(rp.rules(), images.CatalogImageRules()...),
 				WorkDir: wd,
 				Anchor:  firstFile(args),
 			}
@@ -263,6 +273,31 @@ func validateError(err error) error {
 		return fmt.Errorf("--schema %s: %w", pe.Dir, pe.Err)
 	}
 	return err
+}
+
+// lintCatalogImages adds to res what Konflux checks on a built catalog
+// image, for each catalog that is an image: its configs label, one folder
+// per package, an index's platforms, a stale serve cache.
+func lintCatalogImages(cmd *cobra.Command, pull image.Options, catalogs []string, res *validate.Result) error {
+	var client *image.Client
+	for _, c := range catalogs {
+		if c == "-" || !render.IsImage(c) {
+			continue
+		}
+		if client == nil {
+			pull.Warn = warner(cmd.ErrOrStderr())
+			var err error
+			if client, err = image.NewClient(pull); err != nil {
+				return err
+			}
+		}
+		ds, err := images.LintCatalogImage(cmd.Context(), client, c)
+		if err != nil {
+			return err
+		}
+		res.Diagnostics = append(res.Diagnostics, ds...)
+	}
+	return nil
 }
 
 // resultError is the error a validation result stands for, once its

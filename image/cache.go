@@ -123,12 +123,16 @@ func (w *cacheWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// commit puts the blob in place. It is not synced to disk: every read of
+// the cache checks the digest, so a blob a crash cut short is removed and
+// fetched again, and an fsync per manifest would cost more than the
+// requests it saves.
 func (w *cacheWriter) commit() error {
 	if w.failed != nil {
 		w.p.Abort()
 		return w.failed
 	}
-	return w.p.Commit()
+	return w.p.CommitUnsynced()
 }
 
 func (w *cacheWriter) abort() { w.p.Abort() }

@@ -261,6 +261,12 @@ func (img *Image) Labels() map[string]string {
 	return out
 }
 
+// Command is what a container of the image runs: the config's Entrypoint
+// followed by its Cmd.
+func (img *Image) Command() []string {
+	return append(append([]string(nil), img.config.Config.Entrypoint...), img.config.Config.Cmd...)
+}
+
 // Platform is the os/arch[/variant] of the image config.
 func (img *Image) Platform() string {
 	return v1.Platform{OS: img.config.OS, Architecture: img.config.Architecture, Variant: img.config.Variant}.String()

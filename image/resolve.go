@@ -130,17 +130,8 @@ func (c *Client) resolveImage(ctx context.Context, store blobStore, d v1.Hash, r
 // written by some tools look like that).
 func (c *Client) pickPlatform(index *v1.IndexManifest) (v1.Descriptor, error) {
 	var have []string
-	var images []v1.Descriptor
-	for _, m := range index.Manifests {
-		switch m.MediaType {
-		case types.OCIManifestSchema1, types.DockerManifestSchema2, types.OCIImageIndex, types.DockerManifestList, "":
-		default:
-			continue // attestations, signatures, artifacts
-		}
-		if m.Platform != nil && m.Platform.OS == "unknown" {
-			continue // buildkit attestation manifests
-		}
-		images = append(images, m)
+	images := imageEntries(index)
+	for _, m := range images {
 		// OS and architecture equal, and the variant when one is asked for.
 		if m.Platform != nil && m.Platform.Satisfies(c.platform) {
 			return m, nil

@@ -90,6 +90,31 @@ func explain(err error, registry string) error {
 	return err
 }
 
+// Unreachable reports a failure to reach a registry at all (a refused or
+// timed-out connection, a name that does not resolve, server errors after
+// the retries), as opposed to a problem with one image (an unknown tag, a
+// damaged blob, what an image holds). Commands stop asking a registry that
+// is unreachable.
+func Unreachable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var ce *ContentError
+	var be *BlobError
+	var re *RegistryError
+	switch {
+	case errors.As(err, &ce), errors.As(err, &be):
+		return false
+	case errors.As(err, &re):
+		return re.Status >= 500 || re.Status == http.StatusRequestTimeout || re.Status == http.StatusTooManyRequests
+	}
+	var oe *net.OpError
+	var dns *net.DNSError
+	var ne net.Error
+	return errors.Is(err, syscall.ECONNREFUSED) || (errors.As(err, &oe) && oe.Op == "dial") ||
+		errors.As(err, &dns) || (errors.As(err, &ne) && ne.Timeout())
+}
+
 // retryPolicy is how a transient registry failure is retried, by pulls and
 // pushes alike: Options.Retries more attempts, backing off exponentially
 // (from Options.RetryDelay, with jitter), each announced on the log.

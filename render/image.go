@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
-	"net/http"
 	"path"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
@@ -135,25 +132,12 @@ func imageContentProblem(err error) bool {
 
 // unreachable reports a failure to reach a registry at all (refused or
 // timed-out connections, server errors after retries), as opposed to a
-// problem with one image.
+// problem with one image or with a catalog's files.
 func unreachable(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) {
-		return false
-	}
-	var ce *image.ContentError
-	var be *image.BlobError
-	var re *image.RegistryError
 	var le declcfg.LoadErrors
 	var de *docError
-	switch {
-	case errors.As(err, &ce), errors.As(err, &be), errors.As(err, &le), errors.As(err, &de):
+	if errors.As(err, &le) || errors.As(err, &de) {
 		return false
-	case errors.As(err, &re):
-		return re.Status >= 500 || re.Status == http.StatusRequestTimeout || re.Status == http.StatusTooManyRequests
 	}
-	var oe *net.OpError
-	var dns *net.DNSError
-	var ne net.Error
-	return errors.Is(err, syscall.ECONNREFUSED) || (errors.As(err, &oe) && oe.Op == "dial") ||
-		errors.As(err, &dns) || (errors.As(err, &ne) && ne.Timeout())
+	return image.Unreachable(err)
 }

@@ -21,6 +21,17 @@ import (
 // in key order as it walks the tree, and reads fields and checks shapes on
 // the tree the same way.
 
+// MetaBlob appends to buf the document n in the form opm keeps a blob it
+// read (its declcfg.Meta.Blob): the canonical line catalogd serves, newline
+// included. opm's serve cache hashes the catalog's blobs in this form.
+func MetaBlob(buf *bytes.Buffer, n *declcfg.Node) error {
+	if err := newDocReader().write(buf, n, 0); err != nil {
+		return err
+	}
+	buf.WriteByte('\n')
+	return nil
+}
+
 // appendFloat formats f as encoding/json does: the shortest form that
 // reads back, in exponent form below 1e-6 and from 1e21 up, with a
 // two-digit negative exponent shortened (1e-07 is written 1e-7).

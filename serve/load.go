@@ -315,11 +315,10 @@ func (l *loader) document(doc declcfg.Document) error {
 	// document it cannot read (an unknown alias, a number JSON cannot
 	// hold) is refused before anything looks at its fields.
 	l.buf.Reset()
-	if err := newDocReader().write(&l.buf, doc.Node, 0); err != nil {
+	if err := MetaBlob(&l.buf, doc.Node); err != nil {
 		l.problem(doc.Pos, declcfg.RuleSyntax, err.Error())
 		return nil
 	}
-	l.buf.WriteByte('\n')
 	fields := mapping(doc.Node)
 	// The index outlives the file: its keys must not share the file's
 	// bytes (WalkOptions.Borrow, Reuse).

@@ -160,6 +160,8 @@ func DirEntries(dir, root string) ([]Entry, error) {
 type Config struct {
 	Labels   map[string]string
 	Platform string // os/arch[/variant]; default linux/amd64
+	// Entrypoint and Cmd are what a container of the image runs.
+	Entrypoint, Cmd []string
 }
 
 // Image builds an image from layers (base first) and a config.
@@ -184,6 +186,7 @@ func Image(cfg Config, layers ...v1.Layer) (v1.Image, error) {
 	cf.OS, cf.Architecture, cf.Variant = p.OS, p.Architecture, p.Variant
 	cf.Created = v1.Time{Time: epoch}
 	cf.Config.Labels = cfg.Labels
+	cf.Config.Entrypoint, cf.Config.Cmd = cfg.Entrypoint, cfg.Cmd
 	return mutate.ConfigFile(img, cf)
 }
 

@@ -41,6 +41,7 @@ type Faults struct {
 	failRemaining int
 	failStatus    int
 	failMethod    string
+	stallLeft     int
 	corrupt       map[string]damage
 }
 
@@ -76,6 +77,15 @@ func (f *Faults) FailNextMethod(n int, method string, status int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.failRemaining, f.failStatus, f.failMethod = n, status, method
+}
+
+// StallNext makes the next n requests hang, answering nothing until the
+// client gives up (or 30 seconds pass, when they are served as usual): a
+// registry that stops responding in the middle of a run.
+func (f *Faults) StallNext(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stallLeft = n
 }
 
 // Corrupt damages the blob with this digest ("sha256:...") whenever it is
@@ -123,6 +133,10 @@ func (f *Faults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.failRemaining--
 	}
 	status := f.failStatus
+	stall := !fail && f.stallLeft > 0
+	if stall {
+		f.stallLeft--
+	}
 	var how Corruption
 	if i := strings.LastIndex(r.URL.Path, "/blobs/"); i >= 0 && r.Method == http.MethodGet {
 		d := r.URL.Path[i+len("/blobs/"):]
@@ -147,6 +161,13 @@ func (f *Faults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if fail {
 		writeRegistryError(w, status, "UNKNOWN", "injected failure")
 		return
+	}
+	if stall {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(30 * time.Second):
+		}
 	}
 	if how == 0 {
 		f.next.ServeHTTP(w, r)

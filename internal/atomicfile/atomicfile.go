@@ -339,6 +339,25 @@ func (p *Pending) commit(ctx context.Context) error {
 	return err
 }
 
+// CommitUnsynced renames the file into place without waiting for the disk
+// to have it: for content that is verified whenever it is read (a cache
+// addressed by digest), where a file a crash cut short is noticed, removed
+// and fetched again, so that the wait (an fsync per file, most of the cost
+// of caching many small manifests) buys nothing.
+func (p *Pending) CommitUnsynced() error {
+	err := p.f.Chmod(p.perm)
+	if cerr := p.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(p.f.Name(), p.path)
+	}
+	if err != nil {
+		os.Remove(p.f.Name())
+	}
+	return err
+}
+
 // Abort removes the temporary file.
 func (p *Pending) Abort() {
 	p.f.Close()

@@ -319,6 +319,34 @@ func TestPending(t *testing.T) {
 		t.Errorf("after a failed Commit: %v", got)
 	}
 
+	// CommitUnsynced: the same, without the wait for the disk.
+	p, err = Create(path, 0o640)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Write([]byte("again")); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.CommitUnsynced(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o640 {
+		t.Errorf("mode after CommitUnsynced: %v %v", st, err)
+	}
+	if got := readTestTree(t, dir); got["blob"] != "again" {
+		t.Errorf("after CommitUnsynced: %v", got)
+	}
+	p, err = Create(busy, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.CommitUnsynced(); err == nil {
+		t.Error("CommitUnsynced over a non-empty directory succeeded")
+	}
+	if got := readTestTree(t, dir); len(got) != 2 {
+		t.Errorf("after a failed CommitUnsynced: %v", got)
+	}
+
 	if _, err := Create(filepath.Join(dir, "missing", "blob"), 0o600); err == nil {
 		t.Error("Create in a missing directory succeeded")
 	}

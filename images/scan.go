@@ -1,0 +1,290 @@
+package images
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/render"
+)
+
+// ScanOptions says how sources are read.
+type ScanOptions struct {
+	// Renderer reads bundle and catalog images, and the bundle images of
+	// a template's stubs for their related images. Needed only when a
+	// source is an image or a template with stubs.
+	Renderer *render.Renderer
+	// Stdin is read for the source "-".
+	Stdin io.Reader
+	// BundleImagesOnly keeps the bundle images only: no related images or
+	// operator containers, and no template stub is rendered.
+	BundleImagesOnly bool
+	// Files, when set, reads only what is written in files (catalogs,
+	// templates, bundle directories): image sources are refused and
+	// template stubs are not rendered. Pin needs nothing else.
+	Files bool
+}
+
+// Scan is what a scan found.
+type Scan struct {
+	// Bundles in the order of their sources, files and documents.
+	Bundles []*Bundle
+	// Files counts the files read.
+	Files int
+}
+
+// Refs lists every reference of every bundle, in order.
+func (s *Scan) Refs() []Ref {
+	var out []Ref
+	for _, b := range s.Bundles {
+		out = append(out, b.Refs...)
+	}
+	return out
+}
+
+// ScanSources finds the images that sources name. A source is a catalog
+// directory or file, a catalog template (a file, or a directory of them:
+// each file is read as what its schema says), a bundle directory, "-" for
+// a catalog on standard input, or a bundle or catalog image. Catalogs are
+// read, not rendered: only what carries image references is decoded.
+// Problems in the files (syntax, an unreadable file) are a
+// declcfg.LoadErrors; sources that do not exist, a Run error naming them.
+func ScanSources(ctx context.Context, sources []string, opts ScanOptions) (*Scan, error) {
+	res := &Scan{}
+	var errs declcfg.LoadErrors
+	var stubs []*stub
+	for _, src := range sources {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		st, err := scanSource(ctx, src, opts, res, &errs)
+		if err != nil {
+			return nil, err
+		}
+		stubs = append(stubs, st...)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	if len(stubs) > 0 && !opts.BundleImagesOnly && !opts.Files {
+		if err := expandStubs(ctx, stubs, opts); err != nil {
+			return nil, err
+		}
+	}
+	if opts.BundleImagesOnly {
+		for _, b := range res.Bundles {
+			keep := b.Refs[:0]
+			for _, r := range b.Refs {
+				if r.Kind == KindBundle {
+					keep = append(keep, r)
+				}
+			}
+			b.Refs = keep
+		}
+	}
+	return res, nil
+}
+
+// scanSource scans one source into res, adding its file problems to errs.
+func scanSource(ctx context.Context, src string, opts ScanOptions, res *Scan, errs *declcfg.LoadErrors) ([]*stub, error) {
+	if src != "-" && image.IsLocalReference(src) {
+		return nil, scanImage(ctx, src, opts, res)
+	}
+	if src != "-" {
+		st, err := os.Stat(src)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && looksLikeImage(src):
+			return nil, scanImage(ctx, src, opts, res)
+		case err != nil:
+			return nil, fault.Wrap(fault.Run, fmt.Errorf("%s: %w", src, unwrapPath(err)))
+		case st.IsDir() && isBundleDir(src):
+			b, err := scanBundleDir(src)
+			if err != nil {
+				return nil, err
+			}
+			res.Files++
+			res.Bundles = append(res.Bundles, b)
+			return nil, nil
+		}
+	}
+	return scanFiles(ctx, src, opts, res, errs)
+}
+
+// looksLikeImage applies opm's rule for what is not a path: a reference
+// that starts with a registry host.
+func looksLikeImage(ref string) bool {
+	host, _, ok := strings.Cut(ref, "/")
+	if !ok || host == "." || host == ".." || !(strings.ContainsAny(host, ".:") || host == "localhost") {
+		return false
+	}
+	_, err := image.ParseReference(ref)
+	return err == nil
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// isBundleDir is opm's rule: a directory with manifests/ and metadata/.
+func isBundleDir(dir string) bool {
+	m, err1 := os.Stat(filepath.Join(dir, "manifests"))
+	md, err2 := os.Stat(filepath.Join(dir, "metadata"))
+	return err1 == nil && err2 == nil && m.IsDir() && md.IsDir()
+}
+
+// fileScan is what one file holds.
+type fileScan struct {
+	bundles []*Bundle
+	stubs   []*stub
+	errs    []*declcfg.LoadError
+}
+
+// scanFiles walks a catalog or template tree, a file or standard input.
+// Files are parsed and scanned on several goroutines; their results are
+// put together in path order.
+func scanFiles(ctx context.Context, src string, opts ScanOptions, res *Scan, errs *declcfg.LoadErrors) ([]*stub, error) {
+	workers := runtime.GOMAXPROCS(0)
+	var results []*fileScan
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, workers)
+	err := declcfg.WalkPath(ctx, src, opts.Stdin, declcfg.WalkOptions{Stream: true, Borrow: true}, func(f *declcfg.File) error {
+		fr := &fileScan{}
+		results = append(results, fr)
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			scanFile(f, src, fr)
+		}()
+		return nil
+	})
+	wg.Wait()
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, err
+		}
+		return nil, fault.Wrap(fault.Run, fmt.Errorf("%s: %w", src, unwrapPath(err)))
+	}
+	var stubs []*stub
+	for _, fr := range results {
+		res.Files++
+		res.Bundles = append(res.Bundles, fr.bundles...)
+		stubs = append(stubs, fr.stubs...)
+		*errs = append(*errs, fr.errs...)
+	}
+	return stubs, nil
+}
+
+// scanFile scans the documents of one file: olm.bundle blobs, and
+// templates (whose schema says which kind).
+func scanFile(f *declcfg.File, src string, fr *fileScan) {
+	f.Each(func(doc declcfg.Document) {
+		root := doc.Node
+		// opm finds the schema (of catalogs and templates alike) whatever
+		// the key's case.
+		schema := strValue(foldField(root, "schema"))
+		switch schema {
+		case declcfg.SchemaBundle:
+			fr.bundles = append(fr.bundles, blobFacts(f.Path, root, true).bundle(src))
+		case schemaBasic, schemaSemver, schemaSubstitutes:
+			scanTemplate(f.Path, src, schema, root, fr)
+		}
+	})
+	for _, e := range f.Errors {
+		if !e.Warning {
+			fr.errs = append(fr.errs, e)
+		}
+	}
+}
+
+// scanImage renders a bundle or catalog image and reads its bundles.
+func scanImage(ctx context.Context, ref string, opts ScanOptions, res *Scan) error {
+	if opts.Files {
+		return fault.Errorf(fault.Usage, "%s is an image: only files can be changed", ref)
+	}
+	if opts.Renderer == nil {
+		return fmt.Errorf("%s: no renderer to read images with", ref)
+	}
+	req := render.Request{Allowed: render.KindBundleImage | render.KindCatalogImage, CatalogsAsLoaded: true}
+	return opts.Renderer.RenderTo(ctx, []string{ref}, req, func(_ int, part *declcfg.DeclarativeConfig) error {
+		for i := range part.Bundles {
+			res.Bundles = append(res.Bundles, typedFacts(&part.Bundles[i]).bundle(ref))
+		}
+		return nil
+	})
+}
+
+// scanBundleDir reads a bundle directory's CSV and package.
+func scanBundleDir(dir string) (*Bundle, error) {
+	manifests := filepath.Join(dir, "manifests")
+	entries, err := os.ReadDir(manifests)
+	if err != nil {
+		return nil, fault.Wrap(fault.Run, err)
+	}
+	var csv *csvFacts
+	var csvFile string
+	for _, e := range entries {
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		switch strings.ToLower(path.Ext(e.Name())) {
+		case ".yaml", ".yml", ".json":
+		default:
+			continue
+		}
+		p := filepath.Join(manifests, e.Name())
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fault.Wrap(fault.Run, err)
+		}
+		f := declcfg.ParseFile(p, data)
+		for _, d := range f.Docs {
+			if c := readCSV(p, d.Node); c != nil {
+				if csv != nil {
+					return nil, fault.Errorf(fault.Input, "%s: a second ClusterServiceVersion (the first is in %s): a bundle holds exactly one", p, csvFile)
+				}
+				csv, csvFile = c, p
+			}
+		}
+		if csv == nil || csvFile == p {
+			for _, e := range f.Errors {
+				if !e.Warning && csvFile == p {
+					return nil, declcfg.LoadErrors{e}
+				}
+			}
+		}
+	}
+	if csv == nil {
+		return nil, fault.Errorf(fault.Input, "%s: no ClusterServiceVersion: every bundle needs exactly one", manifests)
+	}
+	pkg := ""
+	ann := filepath.Join(dir, "metadata", "annotations.yaml")
+	if data, err := os.ReadFile(ann); err == nil {
+		if f := declcfg.ParseFile(ann, data); len(f.Docs) > 0 {
+			pkg = strValue(field(field(f.Docs[0].Node, "annotations"), "operators.operatorframework.io.bundle.package.v1"))
+		}
+	}
+	f := &bundleFacts{pkg: pkg, name: csv.name, pos: declcfg.Pos{File: csvFile}, csv: csv,
+		related: csv.refs, fromCSV: true, editable: true}
+	return f.bundle(dir), nil
+}

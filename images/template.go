@@ -1,0 +1,141 @@
+package images
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/render"
+	"github.com/fbc-project/fbc/template"
+)
+
+const (
+	schemaBasic       = template.SchemaBasic
+	schemaSemver      = template.SchemaSemver
+	schemaSubstitutes = template.SchemaSubstitutes
+)
+
+// stub is a template's bundle reference that names only an image: a basic
+// template's olm.bundle entry without properties, a semver template's
+// bundle, a substitution. Its related images are in the image.
+type stub struct {
+	bundle *Bundle
+	image  string
+	pos    declcfg.Pos
+}
+
+// scanTemplate reads a template's references without rendering it: the
+// image of every bundle stub and substitution, and the images of the FBC
+// blobs it carries whole. Template keys are matched ignoring case, as opm
+// reads them.
+func scanTemplate(file, src, schema string, root *declcfg.Node, fr *fileScan) {
+	var pkgs []string
+	var entries []*declcfg.Node
+	if schema != schemaSemver {
+		entries = items(foldField(root, "entries"))
+		for _, e := range entries {
+			if strValue(field(e, "schema")) == declcfg.SchemaPackage {
+				pkgs = append(pkgs, strValue(field(e, "name")))
+			}
+		}
+	}
+	pkg := ""
+	if len(pkgs) == 1 {
+		pkg = strings.Clone(pkgs[0])
+	}
+	addStub := func(n *declcfg.Node, name string) {
+		x, ok := foundAt(file, KindBundle, "", n)
+		if !ok || x.value == "" {
+			return
+		}
+		f := &bundleFacts{pkg: pkg, name: strings.Clone(name), pos: x.pos, image: &x, editable: true}
+		b := f.bundle(src)
+		fr.bundles = append(fr.bundles, b)
+		fr.stubs = append(fr.stubs, &stub{bundle: b, image: x.value, pos: x.pos})
+	}
+	for _, e := range entries {
+		if strValue(field(e, "schema")) != declcfg.SchemaBundle {
+			continue
+		}
+		if field(e, "properties") == nil && field(e, "relatedImages") == nil {
+			addStub(field(e, "image"), strValue(field(e, "name")))
+			continue
+		}
+		f := blobFacts(file, e, true)
+		if f.pkg == "" {
+			f.pkg = pkg
+		}
+		fr.bundles = append(fr.bundles, f.bundle(src))
+	}
+	switch schema {
+	case schemaSemver:
+		for _, arch := range []string{"candidate", "fast", "stable"} {
+			for _, b := range items(foldField(foldField(root, arch), "bundles")) {
+				addStub(foldField(b, "image"), "")
+			}
+		}
+	case schemaSubstitutes:
+		for _, s := range items(foldField(root, "substitutions")) {
+			addStub(foldField(s, "name"), "")
+		}
+	}
+}
+
+// expandStubs renders the bundle image of every stub (each image once,
+// several at a time) and adds its related images and operator containers
+// to the stub's bundle, named as the template names the bundle image.
+func expandStubs(ctx context.Context, stubs []*stub, opts ScanOptions) error {
+	if opts.Renderer == nil {
+		return fmt.Errorf("no renderer to read the bundle images of templates with")
+	}
+	index := map[string]int{}
+	var srcs []render.BundleSource
+	for _, s := range stubs {
+		if _, ok := index[s.image]; !ok {
+			index[s.image] = len(srcs)
+			srcs = append(srcs, render.BundleSource{Ref: s.image, Image: s.image})
+		}
+	}
+	rendered, err := opts.Renderer.RenderBundles(ctx, srcs, render.Request{Allowed: render.KindBundleImage})
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		// Name the template line of the image that failed.
+		var at *stub
+		for _, s := range stubs {
+			if strings.Contains(err.Error(), s.image) && (at == nil || len(s.image) > len(at.image)) {
+				at = s
+			}
+		}
+		err = fmt.Errorf("reading the bundle images templates name, for their related images: %w", err)
+		if at != nil {
+			err = fmt.Errorf("%s: %w", at.pos, err)
+		}
+		return err
+	}
+	for _, s := range stubs {
+		rb := &rendered[index[s.image]]
+		full := typedFacts(rb).bundle(s.bundle.Source)
+		b := s.bundle
+		if b.Package == "" {
+			b.Package = rb.Package
+		}
+		if b.Name == "" {
+			b.Name = rb.Name
+		}
+		b.Labels, b.LabelsKnown = full.Labels, full.LabelsKnown
+		for i := range b.Refs {
+			b.Refs[i].Package, b.Refs[i].Bundle = b.Package, b.Name
+		}
+		for _, r := range full.Refs {
+			if r.Kind == KindBundle {
+				continue
+			}
+			r.Package, r.Bundle, r.Pos, r.Via = b.Package, b.Name, s.pos, s.image
+			b.Refs = append(b.Refs, r)
+		}
+	}
+	return nil
+}
