@@ -77,11 +77,11 @@ checkout, never a safe change).`,
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
-			oldCat, err := loadGraph(cmd, pull, args[0], "compare")
+			oldCat, err := loadGraph(cmd, pull, args[0], "compare", upgradeReads)
 			if err != nil {
 				return err
 			}
-			newCat, err := loadGraph(cmd, pull, args[1], "compare")
+			newCat, err := loadGraph(cmd, pull, args[1], "compare", upgradeReads)
 			endProgress(cmd)
 			if err != nil {
 				return err

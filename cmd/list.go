@@ -97,7 +97,7 @@ func newListKindCmd(what, short, header string, list func(*model.Catalog, string
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
-			cfg, err := loadCatalogFor(cmd, pull, args[0], "list", true)
+			cfg, err := loadCatalogFor(cmd, pull, args[0], "list", true, catalogReads{})
 			if err != nil {
 				return err
 			}
