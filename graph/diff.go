@@ -184,7 +184,7 @@ func (d *DiffReport) judgeNoChannel(op, np *Package) {
 	switch {
 	case oldErr == nil && newErr != nil:
 		if slices.ContainsFunc(d.Findings, func(f Finding) bool {
-			return f.Rule == "resolution-fails" && f.Package == op.Name && strings.HasSuffix(f.Message, newErr.Error())
+			return f.Rule == "resolution-fails" && f.Package == op.Name && strings.Contains(f.Message, newErr.Error())
 		}) {
 			return // the broken channel is reported already
 		}
@@ -333,6 +333,14 @@ func (d *DiffReport) judgeChannel(s Semantics, op, np *Package, channel string, 
 		f := base
 		f.Severity, f.Rule = SeverityError, "resolution-fails"
 		f.Message = fmt.Sprintf("channel %s no longer resolves: %v", channel, newSel.Err)
+		if cause := np.ChannelCause(channel); s == Classic && cause != nil {
+			// What classic trips on (several heads, a loop) is the
+			// model's problem with the channel, found at its entry.
+			f.Message += "; the cause: " + cause.Message
+			if cause.Pos.IsValid() {
+				f.Pos = cause.Pos
+			}
+		}
 		d.finding(f)
 		return
 	case newSel.Err != nil:

@@ -150,7 +150,7 @@ var catalogue = []Rule{
 		"A channel does not have exactly one head (an entry that no other entry replaces or skips).",
 		"Link the heads with replaces or skips so that exactly one entry is the newest; a channel linked only by skipRange has several heads."},
 	{RuleReplacesCycle, declcfg.SeverityError,
-		"Following replaces from the channel head comes back to an entry already visited.",
+		"Replaces edges form a cycle: following replaces from the channel head comes back to an entry already visited, the entries of a channel without a head replace each other in a circle, or an entry replaces itself.",
 		"Break the cycle: each entry replaces an older one."},
 	{RuleStrandedBundle, declcfg.SeverityError,
 		"An entry is neither on the replaces chain from the channel head nor skipped by any entry.",
