@@ -165,6 +165,7 @@ func (r *reporter) loop(ch *Channel, names []string, head string) {
 		if kind(from, to) == "replaces" {
 			pos = replacesAt(ch, from)
 		}
+		r.explained = append(r.explained, edgeRef{ch.Name, from.Name, to.Name})
 		r.add(rule, pos, ch.Name, from.Name, fmt.Sprintf("entry %q%s %s %q%s, a newer version: %s (%s); an entry replaces or skips older ones",
 			from.Name, versionNote(from), kind(from, to), to.Name, versionNote(to), where, circle))
 		return

@@ -25,6 +25,7 @@ const (
 	RuleMissingBundle    = "missing-bundle"
 	RuleSkipRange        = "skip-range"
 	RuleEdgeTarget       = "edge-target"
+	RuleDowngradeEdge    = "downgrade-edge"
 
 	RuleDuplicateBundle  = "duplicate-bundle"
 	RuleOrphanBundle     = "orphan-bundle"
@@ -73,9 +74,9 @@ func (p *Package) ChannelCause(channel string) *declcfg.Finding {
 type reporter struct {
 	pkg *Package
 	out []declcfg.Finding
-	// explained are the edges to names not in their channel that a
-	// channel-head problem names as typos, which edge-target does not
-	// report again.
+	// explained are the edges a channel-head or replaces-cycle problem
+	// names as its cause (a typo, the edge that closes a loop), which
+	// edge-target and downgrade-edge do not report again.
 	explained []edgeRef
 }
 
@@ -87,7 +88,7 @@ func (r *reporter) add(rule string, pos declcfg.Pos, channel, bundle, msg string
 		return
 	}
 	sev := declcfg.SeverityError
-	if rule == RuleEdgeTarget || rule == RuleDeprecatedDefault {
+	if rule == RuleEdgeTarget || rule == RuleDeprecatedDefault || rule == RuleDowngradeEdge {
 		sev = declcfg.SeverityWarning
 	}
 	r.out = append(r.out, declcfg.Finding{Rule: rule, Severity: sev, Pos: pos, Package: r.pkg.Name, Channel: channel, Bundle: bundle, Message: msg})
@@ -164,6 +165,7 @@ func (r *reporter) check() {
 	r.orphans()
 	r.versions()
 	r.edgeTargets()
+	r.downgradeEdges()
 	r.deprecations()
 }
 

@@ -319,3 +319,44 @@ func TestHeadCauses(t *testing.T) {
 		})
 	}
 }
+
+// TestDowngradeEdges: an edge to a higher version is a warning at the edge
+// (issue 26, item 5); edges up, to a version the model cannot read, to
+// nothing, and self-edges are not.
+func TestDowngradeEdges(t *testing.T) {
+	vs := map[string]string{"p.v1": "1.0.0", "p.v1.1": "1.1.0", "p.v1.1-1": "1.1.0-1", "p.v2": "2.0.0", "p.bad": "x"}
+	for _, tc := range []struct {
+		name, entries string
+		want          []string // "line:col bundle"
+		message       string
+	}{
+		{"a prerelease replacing its release", "- name: p.v1\n- name: p.v1.1\n  replaces: p.v1\n- name: p.v1.1-1\n  replaces: p.v1.1\n- name: p.v2\n  replaces: p.v1.1-1\n",
+			[]string{"13:13 p.v1.1-1"}, `entry "p.v1.1-1" (1.1.0-1) replaces "p.v1.1" (1.1.0), a higher version (1.1.0-1 is a prerelease of 1.1.0, and a prerelease sorts below its release): OLM classic follows the edge, so clusters on 1.1.0 move down to 1.1.0-1 and on; OLM v1 never upgrades to a lower version, so clusters on 1.1.0 stay there`},
+		{"skips down", "- name: p.v2\n- name: p.v1\n  skips: [p.v2]\n", []string{"10:3 p.v1"}, `entry "p.v1" (1.0.0) skips "p.v2" (2.0.0), a higher version:`},
+		{"a skipRange over a newer entry", "- name: p.v2\n- name: p.v1\n  replaces: p.v2\n  skipRange: '<3.0.0'\n",
+			[]string{"11:13 p.v1", "12:14 p.v1"}, `entry "p.v1" (1.0.0) replaces "p.v2" (2.0.0)`},
+		{"edges up, to nothing, to no version, to itself", "- name: p.v1\n  replaces: p.bad\n- name: p.v2\n  replaces: p.v1\n  skips: [p.v0, p.v2]\n  skipRange: '<2.0.0'\n- name: p.bad\n", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ps := load(t, channelOf(tc.entries, vs)).Problems()
+			var got []string
+			var msgs []string
+			for _, p := range ps {
+				if p.Rule != RuleDowngradeEdge {
+					continue
+				}
+				if p.Severity != declcfg.SeverityWarning {
+					t.Errorf("%v is not a warning", p)
+				}
+				got = append(got, fmt.Sprintf("%d:%d %s", p.Line, p.Col, p.Bundle))
+				msgs = append(msgs, p.Message)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("got %q, want %q\n%v", got, tc.want, ps)
+			}
+			if tc.message != "" && !strings.Contains(msgs[0], tc.message) {
+				t.Errorf("message %q does not say %q", msgs[0], tc.message)
+			}
+		})
+	}
+}

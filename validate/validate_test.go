@@ -201,7 +201,7 @@ func TestPackageRules(t *testing.T) {
 		{"no olm.package", strings.SplitN(catalog("a", "stable", ok), "---\n", 2)[1], []string{"unknown-package"}},
 		{"duplicate package", catalog("a", "stable", ok) + "---\nschema: olm.package\nname: a\ndefaultChannel: stable\n", []string{"duplicate-package"}},
 		{"orphan bundle", catalog("a", "stable", ok) + "---\n" + bundle("a", "a.v2.0.0", "2.0.0"), []string{"orphan-bundle"}},
-		{"duplicate version", catalog("a", "stable", map[string][]entry{"stable": {{name: "a.v1.0.0"}, {name: "a.v1.0.0-dup", replaces: "a.v1.0.0"}}}), nil},
+		{"duplicate version", catalog("a", "stable", map[string][]entry{"stable": {{name: "a.v1.0.0"}, {name: "a.v1.0.0-dup", replaces: "a.v1.0.0"}}}), []string{"downgrade-edge"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ds := check(t, tc.text, validate.Options{})
