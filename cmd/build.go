@@ -118,6 +118,11 @@ the digest when nothing was pushed.`,
 			opts.Pull.Warn = warner(stderr)
 			res, err := image.Build(cmd.Context(), dir, opts, targets)
 			if err != nil {
+				if errors.Is(err, image.ErrOffline) && opts.BaseImage == image.DefaultBaseImage && !cmd.Flags().Changed("base-image") {
+					// The default base image is opm's, pulled from quay.io:
+					// offline, a build needs none at all.
+					return fmt.Errorf("%w\nthe default base image is opm's; offline, build without one: --base-image scratch (a binary-less image, which OLM serves with its own opm) or --server fbc (fbc serves the catalog itself)", err)
+				}
 				return forceHint(err, "replace")
 			}
 			for _, w := range res.Written {
