@@ -140,6 +140,7 @@ the digest when nothing was pushed.`,
 	f := cmd.Flags()
 	f.StringVarP(&targets.Tag, "tag", "t", "", "name of the image: push destination and name in local outputs (required)")
 	f.StringVarP(&opts.BaseImage, "base-image", "i", image.DefaultBaseImage, `base image ("scratch" for a binary-less image)`)
+	opmNames(f, map[string]string{"binary-image": "base-image"}) // opm generate dockerfile's deprecated name
 	f.BoolVar(&targets.Push, "push", false, "push the image to --tag")
 	f.StringArrayVarP(&targets.Outputs, "output", "o", nil, "write the image to oci:DIR[:TAG] or docker-archive:FILE[:REF] (repeatable)")
 	f.BoolVar(&targets.Force, "force", false, "replace existing output files and directories")

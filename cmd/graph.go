@@ -114,6 +114,7 @@ CATALOG is a directory, a file, - for standard input, or a catalog image
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.Package, "package", "p", "", "draw only this package")
+	opmNames(f, map[string]string{"package-name": "package"}) // opm alpha render-graph
 	f.StringVar(&opts.Channel, "channel", "", "draw only channels of this name")
 	f.StringVar(&opts.MinimumEdge, "minimum-edge", "", "draw only edges from this bundle's version or newer (and only its package)")
 	completeNames(cmd, firstArg, packageNames, "package")
