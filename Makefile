@@ -60,12 +60,14 @@ docs:
 	$(GO) run ./cmd/docgen
 
 # bench runs every benchmark once per size; scaled inputs come from bench-data.
-# It ends with wall time and peak RSS of bin/fbc validate next to opm's, and
+# It ends with wall time and peak RSS of bin/fbc validate next to opm's, of
+# bin/fbc diff next to bin/fbc validate, and
 # fbc serve against opm serve: readiness, memory, a load test.
 bench: bench-data build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./...
 	@./scripts/bench-rss.sh
 	@./scripts/bench-render.sh
+	@./scripts/bench-diff.sh
 	@./scripts/bench-serve.sh
 	@./scripts/bench-images.sh
 

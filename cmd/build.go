@@ -118,6 +118,11 @@ the digest when nothing was pushed.`,
 			opts.Pull.Warn = warner(stderr)
 			res, err := image.Build(cmd.Context(), dir, opts, targets)
 			if err != nil {
+				if errors.Is(err, image.ErrOffline) && opts.BaseImage == image.DefaultBaseImage && !cmd.Flags().Changed("base-image") {
+					// The default base image is opm's, pulled from quay.io:
+					// offline, a build needs none at all.
+					return fmt.Errorf("%w\nthe default base image is opm's; offline, build without one: --base-image scratch (a binary-less image, which OLM serves with its own opm) or --server fbc (fbc serves the catalog itself)", err)
+				}
 				return forceHint(err, "replace")
 			}
 			for _, w := range res.Written {
@@ -135,6 +140,7 @@ the digest when nothing was pushed.`,
 	f := cmd.Flags()
 	f.StringVarP(&targets.Tag, "tag", "t", "", "name of the image: push destination and name in local outputs (required)")
 	f.StringVarP(&opts.BaseImage, "base-image", "i", image.DefaultBaseImage, `base image ("scratch" for a binary-less image)`)
+	opmNames(f, map[string]string{"binary-image": "base-image"}) // opm generate dockerfile's deprecated name
 	f.BoolVar(&targets.Push, "push", false, "push the image to --tag")
 	f.StringArrayVarP(&targets.Outputs, "output", "o", nil, "write the image to oci:DIR[:TAG] or docker-archive:FILE[:REF] (repeatable)")
 	f.BoolVar(&targets.Force, "force", false, "replace existing output files and directories")

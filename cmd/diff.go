@@ -20,6 +20,7 @@ func newDiffCmd() *cobra.Command {
 		semantics = newEnum("both", "classic", "v1", "both")
 		output    = newEnum("text", "text", "json", "github")
 		fragment  bool
+		all       bool
 		prune     string
 		pull      image.Options
 	)
@@ -40,7 +41,12 @@ to each channel:
   - a bundle was removed and no entry replaces it, skips it or covers its
     version with a skipRange;
   - a package or channel was removed, or a channel no longer resolves.
-Bundles that could not reach the head before either are warnings.
+Bundles that could not reach the head before either are warnings when
+the change moved where they stop. diff reports what the change did: a
+problem OLD had already and the change left as it was (a bundle that
+stops where it stopped, a channel that fails to resolve the same way)
+is counted in one line, never listed among the findings nor annotated;
+--all lists them.
 
 --fragment compares a catalog fragment (NEW holds only the packages it
 changes, as Konflux builds them) with the released catalog (OLD): packages
@@ -71,11 +77,11 @@ checkout, never a safe change).`,
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
-			oldCat, err := loadGraph(cmd, pull, args[0], "compare")
+			oldCat, err := loadGraph(cmd, pull, args[0], "compare", upgradeReads)
 			if err != nil {
 				return err
 			}
-			newCat, err := loadGraph(cmd, pull, args[1], "compare")
+			newCat, err := loadGraph(cmd, pull, args[1], "compare", upgradeReads)
 			endProgress(cmd)
 			if err != nil {
 				return err
@@ -97,6 +103,7 @@ checkout, never a safe change).`,
 				return err
 			}
 			report.Old, report.New = args[0], args[1]
+			report.All, report.ListHint = all, "`--all` lists them"
 			out := cmd.OutOrStdout()
 			switch output.String() {
 			case "json":
@@ -118,6 +125,7 @@ checkout, never a safe change).`,
 	semantics.register(cmd, "semantics", "", "upgrade rules to judge the change by")
 	output.register(cmd, "output", "o", "output format")
 	addPullFlags(cmd.Flags(), &pull)
+	cmd.Flags().BoolVar(&all, "all", false, "also list the problems OLD had already, which the change left as they were")
 	cmd.Flags().BoolVar(&fragment, "fragment", false, "NEW is a fragment of OLD: packages absent from NEW are out of scope; released entries may not be pruned")
 	cmd.Flags().StringVar(&prune, "prune-channels", graph.DefaultPrunableChannels, "channels (`REGEX`, unanchored) that may drop released entries; applies with --fragment, or when given")
 	return withProgress(cmd, "reading")

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fbc-project/fbc/internal/atomicfile"
 )
@@ -18,6 +19,20 @@ func forceHint(err error, verb string) error {
 		return fmt.Errorf("%w (use --force to %s it)", err, verb)
 	}
 	return err
+}
+
+// opmNames makes opm's names for flags that do the same job as fbc's work
+// as hidden aliases (alias -> fbc's name): pflag reads --package-name=etcd
+// as --package=etcd, and help, completion and the CLI reference show only
+// fbc's name. docs/opm.md lists every alias.
+func opmNames(f *pflag.FlagSet, aliases map[string]string) {
+	prev := f.GetNormalizeFunc()
+	f.SetNormalizeFunc(func(fs *pflag.FlagSet, name string) pflag.NormalizedName {
+		if to, ok := aliases[name]; ok {
+			name = to
+		}
+		return prev(fs, name)
+	})
 }
 
 // enum is a string flag restricted to a fixed set of values; a wrong value is

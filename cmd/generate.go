@@ -25,9 +25,10 @@ func newGenerateCmd() *cobra.Command {
 
 func newGenerateDockerfileCmd() *cobra.Command {
 	var (
-		opts   image.DockerfileOptions
-		labels []string
-		force  bool
+		opts        image.DockerfileOptions
+		labels      []string
+		force       bool
+		binaryImage string
 	)
 	cmd := &cobra.Command{
 		Use:   "dockerfile DIR",
@@ -47,6 +48,17 @@ printed on stderr. To build a catalog image without Docker, see fbc build.`,
 			if opts.Labels, err = parseLabels(cmd, labels); err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("binary-image") {
+				// opm's deprecated --binary-image: the base image, and the
+				// builder image unless that is given.
+				if cmd.Flags().Changed("base-image") {
+					return usageErrorf("--binary-image and --base-image cannot both be set: --binary-image is opm's old name for --base-image")
+				}
+				opts.BaseImage = binaryImage
+				if !cmd.Flags().Changed("builder-image") {
+					opts.BuilderImage = binaryImage
+				}
+			}
 			if opts.BaseImage == "" {
 				return usageErrorf("base image is unset")
 			}
@@ -65,6 +77,8 @@ printed on stderr. To build a catalog image without Docker, see fbc build.`,
 	cmd.Flags().StringVarP(&opts.BuilderImage, "builder-image", "b", image.DefaultBaseImage, "image that pre-builds the serve cache (needs /bin/opm)")
 	cmd.Flags().StringArrayVarP(&labels, "extra-labels", "l", nil, "extra image label KEY=VALUE (repeatable; commas are part of the value)")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing Dockerfile")
+	cmd.Flags().StringVar(&binaryImage, "binary-image", "", "opm's deprecated name for --base-image (also the builder image unless --builder-image is given)")
+	_ = cmd.Flags().MarkHidden("binary-image")
 	return cmd
 }
 

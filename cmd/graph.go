@@ -11,10 +11,10 @@ import (
 	"github.com/fbc-project/fbc/image"
 )
 
-// loadGraph loads a catalog for the upgrade-graph commands; see
-// loadCatalogFor.
-func loadGraph(cmd *cobra.Command, pull image.Options, path, doing string) (*graph.Catalog, error) {
-	cfg, err := loadCatalogFor(cmd, pull, path, doing, false)
+// loadGraph loads a catalog for the upgrade-graph commands, keeping what
+// reads says; see loadCatalogFor.
+func loadGraph(cmd *cobra.Command, pull image.Options, path, doing string, reads catalogReads) (*graph.Catalog, error) {
+	cfg, err := loadCatalogFor(cmd, pull, path, doing, false, reads)
 	if err != nil {
 		return nil, err
 	}
@@ -35,11 +35,11 @@ func loadGraph(cmd *cobra.Command, pull image.Options, path, doing string) (*gra
 // catalog (a bundle directory unless bundles is set, an operator folder,
 // ci.yaml, templates) is refused in one line first (screenCatalog); with
 // bundles, a bundle directory or image is read as a one-bundle catalog.
-func loadCatalogFor(cmd *cobra.Command, pull image.Options, path, doing string, bundles bool) (*declcfg.DeclarativeConfig, error) {
+func loadCatalogFor(cmd *cobra.Command, pull image.Options, path, doing string, bundles bool, reads catalogReads) (*declcfg.DeclarativeConfig, error) {
 	if err := screenCatalog(path, bundles); err != nil {
 		return nil, err
 	}
-	cfg, err := catalogLoader(cmd, pull, bundles)(cmd.Context(), path)
+	cfg, err := catalogLoader(cmd, pull, bundles, reads)(cmd.Context(), path)
 	var le declcfg.LoadErrors
 	if errors.As(err, &le) {
 		// One line each, under the catalog they belong to.
@@ -91,7 +91,7 @@ CATALOG is a directory, a file, - for standard input, or a catalog image
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
-			cat, err := loadGraph(cmd, pull, args[0], "draw")
+			cat, err := loadGraph(cmd, pull, args[0], "draw", upgradeReads)
 			if err != nil {
 				return err
 			}
@@ -114,6 +114,7 @@ CATALOG is a directory, a file, - for standard input, or a catalog image
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.Package, "package", "p", "", "draw only this package")
+	opmNames(f, map[string]string{"package-name": "package"}) // opm alpha render-graph
 	f.StringVar(&opts.Channel, "channel", "", "draw only channels of this name")
 	f.StringVar(&opts.MinimumEdge, "minimum-edge", "", "draw only edges from this bundle's version or newer (and only its package)")
 	completeNames(cmd, firstArg, packageNames, "package")

@@ -87,17 +87,29 @@ func newListKindCmd(what, short, header string, list func(*model.Catalog, string
 		pull   image.Options
 		output = newEnum("text", "text", "json")
 	)
+	use, nargs := what+" SOURCE", exactArgs(1)
+	if what != "packages" {
+		// opm alpha list channels and bundles take the package as a
+		// second argument.
+		use, nargs = what+" SOURCE [PACKAGE]", rangeArgs(1, 2)
+	}
 	cmd := &cobra.Command{
-		Use:   what + " SOURCE",
+		Use:   use,
 		Short: short,
 		Example: fmt.Sprintf(`  fbc list %s catalog/
   fbc list %s registry.redhat.io/redhat/redhat-operator-index:v4.18 --package foo -o json`, what, what),
-		Args: exactArgs(1),
+		Args: nargs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
-			cfg, err := loadCatalogFor(cmd, pull, args[0], "list", true)
+			if len(args) == 2 {
+				if cmd.Flags().Changed("package") && pkg != args[1] {
+					return usageErrorf("the package is %q as an argument and %q with --package: give one", args[1], pkg)
+				}
+				pkg = args[1]
+			}
+			cfg, err := loadCatalogFor(cmd, pull, args[0], "list", true, catalogReads{})
 			if err != nil {
 				return err
 			}

@@ -18,6 +18,8 @@ func addPullFlags(f *pflag.FlagSet, o *image.Options) {
 	f.StringVar(&o.CacheDir, "cache-dir", "", "image blob cache (default: the user cache directory's fbc/images)")
 	f.BoolVar(&o.Offline, "offline", false, "never connect to a registry: images come from the cache or local files")
 	f.StringVar(&o.Platform, "platform", "", "platform picked from multi-platform images, os/arch[/variant] (default "+image.DefaultPlatform+")")
+	// opm's deprecated global --skip-tls means --use-http.
+	opmNames(f, map[string]string{"skip-tls": "use-http"})
 }
 
 func checkPullFlags(o image.Options) error {

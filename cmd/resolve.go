@@ -85,11 +85,15 @@ Subscription to its package. Catalogs in --global-namespace (default
 openshift-marketplace; upstream OLM uses olm) are seen by every namespace.
 
 The text output says, per Subscription, what is installed or upgraded, from
-which channel and catalog, and why each dependency was chosen; per
+which channel and catalog, each candidate it preferred and why OLM passed it
+over (one line each: the requirement no bundle of the answer meets, and what
+stands in the way), and why each dependency was chosen; for a namespace that
+does not resolve, a one-line summary of the conflict before OLM's message; per
 ClusterExtension, the bundle and catalog, what each catalog offered and why
 higher versions lost. -o json prints one object per namespace: {"namespace",
 "install": [{"name", "package", "channel", "catalog", "replaces",
-"subscription"}], "error"}, then one per ClusterExtension:
+"subscription"}], "error", "why", "passedOver": [{"subscription", "bundle",
+"reason"}]}, then one per ClusterExtension:
 {"clusterExtension", "bundle", "error", "admission", "install", "catalogs",
 "passedOver", "deprecation"}. When OLM itself decides at random (two
 Subscriptions with conflicting preferences), every possible outcome is listed

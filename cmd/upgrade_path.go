@@ -99,7 +99,7 @@ mistakes.`,
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
-			cat, err := loadGraph(cmd, pull, args[0], "simulate")
+			cat, err := loadGraph(cmd, pull, args[0], "simulate", catalogReads{})
 			if err != nil {
 				return err
 			}

@@ -92,7 +92,7 @@ func breakCycle(out []declcfg.ChannelEntry) bool {
 
 // redrawEntry computes a kept entry's edges over the kept entries.
 func redrawEntry(orig *model.Shape, p declcfg.ChannelEntry, keep func(string) bool) declcfg.ChannelEntry {
-	ne := declcfg.ChannelEntry{Name: p.Name, Replaces: p.Replaces, SkipRange: p.SkipRange, Pos: p.Pos, SkipRangePos: p.SkipRangePos}
+	ne := declcfg.ChannelEntry{Name: p.Name, Replaces: p.Replaces, SkipRange: p.SkipRange, Pos: p.Pos, ReplacesPos: p.ReplacesPos, SkipRangePos: p.SkipRangePos}
 	ne.Skips = slices.Clone(p.Skips)
 	visited := map[string]bool{p.Name: true}
 	var dropped []string // dropped entries whose skips p inherits

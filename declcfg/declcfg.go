@@ -104,8 +104,9 @@ type ChannelEntry struct {
 	SkipRange string   `json:"skipRange,omitempty"`
 
 	Pos Pos `json:"-"`
-	// SkipRangePos is where the skipRange value is, zero when the entry
-	// has none.
+	// ReplacesPos and SkipRangePos are where the replaces and skipRange
+	// values are, zero when the entry has none.
+	ReplacesPos  Pos `json:"-"`
 	SkipRangePos Pos `json:"-"`
 }
 

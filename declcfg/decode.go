@@ -272,8 +272,11 @@ func (d *decoder) channel(o *object, pos Pos, pkg, name string) *Channel {
 		}
 		e := ChannelEntry{Pos: d.pos(en)}
 		e.Name, _ = eo.str("name")
-		e.Replaces, _ = eo.str("replaces")
-		var srn *Node
+		var rn, srn *Node
+		e.Replaces, rn = eo.str("replaces")
+		if rn != nil {
+			e.ReplacesPos = d.pos(rn)
+		}
 		e.SkipRange, srn = eo.str("skipRange")
 		if srn != nil {
 			e.SkipRangePos = d.pos(srn)

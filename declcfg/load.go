@@ -64,6 +64,9 @@ type LoadOptions struct {
 	// regard to case, and Inspect's), each with its position; nil drops
 	// them.
 	Warn fault.Warn
+	// Decode says what each document's blob keeps (DecodeDocumentWith):
+	// a caller that reads few property values leaves the others unencoded.
+	Decode DecodeOptions
 }
 
 // Load reads catalogs named on the command line (directories, files, or "-")
@@ -193,7 +196,7 @@ func addFile(cfg *DeclarativeConfig, f *File, opts LoadOptions) []*LoadError {
 				keep(e)
 			}
 		}
-		blob, derrs, ok := DecodeDocument(doc)
+		blob, derrs, ok := DecodeDocumentWith(doc, opts.Decode)
 		for _, e := range derrs {
 			keep(e)
 		}

@@ -56,7 +56,19 @@ type DiffReport struct {
 	Old, New  string
 	Semantics []Semantics
 	Changes   []Change
-	Findings  []Finding
+	// Findings are what the change did: problems it caused or changed.
+	Findings []Finding
+	// Preexisting are the problems OLD had already, unchanged by the
+	// change (a bundle that could not reach its head and stops where it
+	// stopped before, a channel that did not resolve and fails the same
+	// way). They are warnings; the reports count them and list them only
+	// with All.
+	Preexisting []Finding
+	// All lists the pre-existing problems in the reports; ListHint is
+	// what the count of them adds when they are not listed (how the
+	// caller lists them, e.g. "`--all` lists them"), "" for nothing.
+	All      bool
+	ListHint string
 	// Fragment is set when NEW was compared as a fragment; OutOfScope then
 	// lists OLD's packages that NEW does not hold.
 	Fragment   bool
@@ -90,6 +102,9 @@ func (d *DiffReport) change(kind, pkg, ch, bundle, detail string) {
 }
 
 func (d *DiffReport) finding(f Finding) { d.Findings = append(d.Findings, f) }
+
+// preexisting records a problem OLD had already, the same way.
+func (d *DiffReport) preexisting(f Finding) { d.Preexisting = append(d.Preexisting, f) }
 
 func (d *DiffReport) diffPackage(op, np *Package) {
 	if op.DefaultChannel != np.DefaultChannel {
@@ -169,7 +184,7 @@ func (d *DiffReport) judgeNoChannel(op, np *Package) {
 	switch {
 	case oldErr == nil && newErr != nil:
 		if slices.ContainsFunc(d.Findings, func(f Finding) bool {
-			return f.Rule == "resolution-fails" && f.Package == op.Name && strings.HasSuffix(f.Message, newErr.Error())
+			return f.Rule == "resolution-fails" && f.Package == op.Name && strings.Contains(f.Message, newErr.Error())
 		}) {
 			return // the broken channel is reported already
 		}
@@ -318,12 +333,25 @@ func (d *DiffReport) judgeChannel(s Semantics, op, np *Package, channel string, 
 		f := base
 		f.Severity, f.Rule = SeverityError, "resolution-fails"
 		f.Message = fmt.Sprintf("channel %s no longer resolves: %v", channel, newSel.Err)
+		if cause := np.ChannelCause(channel); s == Classic && cause != nil {
+			// What classic trips on (several heads, a loop) is the
+			// model's problem with the channel, found at its entry.
+			f.Message += "; the cause: " + cause.Message
+			if cause.Pos.IsValid() {
+				f.Pos = cause.Pos
+			}
+		}
 		d.finding(f)
 		return
 	case newSel.Err != nil:
 		f := base
 		f.Severity, f.Rule = SeverityWarning, "resolution-fails"
-		f.Message = fmt.Sprintf("channel %s did not resolve before either: %v", channel, newSel.Err)
+		if oldSel.Err.Error() == newSel.Err.Error() {
+			f.Message = fmt.Sprintf("channel %s does not resolve: %v", channel, newSel.Err)
+			d.preexisting(f)
+			return
+		}
+		f.Message = fmt.Sprintf("channel %s did not resolve before either (%v); now: %v", channel, oldSel.Err, newSel.Err)
 		d.finding(f)
 		return
 	}
@@ -353,8 +381,8 @@ func (d *DiffReport) judgeChannel(s Semantics, op, np *Package, channel string, 
 			continue // reported once as removed-without-edge
 		}
 		reachedBefore := row.Hops >= 0
-		outcome, end, ok := reachesHead(newR, newSel, row.From)
-		if ok || (row.From.Name == deprecatedHead && end != nil && end.Name == deprecatedHead) {
+		now := reachesHead(newR, newSel, row.From)
+		if now.ok || (row.From.Name == deprecatedHead && now.end != nil && now.end.Name == deprecatedHead) {
 			continue
 		}
 		f := base
@@ -363,16 +391,23 @@ func (d *DiffReport) judgeChannel(s Semantics, op, np *Package, channel string, 
 			f.Pos = e
 		}
 		switch {
-		case s == V1 && reachedBefore && deprecatedAbove(end, newSel.Head):
+		case s == V1 && reachedBefore && deprecatedAbove(now.end, newSel.Head):
 			f.Severity, f.Rule = SeverityWarning, "deprecated-end"
 			f.Message = fmt.Sprintf("%s (%s) reached the head of %s before; now its upgrades stop at %s (%s), which is deprecated and newer than the head %s (%s): clusters wait there for a newer bundle",
-				row.From.Name, row.From.Version, channel, end.Name, end.Version, newSel.Head.Name, newSel.Head.Version)
+				row.From.Name, row.From.Version, channel, now.end.Name, now.end.Version, newSel.Head.Name, newSel.Head.Version)
 		case reachedBefore:
 			f.Severity, f.Rule = SeverityError, "stranded"
-			f.Message = fmt.Sprintf("%s (%s) reached the head of %s before; now %s", row.From.Name, row.From.Version, channel, outcome)
+			f.Message = fmt.Sprintf("%s (%s) reached the head of %s before; now %s", row.From.Name, row.From.Version, channel, now.says)
 		default:
 			f.Severity, f.Rule = SeverityWarning, "dead-end"
-			f.Message = fmt.Sprintf("%s (%s) could not reach the head of %s before either; now %s", row.From.Name, row.From.Version, channel, outcome)
+			was := reachesHead(oldR, oldSel, row.From)
+			if was.stop == now.stop {
+				// The change left this bundle where it was: not its doing.
+				f.Message = fmt.Sprintf("%s (%s) cannot reach the head of %s: %s", row.From.Name, row.From.Version, channel, now.says)
+				d.preexisting(f)
+				continue
+			}
+			f.Message = fmt.Sprintf("%s (%s) could not reach the head of %s before either (%s); now %s", row.From.Name, row.From.Version, channel, was.says, now.says)
 		}
 		d.finding(f)
 	}
@@ -387,30 +422,45 @@ func entryPos(ch *Channel, name string) declcfg.Pos {
 	return declcfg.Pos{}
 }
 
-// reachesHead simulates an old bundle (by name and old version) in the new
-// channel; when it does not reach the new head it says what happens and,
-// when the path stops at a bundle rather than failing, which one.
-func reachesHead(r *Resolver, sel *Selection, b *Bundle) (outcome string, end *Bundle, ok bool) {
+// reach is what becomes of an installed bundle in a channel.
+type reach struct {
+	ok bool
+	// end is where its upgrades stop, when they stop at a bundle rather
+	// than failing.
+	end *Bundle
+	// says what happens, in words; stop says where it goes wrong, without
+	// the head: two simulations with the same stop are the same problem
+	// (the bundle stays, stops at the same bundle, or fails the same way),
+	// whatever the head is.
+	says, stop string
+}
+
+// reachesHead simulates an installed bundle (by name and version) in a
+// channel and says whether it reaches the head and, when not, what
+// happens.
+func reachesHead(r *Resolver, sel *Selection, b *Bundle) reach {
 	if sel.Head != nil && b.Name == sel.Head.Name {
-		return "", sel.Head, true
+		return reach{ok: true, end: sel.Head}
 	}
 	st, err := r.Step(&Installed{Name: b.Name, Version: b.Version})
 	switch {
 	case err != nil:
-		return "resolution fails: " + err.Error(), nil, false
+		return reach{says: "resolution fails: " + err.Error(), stop: "fails: " + err.Error()}
 	case st.Next == nil:
-		return fmt.Sprintf("it has no upgrade and is not the head (%s)", sel.Head.Name), r.pkg.Bundle(b.Name), false
+		return reach{says: fmt.Sprintf("it has no upgrade and is not the head (%s)", sel.Head.Name), end: r.pkg.Bundle(b.Name), stop: "stays"}
 	}
 	row := sel.row(st.Next.Name)
 	switch {
 	case row == nil:
-		return fmt.Sprintf("it upgrades to %s, outside the channel", st.Next.Name), nil, false
+		return reach{says: fmt.Sprintf("it upgrades to %s, outside the channel", st.Next.Name), stop: "outside: " + st.Next.Name}
 	case row.Err != nil:
-		return fmt.Sprintf("it upgrades to %s, where resolution fails: %v", st.Next.Name, row.Err), nil, false
+		return reach{says: fmt.Sprintf("it upgrades to %s, where resolution fails: %v", st.Next.Name, row.Err),
+			stop: fmt.Sprintf("fails after %s: %v", st.Next.Name, row.Err)}
 	case row.Hops < 0:
-		return fmt.Sprintf("its upgrades stop at %s, short of the head %s", row.End.Name, sel.Head.Name), row.End, false
+		return reach{says: fmt.Sprintf("its upgrades stop at %s, short of the head %s", row.End.Name, sel.Head.Name), end: row.End,
+			stop: "stops at " + row.End.Name}
 	}
-	return "", sel.Head, true
+	return reach{ok: true, end: sel.Head}
 }
 
 // deprecatedAbove reports whether a path that stops at end stops on a
@@ -422,12 +472,18 @@ func deprecatedAbove(end, head *Bundle) bool {
 }
 
 // mergeFindings folds the same finding under several semantics into one
-// and orders findings errors first, then by package, channel, bundle.
+// and orders findings errors first, then by package, channel, bundle; the
+// pre-existing ones alike.
 func (d *DiffReport) mergeFindings() {
+	d.Findings = mergeFindings(d.Findings)
+	d.Preexisting = mergeFindings(d.Preexisting)
+}
+
+func mergeFindings(fs []Finding) []Finding {
 	type key struct{ sev, rule, pkg, ch, bundle, msg string }
 	byKey := map[key]int{}
 	var out []Finding
-	for _, f := range d.Findings {
+	for _, f := range fs {
 		k := key{f.Severity, f.Rule, f.Package, f.Channel, f.Bundle, f.Message}
 		if i, ok := byKey[k]; ok {
 			out[i].Semantics = append(out[i].Semantics, f.Semantics...)
@@ -445,5 +501,5 @@ func (d *DiffReport) mergeFindings() {
 		}
 		return cmp.Or(cmp.Compare(a.Package, b.Package), cmp.Compare(a.Channel, b.Channel), cmp.Compare(a.Bundle, b.Bundle))
 	})
-	d.Findings = out
+	return out
 }

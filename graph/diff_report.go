@@ -129,11 +129,41 @@ func (d *DiffReport) WriteText(w io.Writer) error {
 	if len(d.Findings) > 0 {
 		t.Printf("\nfindings:\n")
 		for _, f := range d.Findings {
-			t.Printf("  %s %s%s %s: %s\n", f.Severity, f.Rule, f.semanticsTag(), f.place(), f.Message)
+			t.Printf("  %s\n", f.line())
+		}
+	}
+	if s := d.beforeLine(); s != "" {
+		if d.All {
+			t.Printf("\n%s, unchanged by this change:\n", s)
+			for _, f := range d.Preexisting {
+				t.Printf("  %s\n", f.line())
+			}
+		} else {
+			t.Printf("\n%s\n", s)
 		}
 	}
 	t.Printf("\n%s\n", d.verdict())
 	return t.Err()
+}
+
+// line renders a finding on one line: severity, rule, semantics, place and
+// message.
+func (f Finding) line() string {
+	return fmt.Sprintf("%s %s%s %s: %s", f.Severity, f.Rule, f.semanticsTag(), f.place(), f.Message)
+}
+
+// beforeLine counts the problems OLD had already in one line, with the
+// caller's hint on listing them unless they are listed ("" for none).
+func (d *DiffReport) beforeLine() string {
+	n := len(d.Preexisting)
+	if n == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%s %s there before", count(n, "problem", "problems"), plural(n, "was", "were"))
+	if !d.All && d.ListHint != "" {
+		s += "; " + d.ListHint
+	}
+	return s
 }
 
 // scope says, in one line, what a fragment comparison left out and which
@@ -162,24 +192,36 @@ type diffJSON struct {
 	Safe             bool      `json:"safe"`
 	Changes          []Change  `json:"changes"`
 	Findings         []Finding `json:"findings"`
+	// Preexisting counts the problems OLD had already; they are listed
+	// (PreexistingFindings) only when the report lists them all.
+	Preexisting         int       `json:"preexisting"`
+	PreexistingFindings []Finding `json:"preexistingFindings,omitempty"`
 }
 
 // WriteJSON writes the report as one JSON object.
 func (d *DiffReport) WriteJSON(w io.Writer) error {
 	out := diffJSON{Old: d.Old, New: d.New, Semantics: d.Semantics, Safe: d.Safe(), Changes: d.Changes, Findings: d.Findings,
-		Fragment: d.Fragment, OutOfScope: d.OutOfScope, PrunableChannels: d.Prune}
+		Fragment: d.Fragment, OutOfScope: d.OutOfScope, PrunableChannels: d.Prune, Preexisting: len(d.Preexisting)}
 	if out.Changes == nil {
 		out.Changes = []Change{}
 	}
-	if out.Findings == nil {
-		out.Findings = []Finding{}
-	}
-	for i := range out.Findings {
-		if out.Findings[i].Semantics == nil {
-			out.Findings[i].Semantics = []Semantics{}
-		}
+	out.Findings = jsonFindings(d.Findings)
+	if d.All && len(d.Preexisting) > 0 {
+		out.PreexistingFindings = jsonFindings(d.Preexisting)
 	}
 	return writeJSON(w, out)
+}
+
+// jsonFindings is a copy of fs with an empty list, never null, for no
+// findings and for a finding's semantics.
+func jsonFindings(fs []Finding) []Finding {
+	out := append([]Finding{}, fs...)
+	for i := range out {
+		if out[i].Semantics == nil {
+			out[i].Semantics = []Semantics{}
+		}
+	}
+	return out
 }
 
 // WriteGitHub writes one GitHub Actions workflow command per finding
@@ -201,11 +243,27 @@ func (d *DiffReport) WriteGitHub(w, summary io.Writer) error {
 		props = append(props, "title="+escapeProperty(fmt.Sprintf("%s: %s", f.Rule, f.place())))
 		t.Printf("::%s %s::%s\n", f.Severity, strings.Join(props, ","), escapeData(f.Message+f.semanticsTag()))
 	}
+	// What was there before is not the change's doing: it is counted (and
+	// listed, when asked) in plain lines, never annotated.
+	if s := d.beforeLine(); s != "" {
+		t.Printf("fbc diff: %s\n", plainLine(s))
+		if d.All {
+			for _, f := range d.Preexisting {
+				t.Printf("fbc diff: there before: %s\n", plainLine(f.line()))
+			}
+		}
+	}
 	t.Printf("fbc diff: %s\n", d.verdict())
 	if t.Err() != nil || summary == nil {
 		return t.Err()
 	}
 	return d.writeSummary(summary)
+}
+
+// plainLine keeps a log line on one line, so that nothing in it starts a
+// line the runner could read as a workflow command.
+func plainLine(s string) string {
+	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
 }
 
 // escapeData escapes a workflow command's message.
@@ -233,15 +291,17 @@ func (d *DiffReport) writeSummary(w io.Writer) error {
 		fmt.Fprintf(&b, "%s.\n\n", mdCell(s))
 	}
 	if len(d.Findings) > 0 {
-		b.WriteString("| severity | rule | semantics | where | problem |\n|---|---|---|---|---|\n")
-		for _, f := range d.Findings {
-			sems := semanticsList(f.Semantics)
-			if sems == "" {
-				sems = "any"
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", f.Severity, f.Rule, sems, mdCell(f.place()), mdCell(f.Message))
-		}
+		writeFindingTable(&b, d.Findings)
 		b.WriteString("\n")
+	}
+	if s := d.beforeLine(); s != "" {
+		if d.All {
+			fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n", mdCell(s))
+			writeFindingTable(&b, d.Preexisting)
+			b.WriteString("\n</details>\n\n")
+		} else {
+			fmt.Fprintf(&b, "%s.\n\n", mdCell(s))
+		}
 	}
 	if len(d.Changes) == 0 {
 		b.WriteString("No changes to packages, channels, bundles or edges.\n\n")
@@ -254,4 +314,16 @@ func (d *DiffReport) writeSummary(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeFindingTable writes findings as a markdown table.
+func writeFindingTable(b *strings.Builder, fs []Finding) {
+	b.WriteString("| severity | rule | semantics | where | problem |\n|---|---|---|---|---|\n")
+	for _, f := range fs {
+		sems := semanticsList(f.Semantics)
+		if sems == "" {
+			sems = "any"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", f.Severity, f.Rule, sems, mdCell(f.place()), mdCell(f.Message))
+	}
 }

@@ -92,3 +92,36 @@ func dependency(b *Bundle) string {
 	}
 	return ""
 }
+
+// ReadsValue reports whether the upgrade simulations (paths, surveys,
+// diffs, pictures) read the value of a property of this type: only
+// olm.package's, a bundle's version. Of the others they read the type
+// alone (a dependency OLM v1 refuses, the legacy olm.deprecated). A
+// loader can leave the other values unencoded (declcfg.DecodeOptions).
+func ReadsValue(propertyType string) bool { return propertyType == declcfg.PropertyPackage }
+
+// Slim drops from a part of a catalog what the upgrade simulations do not
+// read, so that a catalog loaded for them holds its names, edges,
+// versions, deprecations and positions, not its manifests: the values of
+// bundle properties ReadsValue does not name (kept with their type and
+// position), bundles' related images, packages' icons and descriptions,
+// and the content of blobs of other schemas (their schema, package, name
+// and position stay). The model built from what is left has no manifests
+// (Bundle.Objects) and no typed property values but the version.
+func Slim(part *declcfg.DeclarativeConfig) {
+	for i := range part.Packages {
+		part.Packages[i].Icon, part.Packages[i].Description = nil, ""
+	}
+	for i := range part.Bundles {
+		b := &part.Bundles[i]
+		b.RelatedImages = nil
+		for j := range b.Properties {
+			if p := &b.Properties[j]; !ReadsValue(p.Type) {
+				p.Value = nil
+			}
+		}
+	}
+	for i := range part.Others {
+		part.Others[i].Blob = nil
+	}
+}

@@ -287,6 +287,13 @@ func (p *Path) WriteText(w io.Writer, opts Options) error {
 		tw.Printf("path: %s, then resolution fails\n", joinOrNone(names))
 	case moves == 0:
 		tw.Printf("path: no upgrade\n")
+	case p.From == nil:
+		// The first bundle is installed, not upgraded to.
+		what := "a fresh install"
+		if ups := moves - 1; ups > 0 {
+			what += fmt.Sprintf(", then %d %s", ups, plural(ups, "upgrade", "upgrades"))
+		}
+		tw.Printf("path: %s (%s)\n", strings.Join(names, " -> "), what)
 	default:
 		tw.Printf("path: %s (%d %s)\n", strings.Join(names, " -> "), moves, plural(moves, "upgrade", "upgrades"))
 	}

@@ -71,6 +71,9 @@ type Package struct {
 	// lost holds the schemas of the package's documents the loader
 	// skipped for syntax errors ("" when the text did not say).
 	lost []string
+
+	problemsOnce sync.Once
+	problems     []declcfg.Finding
 }
 
 // Channel is one olm.channel blob of a package.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
@@ -26,6 +25,7 @@ const (
 	RuleMissingBundle    = "missing-bundle"
 	RuleSkipRange        = "skip-range"
 	RuleEdgeTarget       = "edge-target"
+	RuleDowngradeEdge    = "downgrade-edge"
 
 	RuleDuplicateBundle  = "duplicate-bundle"
 	RuleOrphanBundle     = "orphan-bundle"
@@ -41,25 +41,54 @@ const (
 func (c *Catalog) Problems() []declcfg.Finding {
 	c.problemsOnce.Do(func() {
 		for _, p := range c.Packages {
-			r := &reporter{pkg: p}
-			r.check()
-			c.problems = append(c.problems, r.out...)
+			c.problems = append(c.problems, p.Problems()...)
 		}
 	})
 	return c.problems
 }
 
+// Problems returns what breaks OLM's rules in the package, in a fixed
+// order (Catalog.Problems lists every package's). It is computed on first
+// use.
+func (p *Package) Problems() []declcfg.Finding {
+	p.problemsOnce.Do(func() {
+		r := &reporter{pkg: p}
+		r.check()
+		p.problems = r.out
+	})
+	return p.problems
+}
+
+// ChannelCause returns the problem that keeps a channel from having one
+// head and a replaces chain that ends (channel-head, replaces-cycle),
+// reported at the entry to fix; nil when it has none.
+func (p *Package) ChannelCause(channel string) *declcfg.Finding {
+	for i, pr := range p.Problems() {
+		if pr.Channel == channel && (pr.Rule == RuleChannelHead || pr.Rule == RuleReplacesCycle) {
+			return &p.Problems()[i]
+		}
+	}
+	return nil
+}
+
 type reporter struct {
 	pkg *Package
 	out []declcfg.Finding
+	// explained are the edges a channel-head or replaces-cycle problem
+	// names as its cause (a typo, the edge that closes a loop), which
+	// edge-target and downgrade-edge do not report again.
+	explained []edgeRef
 }
+
+// edgeRef is an entry's edge to a name: channel, entry, target.
+type edgeRef struct{ channel, entry, target string }
 
 func (r *reporter) add(rule string, pos declcfg.Pos, channel, bundle, msg string) {
 	if r.pkg.lostMayCause(rule) {
 		return
 	}
 	sev := declcfg.SeverityError
-	if rule == RuleEdgeTarget || rule == RuleDeprecatedDefault {
+	if rule == RuleEdgeTarget || rule == RuleDeprecatedDefault || rule == RuleDowngradeEdge {
 		sev = declcfg.SeverityWarning
 	}
 	r.out = append(r.out, declcfg.Finding{Rule: rule, Severity: sev, Pos: pos, Package: r.pkg.Name, Channel: channel, Bundle: bundle, Message: msg})
@@ -136,6 +165,7 @@ func (r *reporter) check() {
 	r.orphans()
 	r.versions()
 	r.edgeTargets()
+	r.downgradeEdges()
 	r.deprecations()
 }
 
@@ -249,19 +279,21 @@ func (r *reporter) channel(ch *Channel) {
 				"channel %q lists bundle %q, but package %q has no olm.bundle blob of that name; add the bundle or remove the entry", ch.Name, e.Name, p.Name))
 		}
 	}
+	if r.selfReplaces(ch) {
+		return
+	}
 	s := ch.Shape()
 	switch heads := s.Heads(); {
 	case len(heads) == 0:
-		r.add(RuleChannelHead, ch.Pos, ch.Name, "", fmt.Sprintf("channel %q has no head: every entry is replaced or skipped by another, so its edges form a cycle", ch.Name))
+		r.loop(ch, s.Loop(), "")
 		return
 	case len(heads) > 1:
-		sort.Strings(heads)
-		r.add(RuleChannelHead, ch.Pos, ch.Name, "", fmt.Sprintf("channel %q has %d heads (%s); exactly one entry may be left unreplaced: make the newer ones replace or skip the others", ch.Name, len(heads), strings.Join(heads, ", ")))
+		r.heads(ch, heads)
 		return
 	}
 	head, _ := s.Head()
 	if cycle := s.Cycle(); cycle != nil {
-		r.add(RuleReplacesCycle, ch.Pos, ch.Name, "", fmt.Sprintf("channel %q: the replaces chain from head %q loops: %s; each entry must replace an older one", ch.Name, head, strings.Join(cycle, " -> ")))
+		r.loop(ch, cycle, head)
 		return
 	}
 	for _, e := range ch.Stranded() {
@@ -332,7 +364,7 @@ func (r *reporter) edgeTargets() {
 	// Built on the first target that needs it: most catalogs have none.
 	var byVersion map[versionID][]string
 	check := func(ch *Channel, e *declcfg.ChannelEntry, edge, target string) {
-		if target == "" || known(target) {
+		if target == "" || known(target) || slices.Contains(r.explained, edgeRef{ch.Name, e.Name, target}) {
 			return
 		}
 		v, ok := NameVersion(target)

@@ -193,6 +193,48 @@ func (s *Shape) Chain() []string { return s.names(s.chain) }
 // comes back to that entry again (a -> b -> a); nil when the chain ends.
 func (s *Shape) Cycle() []string { return s.cycle }
 
+// Loop returns, for a list of entries without a head (each is replaced or
+// skipped by another), entries that replace or skip each other in a
+// circle, in the direction of the edges (a -> b: a replaces or skips b),
+// the first name repeated at the end; nil when there is a head or no
+// entry.
+func (s *Shape) Loop() []string {
+	if len(s.heads) > 0 || len(s.entries) == 0 {
+		return nil
+	}
+	// by[i] is the first entry that replaces or skips entry i: every entry
+	// has one, so going up from any entry comes back to one seen before.
+	by := make([]int, len(s.entries))
+	for i := range by {
+		by[i] = -1
+	}
+	for j, e := range s.entries {
+		if i, ok := s.find(e.Replaces); ok && by[i] < 0 {
+			by[i] = j
+		}
+		for _, sk := range e.Skips {
+			if i, ok := s.find(sk); ok && by[i] < 0 {
+				by[i] = j
+			}
+		}
+	}
+	place := map[int]int{}
+	var walk []int // each entry is replaced or skipped by the next
+	for cur := 0; cur >= 0; cur = by[cur] {
+		if k, seen := place[cur]; seen {
+			loop := walk[k:]
+			names := make([]string, 0, len(loop)+1)
+			for i := len(loop) - 1; i >= 0; i-- {
+				names = append(names, s.entries[loop[i]].Name)
+			}
+			return append(names, names[0])
+		}
+		place[cur] = len(walk)
+		walk = append(walk, cur)
+	}
+	return nil
+}
+
 // Stranded returns the names of the stranded entries, in entry order.
 func (s *Shape) Stranded() []string { return s.names(s.stranded) }
 

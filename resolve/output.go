@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/fbc-project/fbc/internal/textout"
@@ -29,8 +30,19 @@ type resultJSON struct {
 	Outcomes         [][]installJSON `json:"outcomes,omitempty"`
 	OutcomesComplete *bool           `json:"outcomesComplete,omitempty"`
 	Error            *string         `json:"error"`
+	// Why sums up the conflict when the namespace does not resolve.
+	Why string `json:"why,omitempty"`
+	// PassedOver lists, per Subscription, the candidates it preferred to
+	// what it got and why each was not chosen.
+	PassedOver []passedOverJSON `json:"passedOver,omitempty"`
 	// InstallFailures are the CSVs OLM fails for their OperatorGroup.
 	InstallFailures []failureJSON `json:"installFailures,omitempty"`
+}
+
+type passedOverJSON struct {
+	Subscription string `json:"subscription"`
+	Bundle       string `json:"bundle"`
+	Reason       string `json:"reason"`
 }
 
 type failureJSON struct {
@@ -68,6 +80,12 @@ func WriteJSON(w io.Writer, results []*Result) error {
 			msg := r.Err.Error()
 			out.Error = &msg
 			out.Install = []installJSON{}
+			out.Why = r.Why
+		}
+		for _, sr := range r.Subscriptions {
+			for _, p := range sr.PassedOver {
+				out.PassedOver = append(out.PassedOver, passedOverJSON{Subscription: sr.Name, Bundle: p.Bundle, Reason: p.Reason})
+			}
 		}
 		for _, f := range r.InstallFailures {
 			fj := failureJSON{CSV: f.CSV, Reason: f.Reason, Message: f.Message, Detail: f.Detail}
@@ -104,11 +122,15 @@ func WriteText(w io.Writer, results []*Result) error {
 		switch {
 		case r.Err != nil:
 			tw.Printf("namespace %s: does not resolve\n", r.Namespace)
+			if r.Why != "" {
+				tw.Printf("  why: %s\n", r.Why)
+			}
 			var ns NotSatisfiable
 			if errors.As(r.Err, &ns) && len(ns) > 0 {
 				// OLM's message, one constraint a line. A bundle in several
 				// channels is several variables with the same wording:
-				// say it once, with the count.
+				// say it once, with the count. A rule over many bundles
+				// names the first few (-o json has every one).
 				tw.Printf("  constraints not satisfiable:\n")
 				for i := 0; i < len(ns); {
 					j := i + 1
@@ -116,9 +138,9 @@ func WriteText(w io.Writer, results []*Result) error {
 						j++
 					}
 					if j-i > 1 {
-						tw.Printf("  - %s (%d times)\n", ns[i], j-i)
+						tw.Printf("  - %s (%d times)\n", shortenList(ns[i]), j-i)
 					} else {
-						tw.Printf("  - %s\n", ns[i])
+						tw.Printf("  - %s\n", shortenList(ns[i]))
 					}
 					i = j
 				}
@@ -171,6 +193,9 @@ func writeOutcome(tw *textout.Writer, o Outcome, indent string) {
 			}
 			tw.Printf("%ssubscription %s: %s stays; no bundle in %s replaces it, skips it or has a skipRange over its version\n", indent, sr.Name, sr.Installed, where)
 		}
+		for _, p := range sr.PassedOver {
+			tw.Printf("%s  passed over %s: %s\n", indent, p.Bundle, p.Reason)
+		}
 		reqs := sr.RequiredBy
 		if sr.Next != nil {
 			bySub[sr.Next.id] = true
@@ -203,6 +228,24 @@ func writeRequirements(tw *textout.Writer, reqs []Requirement, indent string) {
 		}
 		tw.Printf("\n")
 	}
+}
+
+// listedRule matches OLM's "only one" constraints over many bundles:
+// "A, B and C originate from package P", "A, B and C provide API".
+var listedRule = regexp.MustCompile(`^(.+) and (\S+) (originate from package \S+|provide .+)$`)
+
+// shortenList names the first few bundles of a long "only one" constraint
+// and how many more there are.
+func shortenList(c string) string {
+	m := listedRule.FindStringSubmatch(c)
+	if m == nil {
+		return c
+	}
+	ids := append(strings.Split(m[1], ", "), m[2])
+	if len(ids) <= 5 {
+		return c
+	}
+	return fmt.Sprintf("%s (%d bundles) %s", joinNames(ids, 3), len(ids), m[3])
 }
 
 func joinNames(names []string, max int) string {

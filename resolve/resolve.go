@@ -29,6 +29,9 @@ type Result struct {
 	// property it cannot parse, a channel without a single head, a catalog
 	// that cannot be served).
 	Err error
+	// Why sums up in one line, when the namespace does not resolve for a
+	// conflict, what the conflict amounts to (Err has OLM's words).
+	Why string
 	// InstallFailures are CSVs of Install that OLM's CSV controller fails
 	// for their OperatorGroup (Run fills them in).
 	InstallFailures []InstallFailure
@@ -61,6 +64,11 @@ type SubscriptionResult struct {
 	// RequiredBy, when the installed CSV stays, says which dependencies it
 	// satisfies.
 	RequiredBy []Requirement
+	// PassedOver are the candidates the Subscription preferred to what it
+	// got (the channel's head and the bundles down to the chosen one, or
+	// the upgrades of an installed CSV that stays), each with why it was
+	// not chosen.
+	PassedOver []PassedOver
 }
 
 // maxOrders bounds how many Subscription orders are tried when looking for
@@ -78,9 +86,13 @@ func Resolve(ctx context.Context, ns *Namespace) (*Result, error) {
 		return res, nil
 	}
 	sol, err := solve(ctx, s.order)
+	var ce *conflictError
 	switch {
 	case errors.Is(err, ErrIncomplete) && ctx.Err() != nil:
 		return nil, ctx.Err()
+	case errors.As(err, &ce):
+		res.Err, res.Why = err, s.summary(ce.core)
+		return res, nil
 	case err != nil:
 		res.Err = err
 		return res, nil
@@ -111,6 +123,7 @@ func (s *scope) outcome(sol *solution) Outcome {
 				sr.Successors = append(sr.Successors, c.entry.name)
 			}
 		}
+		sr.PassedOver = s.passedOver(sol, sv)
 		for _, c := range sv.candidates {
 			if !sol.chosen[c] {
 				continue

@@ -300,15 +300,20 @@ func (p *problem) cardinality(g inter.Adder, ms []z.Lit) *logic.CardSort {
 
 // conflicts is the unsatisfiable core gini reports, in OLM's words.
 func (p *problem) conflicts(g *gini.Gini) error {
-	var out []string
+	var core []appliedConstraint
 	for _, m := range g.Why(nil) {
 		if i, ok := p.byCLit[m]; ok {
-			a := p.applied[i]
-			out = append(out, a.c.describe(a.subject.id))
+			core = append(core, p.applied[i])
 		}
 	}
-	slices.Sort(out)
-	return NotSatisfiable(out)
+	slices.SortStableFunc(core, func(a, b appliedConstraint) int {
+		return strings.Compare(a.c.describe(a.subject.id), b.c.describe(b.subject.id))
+	})
+	out := make([]string, len(core))
+	for i, a := range core {
+		out[i] = a.c.describe(a.subject.id)
+	}
+	return &conflictError{NotSatisfiable: out, core: core}
 }
 
 // search is OLM's preference-driven search. A choice is a list of

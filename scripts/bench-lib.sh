@@ -1,5 +1,6 @@
 # Shared by the bench-*.sh scripts (sourced, not run). Sets root, shared and
-# opm (empty when opm cannot be built), and defines bench_best.
+# opm (empty when opm cannot be built, or not built when the script sets
+# bench_without_opm before sourcing), and defines bench_best.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 shared=${FBC_SHARED:-}
 if [ -z "$shared" ]; then # ../shared next to a checkout, ../../shared next to a worktree
@@ -8,7 +9,7 @@ if [ -z "$shared" ]; then # ../shared next to a checkout, ../../shared next to a
   done
 fi
 opm=""
-if [ -x "$shared/tools/build-opm.sh" ]; then
+if [ -z "${bench_without_opm:-}" ] && [ -x "$shared/tools/build-opm.sh" ]; then
   opm=$("$shared/tools/build-opm.sh" 2>/dev/null | tail -1) || opm=""
   [ -x "$opm" ] || opm=""
 fi

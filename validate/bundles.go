@@ -3,8 +3,10 @@ package validate
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -206,17 +208,41 @@ func (c *fileCheck) bundleSource(src *BundleSource) {
 }
 
 // bundleObjectAt checks the n-th olm.bundle.object of a blob. For a
-// bundle directory or image, each is a file of manifests/, in order: its
-// problems point at the file, not at a property the user never wrote.
+// bundle directory or image, each is a file of manifests/: its problems
+// point at the file, not at a property the user never wrote.
 func (c *fileCheck) bundleObjectAt(d *docContext, p propertyNode, where string, n int) (*manifestscan.Manifest, []byte) {
-	if d.standalone == nil || n >= len(d.standalone.Objects) {
+	if d.standalone == nil {
+		return c.bundleObject(d, p, where)
+	}
+	i := manifestOf(d.standalone.Objects, p, n)
+	if i < 0 {
 		return c.bundleObject(d, p, where)
 	}
 	saved := d.fixed
-	pos := d.standalone.Objects[n].Pos
+	pos := d.standalone.Objects[i].Pos
 	d.fixed = &pos
 	defer func() { d.fixed = saved }()
 	return c.bundleObject(d, p, "the manifest")
+}
+
+// manifestOf finds the file of manifests/ an olm.bundle.object property
+// holds: the one whose JSON is the property's data. The properties are in
+// opm's order (sorted by their encoded value), not the files' order, so
+// the n-th property is the n-th file only by chance; -1 when no file has
+// the data (it does not decode, or the lists do not match).
+func manifestOf(objects []BundleObject, p propertyNode, n int) int {
+	dn := field(p.value, "data")
+	if dn == nil {
+		return -1
+	}
+	data, err := base64.StdEncoding.DecodeString(dn.Value)
+	if err != nil {
+		return -1
+	}
+	if n < len(objects) && bytes.Equal(objects[n].JSON, data) {
+		return n
+	}
+	return slices.IndexFunc(objects, func(o BundleObject) bool { return bytes.Equal(o.JSON, data) })
 }
 
 // objectJSON copies a decoded olm.bundle.object as JSON: opm reads YAML

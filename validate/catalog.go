@@ -69,14 +69,18 @@ func (c *fileCheck) deprecationBlob(dep *declcfg.Deprecation) {
 // left out: the loader already said so there.
 func (c *checker) finish() {
 	c.catalog = c.builder.Build()
+	var upper map[declcfg.Pos]bool
+	if c.opts.TargetOCP != nil {
+		upper = c.skipRangesUpper()
+	}
 	for _, p := range c.catalog.Problems() {
 		if c.unreadable[p.Pos] {
 			continue
 		}
+		if p.Rule == RuleDowngradeEdge && upper[p.Pos] {
+			continue // the pipeline's skip-range-upper error says it of this skipRange
+		}
 		c.add(p.Rule, p.Pos, blobRef{pkg: p.Package, channel: p.Channel, bundle: p.Bundle}, p.Message)
 	}
 	c.lifecyclePackages()
-	if c.opts.TargetOCP != nil {
-		c.skipRangesUpper()
-	}
 }

@@ -30,6 +30,7 @@ func placeBlob(root *declcfg.Node, b declcfg.Blob, at declcfg.Pos) {
 		}
 		for i, e := range b.Channel.Entries {
 			placeAt(entries[i], e.Pos)
+			placeAt(field(entries[i], "replaces"), e.ReplacesPos)
 			placeAt(field(entries[i], "skipRange"), e.SkipRangePos)
 		}
 	case b.Bundle != nil:

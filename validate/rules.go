@@ -38,6 +38,7 @@ const (
 	RuleMissingBundle    = model.RuleMissingBundle
 	RuleSkipRange        = model.RuleSkipRange
 	RuleEdgeTarget       = model.RuleEdgeTarget
+	RuleDowngradeEdge    = model.RuleDowngradeEdge
 
 	// Bundles and their properties.
 	RuleDuplicateBundle  = model.RuleDuplicateBundle
@@ -150,7 +151,7 @@ var catalogue = []Rule{
 		"A channel does not have exactly one head (an entry that no other entry replaces or skips).",
 		"Link the heads with replaces or skips so that exactly one entry is the newest; a channel linked only by skipRange has several heads."},
 	{RuleReplacesCycle, declcfg.SeverityError,
-		"Following replaces from the channel head comes back to an entry already visited.",
+		"Replaces edges form a cycle: following replaces from the channel head comes back to an entry already visited, the entries of a channel without a head replace each other in a circle, or an entry replaces itself.",
 		"Break the cycle: each entry replaces an older one."},
 	{RuleStrandedBundle, declcfg.SeverityError,
 		"An entry is neither on the replaces chain from the channel head nor skipped by any entry.",
@@ -164,6 +165,9 @@ var catalogue = []Rule{
 	{RuleEdgeTarget, declcfg.SeverityWarning,
 		"A replaces or skips target exists nowhere in the package but is close to a bundle name that does.",
 		"Fix the name if it is a typo. Targets that were pruned from the catalog are fine and not reported."},
+	{RuleDowngradeEdge, declcfg.SeverityWarning,
+		"An upgrade edge leads to a lower version: an entry replaces or skips a bundle of a higher version, or its skipRange holds one. OLM classic follows it; OLM v1 never upgrades to a lower version, so clusters on the higher one stay there.",
+		"Give the entry a version above the one it upgrades from (a prerelease such as 1.0.1-1 sorts below 1.0.1), or narrow its skipRange."},
 
 	// Bundles.
 	{RuleDuplicateBundle, declcfg.SeverityError,

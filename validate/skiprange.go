@@ -5,6 +5,8 @@ import (
 	"regexp"
 
 	"github.com/blang/semver/v4"
+
+	"github.com/fbc-project/fbc/declcfg"
 )
 
 // skipRangeVersion finds the versions a skipRange text names: the bounds of
@@ -17,8 +19,10 @@ var skipRangeVersion = regexp.MustCompile(`[0-9]+(\.[0-9xX*]+){0,2}(-[0-9A-Za-z.
 // downwards. A range reaches above version V when it holds a release
 // version greater than V; the least such version in each of its intervals
 // is V's next patch, one of the versions the range names, or the patch
-// after one, so those are the versions tried.
-func (c *checker) skipRangesUpper() {
+// after one, so those are the versions tried. It returns where it
+// reported.
+func (c *checker) skipRangesUpper() map[declcfg.Pos]bool {
+	at := map[declcfg.Pos]bool{}
 	for _, p := range c.catalog.Packages {
 		for _, ch := range p.Channels {
 			for _, e := range ch.Entries {
@@ -27,17 +31,19 @@ func (c *checker) skipRangesUpper() {
 				}
 				v := e.Bundle.SemVer
 				if above, ok := rangeAbove(e.SkipRange, e.Range, v); ok {
-					at := e.SkipRangePos
-					if at.Line == 0 {
-						at = e.Pos
+					pos := e.SkipRangePos
+					if pos.Line == 0 {
+						pos = e.Pos
 					}
-					c.add(RuleSkipRangeUpper, at, blobRef{pkg: p.Name, channel: ch.Name, bundle: e.Name},
+					at[pos] = true
+					c.add(RuleSkipRangeUpper, pos, blobRef{pkg: p.Name, channel: ch.Name, bundle: e.Name},
 						fmt.Sprintf("skipRange upper bound is greater than bundle version: entry %q has skipRange %q, which holds %s, above its bundle's version %s; end the range at %s (e.g. <%s)",
 							e.Name, e.SkipRange, above, v, v, v.FinalizeVersion()))
 				}
 			}
 		}
 	}
+	return at
 }
 
 // rangeAbove returns the least release version above v that r (the range

@@ -119,9 +119,9 @@ func TestChannelGraph(t *testing.T) {
 		{name: "skips pruned bundles", entries: []entry{{name: "a.v0.0.3", skips: []string{"a.v0.0.1", "a.v0.0.2"}}}},
 		{name: "prerelease ordering does not matter", entries: []entry{{name: "a.v1.0.0-rc.1"}, {name: "a.v1.0.0", replaces: "a.v1.0.0-rc.1"}}},
 		{name: "cycle without hops", entries: []entry{{name: "a.v0.0.4", replaces: "a.v0.0.4"}, {name: "a.v0.0.5", replaces: "a.v0.0.4"}},
-			want: []string{"replaces-cycle"}, message: "a.v0.0.4 -> a.v0.0.4"},
+			want: []string{"replaces-cycle"}, message: `entry "a.v0.0.4" of channel "stable" replaces itself`},
 		{name: "cycle with hops", entries: []entry{{name: "a.v0.0.1", replaces: "a.v0.0.3"}, {name: "a.v0.0.2", replaces: "a.v0.0.1"}, {name: "a.v0.0.3", replaces: "a.v0.0.2"}, {name: "a.v0.0.4", replaces: "a.v0.0.3"}},
-			want: []string{"replaces-cycle"}, message: "a.v0.0.3 -> a.v0.0.2 -> a.v0.0.1 -> a.v0.0.3"},
+			want: []string{"replaces-cycle"}, message: `entry "a.v0.0.1" (0.0.1) replaces "a.v0.0.3" (0.0.3), a newer version: the replaces chain from head "a.v0.0.4" of channel "stable" loops (a.v0.0.3 replaces a.v0.0.2, a.v0.0.2 replaces a.v0.0.1, a.v0.0.1 replaces a.v0.0.3)`},
 		{name: "stranded", entries: []entry{{name: "a.v0.0.1"}, {name: "a.v0.0.2", replaces: "a.v0.0.1"}, {name: "a.v0.0.3", skips: []string{"a.v0.0.2"}}},
 			want: []string{"stranded-bundle"}, message: `entry "a.v0.0.1"`},
 		{name: "chain stops at a skipped replaces", entries: []entry{{name: "a.v0.0.1"}, {name: "a.v0.0.2", replaces: "a.v0.0.1"}, {name: "a.v0.0.3", replaces: "a.v0.0.2", skips: []string{"a.v0.0.2"}}},
@@ -131,7 +131,7 @@ func TestChannelGraph(t *testing.T) {
 		{name: "skipRange alone links nothing", entries: []entry{{name: "a.v0.0.1"}, {name: "a.v0.0.2", skipRange: "<0.0.2"}},
 			want: []string{"channel-head"}},
 		{name: "no head", entries: []entry{{name: "a.v0.0.1", replaces: "a.v0.0.2"}, {name: "a.v0.0.2", replaces: "a.v0.0.1"}},
-			want: []string{"channel-head"}, message: "no head"},
+			want: []string{"replaces-cycle"}, message: "no head"},
 		{name: "duplicate entry", entries: []entry{{name: "a.v0.0.1"}, {name: "a.v0.0.1"}},
 			want: []string{"duplicate-entry"}},
 		{name: "invalid skipRange", entries: []entry{{name: "a.v0.0.1", skipRange: "not-a-range"}},
@@ -201,7 +201,7 @@ func TestPackageRules(t *testing.T) {
 		{"no olm.package", strings.SplitN(catalog("a", "stable", ok), "---\n", 2)[1], []string{"unknown-package"}},
 		{"duplicate package", catalog("a", "stable", ok) + "---\nschema: olm.package\nname: a\ndefaultChannel: stable\n", []string{"duplicate-package"}},
 		{"orphan bundle", catalog("a", "stable", ok) + "---\n" + bundle("a", "a.v2.0.0", "2.0.0"), []string{"orphan-bundle"}},
-		{"duplicate version", catalog("a", "stable", map[string][]entry{"stable": {{name: "a.v1.0.0"}, {name: "a.v1.0.0-dup", replaces: "a.v1.0.0"}}}), nil},
+		{"duplicate version", catalog("a", "stable", map[string][]entry{"stable": {{name: "a.v1.0.0"}, {name: "a.v1.0.0-dup", replaces: "a.v1.0.0"}}}), []string{"downgrade-edge"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ds := check(t, tc.text, validate.Options{})

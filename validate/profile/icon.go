@@ -13,7 +13,9 @@ import (
 
 // iconFindings checks what operator-framework/api does not: that each icon
 // decodes, and that its bytes are an image of the media type it claims
-// (consoles render it as a data: URL of that type).
+// (consoles render it as a data: URL of that type). OLM installs the bundle
+// whatever its icon holds, and operator-sdk and the pipelines pass it, so
+// these are warnings: a console shows a broken image, nothing fails.
 func iconFindings(b *bundle) []finding {
 	var out []finding
 	if b.csv.Spec.Icon != nil && len(b.csv.Spec.Icon) == 0 {
@@ -27,7 +29,7 @@ func iconFindings(b *bundle) []finding {
 		}
 		data, err := decodeIcon(icon.Data)
 		if err != nil {
-			out = append(out, finding{rule: validate.RuleHubIconData, sev: declcfg.SeverityError, at: at,
+			out = append(out, finding{rule: validate.RuleHubIconData, sev: declcfg.SeverityWarning, at: at,
 				msg: fmt.Sprintf("spec.icon[%d].base64data is not base64: %v", i, err)})
 			continue
 		}
@@ -35,10 +37,10 @@ func iconFindings(b *bundle) []finding {
 		want := strings.ToLower(strings.TrimSpace(icon.MediaType))
 		switch {
 		case got == "":
-			out = append(out, finding{rule: validate.RuleHubIconData, sev: declcfg.SeverityError, at: at,
+			out = append(out, finding{rule: validate.RuleHubIconData, sev: declcfg.SeverityWarning, at: at,
 				msg: fmt.Sprintf("spec.icon[%d].base64data decodes to %d bytes that are not a PNG, JPEG, GIF or SVG image%s", i, len(data), otherFormat(data))})
 		case want != "" && got != want:
-			out = append(out, finding{rule: validate.RuleHubIconData, sev: declcfg.SeverityError, at: at,
+			out = append(out, finding{rule: validate.RuleHubIconData, sev: declcfg.SeverityWarning, at: at,
 				msg: fmt.Sprintf("spec.icon[%d] says its mediatype is %s, but its data is %s; consoles show a broken image", i, icon.MediaType, imageName(got))})
 		}
 	}

@@ -485,7 +485,8 @@ func withoutChildren(s *apiextv1.JSONSchemaProps) *apiextv1.JSONSchemaProps {
 	return &out
 }
 
-// crdifyFindings runs crdify on two versions of a CRD and words its errors.
+// crdifyFindings runs crdify on two versions of a CRD and words its errors,
+// one sentence per field (wordCRDChanges).
 func (c *Checker) crdifyFindings(r *crdifyRunner, old, nu *crd) []string {
 	decode := func(x *crd) *apiextv1.CustomResourceDefinition {
 		if x.beta {
@@ -502,26 +503,29 @@ func (c *Checker) crdifyFindings(r *crdifyRunner, old, nu *crd) []string {
 		return nil
 	}
 	res := r.run(old, nu, a, b)
-	var out []string
+	var changes []crdChange
 	for _, cr := range res.CRDValidation {
+		if cr.Name == "scope" && old.scope != "" && nu.scope != "" {
+			continue // crd-scope reports it
+		}
 		for _, e := range cr.Errors {
-			out = append(out, fmt.Sprintf("%s: %s", cr.Name, sortedLists(e)))
+			changes = append(changes, crdChange{check: cr.Name, msg: e})
 		}
 	}
-	versioned := func(kind string, byVersion map[string]map[string][]validations.ComparisonResult) {
+	versioned := func(served bool, byVersion map[string]map[string][]validations.ComparisonResult) {
 		for _, v := range slices.Sorted(maps.Keys(byVersion)) {
 			for _, field := range slices.Sorted(maps.Keys(byVersion[v])) {
 				for _, cr := range byVersion[v][field] {
 					for _, e := range cr.Errors {
-						out = append(out, fmt.Sprintf("%s %s, field %s: %s: %s", kind, v, field, cr.Name, conciseCrdifyError(cr.Name, e)))
+						changes = append(changes, crdChange{version: v, served: served, field: field, check: cr.Name, msg: e})
 					}
 				}
 			}
 		}
 	}
-	versioned("version", res.SameVersionValidation)
-	versioned("served versions", res.ServedVersionValidation)
-	return out
+	versioned(false, res.SameVersionValidation)
+	versioned(true, res.ServedVersionValidation)
+	return wordCRDChanges(changes)
 }
 
 // bracketList matches the "[a b c]" lists of crdify's messages, which it
