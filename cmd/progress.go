@@ -29,10 +29,13 @@ func withProgress(cmd *cobra.Command, label string) *cobra.Command {
 // they changed, at most every redraw (a steady line, no flicker); a count
 // of one thing is shown only once the work has lasted a while.
 const (
-	progressTick   = 20 * time.Millisecond
 	progressRedraw = 100 * time.Millisecond
 	progressQuiet  = 2 * time.Second
 )
+
+// progressTick is how often the counts are read (a variable for the tests,
+// whose commands may finish within one tick).
+var progressTick = 20 * time.Millisecond
 
 // progressLine shows a command's progress on standard error as
 // "LABEL: DONE/FOUND", with the seconds spent once they count. The counts

@@ -108,6 +108,11 @@ func noProgress(t *testing.T, shown string) {
 // standard output gets none of it. (Pipes and CI logs never see it: the
 // testscripts check that standard error stays as it should be.)
 func TestProgressOnATerminal(t *testing.T) {
+	// The commands here are small enough to finish within the usual tick
+	// on an idle machine, which would rightly show nothing: read the
+	// counts often, so that a line is drawn whatever the machine's speed.
+	defer func(d time.Duration) { progressTick = d }(progressTick)
+	progressTick = time.Millisecond
 	t.Setenv("TERM", "xterm-256color")
 	t.Setenv("NO_COLOR", "") // registers the restore of the caller's value
 	os.Unsetenv("NO_COLOR")
