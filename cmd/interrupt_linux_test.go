@@ -96,21 +96,6 @@ func (p *fbcProc) signalAndWait(t *testing.T, sig syscall.Signal) (int, time.Dur
 	return 0, took
 }
 
-// wait waits for the end and returns the exit code.
-func (p *fbcProc) wait(t *testing.T) int {
-	t.Helper()
-	select {
-	case <-p.done:
-	case <-time.After(5 * time.Minute):
-		t.Fatal("fbc did not end")
-	}
-	var ee *exec.ExitError
-	if errors.As(p.err, &ee) {
-		return ee.ExitCode()
-	}
-	return 0
-}
-
 // assertInterrupted checks an interrupted fbc's end: exit 2, the one line
 // that says so, and an end soon after the signal. The bound is loose (the
 // machine may be loaded); the grace fbc gives a stuck command is 1s.
