@@ -150,8 +150,7 @@ targets too.`,
 			if catalogs, err = screenSources(cmd, catalogs, true); err != nil {
 				return err
 			}
-			bundles = append(bundles, rp.bundles...)
-			if len(catalogs) == 0 && len(bundles) == 0 && rp.empty() && len(rp.operators) == 0 {
+			if len(catalogs) == 0 && len(bundles) == 0 && rp.empty() {
 				return nothingThere(fmt.Errorf("nothing to validate: every path was skipped"))
 			}
 			reader := bundleReader{r: r}
@@ -175,7 +174,7 @@ targets too.`,
 				}
 				defer pc.Close()
 				opts.Profiles = pc
-			case len(bundles) > 0:
+			case len(bundles) > 0 || rp.bundles() > 0:
 				// Bundle directories and images get operator-sdk's default
 				// checks unless profiles are named; without fbc-profile
 				// they get the catalog rules only, and a warning says so.
