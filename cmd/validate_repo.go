@@ -317,23 +317,43 @@ func configDiagnostics(err error, file string) []declcfg.Finding {
 	return []declcfg.Finding{{Rule: pipeline.RuleRepoConfig, Severity: declcfg.SeverityError, Pos: declcfg.Pos{File: file}, Message: err.Error()}}
 }
 
-// validate checks each repository catalog on its own, with its release's
-// rules and the pipelines' rules for catalog folders, and adds everything
-// to res: what validate found of the other paths, of the bundles and of
-// the operator folders' settings files.
+// validate checks the repository catalogs, with their release's rules and
+// the pipelines' rules for catalog folders: those for one release together,
+// as one catalog (as the paths of one run are: a package two of them
+// define is a conflict), each release on its own. It adds everything to
+// res: what validate found of the other paths, of the bundles and of the
+// operator folders' settings files.
 func (rp *repoRuns) validate(ctx context.Context, res *validate.Result, opts validate.Options, newProfiles func() (validate.ProfileChecker, func(), error)) (*validate.Result, error) {
 	out := &validate.Result{Diagnostics: append(slices.Clip(rp.diagnostics), res.Diagnostics...), Stats: res.Stats}
 	out.Stats.Files += rp.files
+	type group struct {
+		target *validate.OCPVersion
+		paths  []string
+		repo   map[string]*validate.RepoCatalog
+	}
+	var groups []*group
 	for _, run := range rp.runs {
+		i := slices.IndexFunc(groups, func(g *group) bool {
+			return g.target == nil && run.target == nil || g.target != nil && run.target != nil && *g.target == *run.target
+		})
+		if i < 0 {
+			i = len(groups)
+			groups = append(groups, &group{target: run.target, repo: map[string]*validate.RepoCatalog{}})
+		}
+		g := groups[i]
+		g.paths = append(g.paths, run.path)
+		g.repo[run.path] = run.catalog
+	}
+	for _, g := range groups {
 		o := opts
 		o.Bundles, o.Operators = nil, nil
-		o.TargetOCP, o.RepoCatalog = run.target, run.catalog
+		o.TargetOCP, o.RepoCatalogs = g.target, g.repo
 		pc, done, err := newProfiles()
 		if err != nil {
 			return nil, err
 		}
 		o.Profiles = pc
-		r, err := validate.Validate(ctx, []string{run.path}, o)
+		r, err := validate.Validate(ctx, g.paths, o)
 		done()
 		if err != nil {
 			return nil, err

@@ -14,7 +14,7 @@ import (
 
 // The community and certified pipelines' rules for the rendered catalogs
 // of an operator repository (catalogs/<catalog>/<package>/), applied to the
-// paths of a run when Options.RepoCatalog says they are such a catalog, or
+// paths of a run that Options.RepoCatalogs says are such a catalog, or
 // one package's folder of it: each package folder holds exactly one
 // catalog file (operator_repo/core.py OperatorCatalog.CATALOG_NAMES),
 // which its static tests read as multi-document YAML (a stream of JSON
@@ -30,13 +30,13 @@ type registryScope struct {
 	allowed []string
 }
 
-// repoCatalogs applies the layout rules to each path, a folder of the
-// repository catalog Options.RepoCatalog names (or a file of its
-// package's folder), and notes the registries its bundles may use.
+// repoCatalogs applies the layout rules to each path that
+// Options.RepoCatalogs says is a repository catalog's folder (or a file
+// of its package's folder), and notes the registries its bundles may use.
 func (c *checker) repoCatalogs(paths []string) {
-	rc := c.opts.RepoCatalog
 	for _, p := range paths {
-		if p == "-" {
+		rc := c.opts.RepoCatalogs[p]
+		if p == "-" || rc == nil {
 			continue
 		}
 		if !isDir(p) {

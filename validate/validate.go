@@ -69,11 +69,11 @@ type Options struct {
 	// (repository.go). Their templates and catalogs are not validate's:
 	// pipeline.Inspect renders and compares them.
 	Operators []*repo.Folder
-	// RepoCatalog, when set, says that the paths are a catalog of an
-	// operator repository (catalogs/NAME) or one package's folder of it,
-	// which the community and certified pipelines' rules for catalog
-	// folders apply to (repocatalog.go).
-	RepoCatalog *RepoCatalog
+	// RepoCatalogs says which paths (as given) are a catalog of an
+	// operator repository (catalogs/NAME), one package's folder of it or
+	// that folder's catalog file, which the community and certified
+	// pipelines' rules for catalog folders apply to (repocatalog.go).
+	RepoCatalogs map[string]*RepoCatalog
 }
 
 // RepoCatalog is a catalog of an operator repository, as the pipelines'
@@ -139,7 +139,7 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 		return nil, err
 	}
 	c.paths = paths
-	if opts.RepoCatalog != nil {
+	if len(opts.RepoCatalogs) > 0 {
 		c.repoCatalogs(paths)
 	}
 	if opts.Konflux {
