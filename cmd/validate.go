@@ -46,14 +46,18 @@ catalog. A PATH that is a bundle directory (manifests/ and metadata/) or
 a bundle image is checked as a bundle, on its own: the olm.bundle it renders
 to, and its contents against the profiles (operatorframework by default).
 An operator's folder of an operator repository (operators/NAME) is checked
-as the pipelines read it: every bundle directory, ci.yaml and each
-release-config.yaml (they must parse), the catalog templates ci.yaml maps,
-rendered offline (images from the image cache and the repository itself,
-never a registry) and compared with the catalogs they are mapped to, then
-those catalogs (catalogs/VERSION/NAME), each on its own with the rules of the
-OpenShift release its name gives. A catalog of a repository
-(<repository>/catalogs/vX.Y, or a package in it) is checked with vX.Y's rules,
-as if --target-ocp X.Y were given. Other parts of operator repositories
+as the pipelines read it: every bundle directory (its contents against the
+profiles, as other bundle directories), ci.yaml and each release-config.yaml
+against the pipelines' rules, the catalog templates ci.yaml maps, rendered
+offline (images from the image cache and the repository itself, never a
+registry) and compared with the catalogs they are mapped to, then those
+catalogs (catalogs/VERSION/NAME), each with the rules of the OpenShift
+release its name gives. A catalog of a repository
+(<repository>/catalogs/vX.Y, a package in it, or its catalog file) is checked
+with vX.Y's rules, as if --target-ocp X.Y were given; the repository
+catalogs of one release are checked together, as one catalog, and one named
+twice (or mapped by an operator folder given too) is checked once, for the
+release asked for. Other parts of operator repositories
 (ci.yaml, READMEs, templates, catalog-templates/, a version folder whose
 bundle is one level down, operators/, the repository itself, package-manifest
 folders) are skipped with one line saying what they are and which command
@@ -150,8 +154,7 @@ targets too.`,
 			if catalogs, err = screenSources(cmd, catalogs, true); err != nil {
 				return err
 			}
-			bundles = append(bundles, rp.bundles...)
-			if len(catalogs) == 0 && len(bundles) == 0 && rp.empty() && len(rp.operators) == 0 {
+			if len(catalogs) == 0 && len(bundles) == 0 && rp.empty() {
 				return nothingThere(fmt.Errorf("nothing to validate: every path was skipped"))
 			}
 			reader := bundleReader{r: r}
@@ -175,7 +178,7 @@ targets too.`,
 				}
 				defer pc.Close()
 				opts.Profiles = pc
-			case len(bundles) > 0:
+			case len(bundles) > 0 || rp.bundles() > 0:
 				// Bundle directories and images get operator-sdk's default
 				// checks unless profiles are named; without fbc-profile
 				// they get the catalog rules only, and a warning says so.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,114 +19,273 @@ import (
 )
 
 // repoRuns is what fbc validate checks of operator repositories beyond its
-// plain arguments: the bundles of operator folders, catalogs each checked
-// on its own with its OpenShift release's rules, and the problems of
-// settings files and templates.
+// plain arguments: operator folders (validate.Options.Operators: their
+// bundles and settings files; pipeline.Inspect: their templates), the
+// repository catalogs each checked on its own with its OpenShift release's
+// rules and the pipelines' rules for catalog folders, and the problems of
+// templates and config.yaml.
 type repoRuns struct {
-	inspected   bool
-	bundles     []string
-	runs        []catalogRun
+	inspected bool
+	// operators are the operator folders given, each once.
+	operators []*repo.Folder
+	runs      []catalogRun
+	// diagnostics and files are what was found and read here: the
+	// templates' problems and config.yaml's.
 	diagnostics []declcfg.Finding
-	// operators are the operator folders given, which validate checks
-	// against the pipelines' repository rules (validate.Options.Operators).
-	operators []string
+	files       int
+	// configs are the repositories' config.yaml files read, by root.
+	configs map[string]*repo.Config
 }
 
-// catalogRun is one catalog, checked for one OpenShift release.
+// catalogRun is one catalog, or one package's folder of it, checked for
+// one OpenShift release. explicit is set when it was named, rather than
+// mapped by an operator folder's ci.yaml.
 type catalogRun struct {
-	path   string
-	target *validate.OCPVersion
+	path     string
+	abs      string
+	root     string // the repository's
+	target   *validate.OCPVersion
+	catalog  *validate.RepoCatalog
+	explicit bool
+	// operator is the operator folder, as given, that maps it when it was
+	// not named.
+	operator string
 }
 
 // rules is the rule catalogue of the run's report: validate's, and the
 // repository's when an operator's folder or a repository catalog was read.
 func (rp *repoRuns) rules() []validate.Rule {
-	if rp.empty() && !rp.inspected {
+	if !rp.inspected {
 		return validate.Rules()
 	}
 	return append(validate.Rules(), pipeline.Rules()...)
 }
 
+// empty reports whether nothing of a repository is to be checked.
 func (rp *repoRuns) empty() bool {
-	return len(rp.bundles) == 0 && len(rp.runs) == 0 && len(rp.diagnostics) == 0
+	return len(rp.operators) == 0 && len(rp.runs) == 0 && len(rp.diagnostics) == 0
+}
+
+// bundles counts the bundle directories of the operator folders.
+func (rp *repoRuns) bundles() int {
+	n := 0
+	for _, f := range rp.operators {
+		n += len(f.Bundles)
+	}
+	return n
 }
 
 // expandRepoArgs takes out of args the paths fbc validate reads as parts
-// of an operator repository: an operator's folder (operators/NAME: its
-// bundles, ci.yaml, release-config.yaml files, templates and the catalogs
-// they map, pipeline.Inspect) and a catalog of the repository
-// (catalogs/VERSION or a package in it, found by walking up to the
-// repository's root: checked with VERSION's rules unless target is given,
-// and the repository's config.yaml read). The other arguments are
-// returned.
+// of an operator repository: an operator's folder (operators/NAME: read
+// once by repo.ReadFolder for validate's repository rules and bundle
+// checks; its templates rendered and compared by pipeline.Inspect, and the
+// catalogs ci.yaml maps checked each with its own release's rules) and a
+// catalog of the repository (catalogs/VERSION or a package in it, found by
+// walking up to the repository's root: checked with VERSION's rules unless
+// target is given). The repository's config.yaml is read once for the
+// registries its catalogs' bundles may come from. No catalog is checked
+// twice: a run inside another's folder is left to that one. The other
+// arguments are returned.
 func expandRepoArgs(cmd *cobra.Command, r *render.Renderer, args []string, target *validate.OCPVersion) (*repoRuns, []string, error) {
-	rp := &repoRuns{}
+	rp := &repoRuns{configs: map[string]*repo.Config{}}
 	var rest []string
-	configRead := map[string]bool{}
 	for _, a := range args {
 		st, err := os.Stat(a)
-		if a == "-" || err != nil || !st.IsDir() || repo.IsBundleDir(a) {
+		if a == "-" || err != nil || repo.IsBundleDir(a) {
+			rest = append(rest, a)
+			continue
+		}
+		if !st.IsDir() {
+			// A package's catalog file, named itself, is that catalog
+			// of the repository too.
+			if root, catalog, pkg, ok := repoCatalog(filepath.Dir(a)); ok && st.Mode().IsRegular() && pkg != "" {
+				rp.inspected = true
+				rp.addRun(a, root, catalog, pkg, rp.noteTarget(cmd, a, root, catalog, target), true)
+				continue
+			}
 			rest = append(rest, a)
 			continue
 		}
 		if op, err := repo.OperatorOf(a); err == nil && sameDir(a, op.Dir) {
-			in, err := pipeline.Inspect(cmd.Context(), a, pipeline.Options{Renderer: r, WorkDir: workDir(), Warn: warner(cmd.ErrOrStderr())})
+			rp.inspected = true
+			if slices.ContainsFunc(rp.operators, func(f *repo.Folder) bool { return f.Dir == op.Dir }) {
+				continue // named twice
+			}
+			f, err := repo.ReadFolder(a)
 			if err != nil {
 				return nil, nil, err
 			}
-			rp.inspected = true
-			rp.operators = append(rp.operators, a)
+			in, err := pipeline.Inspect(cmd.Context(), f, pipeline.Options{Renderer: r, WorkDir: workDir(), Warn: warner(cmd.ErrOrStderr())})
+			if err != nil {
+				return nil, nil, err
+			}
+			rp.operators = append(rp.operators, f)
 			for _, n := range in.Notes {
 				fmt.Fprintf(cmd.ErrOrStderr(), "fbc: note: %s\n", n)
 			}
-			rp.bundles = append(rp.bundles, in.Bundles...)
 			rp.diagnostics = append(rp.diagnostics, in.Diagnostics...)
+			rp.files += in.Files
 			for _, c := range in.Catalogs {
-				rp.runs = append(rp.runs, catalogRun{path: c.File, target: targetFor(target, c.Catalog)})
+				// Each catalog is checked for its own release: the
+				// operator's catalogs are for several. One whose name
+				// gives none is checked for the release asked for.
+				t := targetFor(nil, c.Catalog)
+				if t == nil {
+					t = target
+				}
+				rp.addRun(filepath.Dir(c.File), op.Repo.Root, c.Catalog, op.Name, t, false)
+				rp.runs[len(rp.runs)-1].operator = a
 			}
 			continue
 		}
-		if root, catalog, ok := repoCatalog(a); ok {
+		if root, catalog, pkg, ok := repoCatalog(a); ok {
 			rp.inspected = true
-			t := targetFor(target, catalog)
-			if target == nil && t != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "fbc: note: %s is catalog %s of the operator repository %s: checked with the rules of OpenShift %s (--target-ocp %s)\n", a, catalog, showPath(root), t, t)
-			}
-			if !configRead[root] {
-				configRead[root] = true
-				file := filepath.Join(root, repo.ConfigFile)
-				if data, err := os.ReadFile(file); err == nil {
-					if _, err := repo.ParseConfig(showPath(file), data); err != nil {
-						rp.diagnostics = append(rp.diagnostics, configDiagnostics(err, file)...)
-					}
-				} else if !errors.Is(err, fs.ErrNotExist) {
-					rp.diagnostics = append(rp.diagnostics, configDiagnostics(err, file)...)
-				}
-			}
-			rp.runs = append(rp.runs, catalogRun{path: a, target: t})
+			rp.addRun(a, root, catalog, pkg, rp.noteTarget(cmd, a, root, catalog, target), true)
 			continue
 		}
 		rest = append(rest, a)
 	}
+	rp.runs = dropCovered(rp.runs)
+	if target != nil {
+		noteOwnReleases(cmd, rp.runs, target)
+	}
+	for _, run := range rp.runs {
+		if cfg := rp.config(run.root); cfg != nil {
+			run.catalog.AllowedRegistries = cfg.AllowedBundleRegistries
+		}
+	}
 	return rp, rest, nil
 }
 
+// noteTarget is the release a catalog of a repository named on the command
+// line is checked for (targetFor), with a note when its name chose it.
+func (rp *repoRuns) noteTarget(cmd *cobra.Command, path, root, catalog string, target *validate.OCPVersion) *validate.OCPVersion {
+	t := targetFor(target, catalog)
+	if target == nil && t != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "fbc: note: %s is catalog %s of the operator repository %s: checked with the rules of OpenShift %s (--target-ocp %s)\n", path, catalog, showPath(root), t, t)
+	}
+	return t
+}
+
+// noteOwnReleases says which catalogs of the operator folders given are
+// checked with the rules of their own OpenShift release rather than the
+// one asked for: those not also named on the command line.
+func noteOwnReleases(cmd *cobra.Command, runs []catalogRun, target *validate.OCPVersion) {
+	var folders []string
+	own := map[string][]string{}
+	for _, run := range runs {
+		if run.explicit || run.target == nil || *run.target == *target {
+			continue
+		}
+		if _, ok := own[run.operator]; !ok {
+			folders = append(folders, run.operator)
+		}
+		own[run.operator] = append(own[run.operator], run.catalog.Name)
+	}
+	for _, f := range folders {
+		fmt.Fprintf(cmd.ErrOrStderr(), "fbc: note: --target-ocp %s does not apply to the catalogs of %s: each is checked with the rules of its own OpenShift release (%s); name a catalog (catalogs/VERSION) to check it for %s\n",
+			target, f, strings.Join(own[f], ", "), target)
+	}
+}
+
+// addRun adds a catalog run (its registries are filled in later, once
+// config.yaml is read).
+func (rp *repoRuns) addRun(path, root, catalog, pkg string, target *validate.OCPVersion, explicit bool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	rp.runs = append(rp.runs, catalogRun{path: path, abs: abs, root: root, target: target, explicit: explicit,
+		catalog: &validate.RepoCatalog{Name: catalog, Package: pkg}})
+}
+
+// dropCovered leaves out the runs whose path is another run's, or inside
+// its folder: that run checks the catalog already. A run named on the
+// command line gives its release to the run that covers it, so that a
+// catalog an operator folder maps and that was named too is checked once,
+// for the release asked for. Of two runs of one path, the one named stays
+// (its path is shown as it was given), else the first.
+func dropCovered(runs []catalogRun) []catalogRun {
+	covers := func(a, b catalogRun) bool { // a's path holds b's
+		rel, err := filepath.Rel(a.abs, b.abs)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	}
+	// outer reports whether run j is checked by run i rather than itself.
+	outer := func(i, j int) bool {
+		a, b := runs[i], runs[j]
+		if i == j || !covers(a, b) {
+			return false
+		}
+		if a.abs != b.abs {
+			return true
+		}
+		return a.explicit && !b.explicit || a.explicit == b.explicit && i < j
+	}
+	var out []catalogRun
+	for k, run := range runs {
+		covered := false
+		for i := range runs {
+			covered = covered || outer(i, k)
+		}
+		if covered {
+			continue
+		}
+		// Containment is transitive: a run kept covers every run that
+		// is left out inside it.
+		for j, other := range runs {
+			if other.explicit && !run.explicit && outer(k, j) {
+				run.explicit, run.target = true, other.target
+			}
+		}
+		out = append(out, run)
+	}
+	return out
+}
+
+// config reads the config.yaml of the repository at root, once: its
+// problems are reported once (rule repo-config), and nil is returned for a
+// file that is missing or could not be used.
+func (rp *repoRuns) config(root string) *repo.Config {
+	if cfg, ok := rp.configs[root]; ok {
+		return cfg
+	}
+	file := filepath.Join(root, repo.ConfigFile)
+	s := repo.ReadSettings(file, showPath(file))
+	var cfg *repo.Config
+	if !s.Missing {
+		rp.files++
+		var err error
+		if cfg, err = s.Config(); err != nil {
+			rp.diagnostics = append(rp.diagnostics, configDiagnostics(err, s.Path)...)
+		}
+	}
+	rp.configs[root] = cfg
+	return cfg
+}
+
 // repoCatalog reports whether dir is a catalog of an operator repository
-// (<root>/catalogs/NAME) or a folder in one, and which.
-func repoCatalog(dir string) (root, catalog string, ok bool) {
+// (<root>/catalogs/NAME) or a package's folder in one, and which.
+func repoCatalog(dir string) (root, catalog, pkg string, ok bool) {
 	root, err := repo.FindRoot(dir)
 	if err != nil {
-		return "", "", false
+		return "", "", "", false
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", "", false
+		return "", "", "", false
 	}
 	rel, err := filepath.Rel(filepath.Join(root, repo.CatalogsDir), abs)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return "", "", false
+		return "", "", "", false
 	}
-	return root, strings.SplitN(filepath.ToSlash(rel), "/", 2)[0], true
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if len(parts) > 2 {
+		return "", "", "", false // deeper than a package's folder: no layout of the pipelines'
+	}
+	if len(parts) == 2 {
+		pkg = parts[1]
+	}
+	return root, parts[0], pkg, true
 }
 
 // targetFor is the OpenShift release a catalog is checked for: the one
@@ -147,30 +306,54 @@ func targetFor(given *validate.OCPVersion, catalog string) *validate.OCPVersion 
 
 // configDiagnostics reports a config.yaml that cannot be read.
 func configDiagnostics(err error, file string) []declcfg.Finding {
-	var out []declcfg.Finding
 	var ps repo.Problems
 	if errors.As(err, &ps) {
+		out := make([]declcfg.Finding, 0, len(ps))
 		for _, p := range ps {
 			out = append(out, *p)
 		}
 		return out
 	}
-	return []declcfg.Finding{{Rule: pipeline.RuleRepoConfig, Severity: declcfg.SeverityError, Pos: declcfg.Pos{File: showPath(file)}, Message: err.Error()}}
+	return []declcfg.Finding{{Rule: pipeline.RuleRepoConfig, Severity: declcfg.SeverityError, Pos: declcfg.Pos{File: file}, Message: err.Error()}}
 }
 
-// validate checks each repository catalog on its own and adds everything
-// to res.
+// validate checks the repository catalogs, with their release's rules and
+// the pipelines' rules for catalog folders: those for one release together,
+// as one catalog (as the paths of one run are: a package two of them
+// define is a conflict), each release on its own. It adds everything to
+// res: what validate found of the other paths, of the bundles and of the
+// operator folders' settings files.
 func (rp *repoRuns) validate(ctx context.Context, res *validate.Result, opts validate.Options, newProfiles func() (validate.ProfileChecker, func(), error)) (*validate.Result, error) {
-	out := &validate.Result{Diagnostics: append(rp.diagnostics[:len(rp.diagnostics):len(rp.diagnostics)], res.Diagnostics...), Stats: res.Stats}
+	out := &validate.Result{Diagnostics: append(slices.Clip(rp.diagnostics), res.Diagnostics...), Stats: res.Stats}
+	out.Stats.Files += rp.files
+	type group struct {
+		target *validate.OCPVersion
+		paths  []string
+		repo   map[string]*validate.RepoCatalog
+	}
+	var groups []*group
 	for _, run := range rp.runs {
+		i := slices.IndexFunc(groups, func(g *group) bool {
+			return g.target == nil && run.target == nil || g.target != nil && run.target != nil && *g.target == *run.target
+		})
+		if i < 0 {
+			i = len(groups)
+			groups = append(groups, &group{target: run.target, repo: map[string]*validate.RepoCatalog{}})
+		}
+		g := groups[i]
+		g.paths = append(g.paths, run.path)
+		g.repo[run.path] = run.catalog
+	}
+	for _, g := range groups {
 		o := opts
-		o.Bundles, o.TargetOCP = nil, run.target
+		o.Bundles, o.Operators = nil, nil
+		o.TargetOCP, o.RepoCatalogs = g.target, g.repo
 		pc, done, err := newProfiles()
 		if err != nil {
 			return nil, err
 		}
 		o.Profiles = pc
-		r, err := validate.Validate(ctx, []string{run.path}, o)
+		r, err := validate.Validate(ctx, g.paths, o)
 		done()
 		if err != nil {
 			return nil, err

@@ -22,6 +22,9 @@ const (
 	RuleRepoConfig = repo.RuleConfig
 	// RuleTemplateRender: a template ci.yaml maps cannot be rendered.
 	RuleTemplateRender = "template-render"
+	// RuleTemplateMissing: a template ci.yaml maps is not there, and no
+	// bundle's release creates it.
+	RuleTemplateMissing = "template-missing"
 	// RuleCatalogOutOfDate: a catalog is not what its template renders
 	// (or ci.yaml no longer maps it).
 	RuleCatalogOutOfDate = "catalog-out-of-date"
@@ -34,30 +37,34 @@ func Rules() []validate.Rule {
 			Summary: "An operator repository's ci.yaml, release-config.yaml or config.yaml does not parse, or a value fbc and the pipelines read has the wrong type.",
 			Help:    "Fix the file at the reported line: the pipelines stop on it too."},
 		{ID: RuleTemplateRender, Severity: declcfg.SeverityError,
-			Summary: "A catalog template ci.yaml maps cannot be rendered: it is missing, does not parse, or names a bundle image found nowhere.",
+			Summary: "A catalog template ci.yaml maps cannot be rendered: it does not parse, is not a template of the type ci.yaml says, or names a bundle image found nowhere.",
 			Help:    "Fix the template, or give the image's bundle (its directory under operators/<package>/VERSION, or --image-map with fbc catalogs)."},
+		{ID: RuleTemplateMissing, Severity: declcfg.SeverityWarning,
+			Summary: "A catalog template ci.yaml maps is not in catalog-templates/, and no bundle's release-config.yaml lists it (a release would create it): the catalogs mapped to it cannot be rendered.",
+			Help:    "Add the template, release a bundle into it (fbc release), or take it out of ci.yaml's fbc.catalog_mapping."},
 		{ID: RuleCatalogOutOfDate, Severity: declcfg.SeverityWarning,
 			Summary: "A catalog under catalogs/ is not what its template renders, is missing, or is no longer mapped by ci.yaml.",
 			Help:    "Run fbc catalogs on the operator's folder: it writes every mapped catalog and removes the unmapped ones."},
 	}
 }
 
-// Inspection is what fbc validate checks of an operator's folder, besides
-// the rules of its bundles and catalogs.
+// Inspection is what fbc validate checks of an operator's folder besides
+// what validate checks of it (its bundles and settings files:
+// validate.Options.Operators): its templates and catalogs.
 type Inspection struct {
 	Operator string
-	// Bundles are the operator's bundle directories, under the folder as
-	// it was named.
-	Bundles []string
-	// Catalogs are the package's catalog files under catalogs/ that
-	// ci.yaml maps, shown from WorkDir.
+	// Catalogs are the package's published catalog files under catalogs/
+	// that ci.yaml maps, shown from WorkDir: what the pipelines check.
 	Catalogs []PublishedCatalog
-	// Notes are one-line hints about folders that are neither bundles nor
-	// templates.
+	// Notes are one-line hints: folders that are neither bundles nor
+	// templates, templates a release will create.
 	Notes []string
-	// Diagnostics are the problems of ci.yaml, release-config.yaml and the
-	// templates, and the catalogs that are out of date.
+	// Diagnostics are the problems of the templates (as rendered, for the
+	// catalogs that are not what they render) and the catalogs that are
+	// out of date.
 	Diagnostics []declcfg.Finding
+	// Files counts the templates read.
+	Files int
 }
 
 // PublishedCatalog is a package's catalog file in one catalog.
@@ -66,62 +73,55 @@ type PublishedCatalog struct {
 	File    string
 }
 
-// Inspect reads an operator's folder as the pipelines do: its bundle
-// directories; ci.yaml and every release-config.yaml, which must parse;
-// its templates, rendered offline (images from the image cache and the
-// repository, never a registry) and compared with the catalogs they are
-// mapped to; and those catalogs. Problems in what it reads are
-// diagnostics, not errors: only a folder that is no operator's, or a run
-// cut short, is an error.
-func Inspect(ctx context.Context, dir string, opts Options) (*Inspection, error) {
-	op, err := repo.OperatorOf(dir)
-	if err != nil {
-		return nil, err
-	}
+// Inspect reads an operator's folder as the pipelines do, beyond its
+// bundles and settings files: the templates ci.yaml maps, rendered offline
+// (images from the image cache and the repository, never a registry) and
+// compared with the catalogs they are mapped to. A catalog that is what
+// its template renders is left to the caller to check where it is
+// published (Catalogs); what a template renders otherwise is validated
+// here, at the template. Problems are diagnostics, not errors: only a run
+// cut short is an error.
+//
+// The settings files are not Inspect's to report: the repository rules
+// (validate.Options.Operators) read the same parse of them and report
+// every problem, so a ci.yaml that cannot be read leaves Inspect nothing
+// to render and nothing to say.
+func Inspect(ctx context.Context, f *repo.Folder, opts Options) (*Inspection, error) {
 	opts.Renderer = opts.Renderer.CacheOnly()
 	opts.Check, opts.NoValidate = true, false
-	p, err := newRun(ctx, op, opts)
+	p, err := newRun(ctx, f.Operator, opts)
 	if err != nil {
 		return nil, err
 	}
-	in := &Inspection{Operator: op.Name}
-	ents, err := op.Entries()
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range ents {
-		shown := filepath.Join(dir, e.Name)
+	in := &Inspection{Operator: f.Name}
+	templates := false
+	for _, e := range f.Entries {
+		shown := f.Show(e.Path)
 		switch e.Kind {
-		case repo.BundleDir:
-			in.Bundles = append(in.Bundles, shown)
-			if rc := repo.ReleaseConfigPath(shown); exists(rc) {
-				if _, err := repo.LoadReleaseConfig(shown); err != nil {
-					in.addErr(RuleRepoConfig, err, rc)
-				}
-			}
+		case repo.TemplatesFolder:
+			templates = true
 		case repo.NestedBundle:
 			rel, _ := filepath.Rel(e.Path, e.Bundle)
 			in.Notes = append(in.Notes, fmt.Sprintf("skipping %s: its bundle is one level down (%s), where the pipelines do not look for it: they read operators/%s/VERSION/ itself; fbc validate %s checks it",
-				shown, rel, op.Name, filepath.Join(shown, rel)))
+				shown, rel, f.Name, filepath.Join(shown, rel)))
 		case repo.OtherDir:
 			in.Notes = append(in.Notes, fmt.Sprintf("skipping %s: neither a bundle directory (manifests/ and metadata/) nor %s/", shown, repo.TemplatesDir))
 		}
 	}
-	ci, err := p.readCI()
-	var missing *repo.MissingError
+	ci, err := f.CI.CI()
 	switch {
-	case errors.As(err, &missing):
-		in.Diagnostics = append(in.Diagnostics, declcfg.Finding{Rule: RuleRepoConfig, Severity: declcfg.SeverityWarning, Pos: declcfg.Pos{File: missing.Path},
-			Message: "the operator has no ci.yaml: the pipelines publish no catalog of it (fbc.catalog_mapping maps templates to catalogs)"})
+	case f.CI.Missing:
+		if templates {
+			in.Diagnostics = append(in.Diagnostics, declcfg.Finding{Rule: RuleRepoConfig, Severity: declcfg.SeverityWarning, Pos: declcfg.Pos{File: f.CI.Path}, Package: f.Name,
+				Message: fmt.Sprintf("the operator has no ci.yaml: nothing maps the templates of %s/ to catalogs (fbc.catalog_mapping), so the pipelines render none of them", repo.TemplatesDir)})
+		}
 		return in, nil
 	case err != nil:
-		in.addErr(RuleRepoConfig, err, p.show(op.CIPath()))
+		return in, nil // the repository rules report it
+	case ci.FBC == nil || len(ci.FBC.Mappings) == 0:
 		return in, nil
 	}
-	if ci.FBC == nil || len(ci.FBC.Mappings) == 0 {
-		return in, nil
-	}
-	if err := in.templates(ctx, p, ci); err != nil {
+	if err := in.templates(ctx, p, f, ci); err != nil {
 		return nil, err
 	}
 	return in, nil
@@ -129,16 +129,36 @@ func Inspect(ctx context.Context, dir string, opts Options) (*Inspection, error)
 
 // templates renders each mapped template and compares the result with the
 // published catalogs.
-func (in *Inspection) templates(ctx context.Context, p *run, ci *repo.CI) error {
-	jobs, err := p.mappedJobsEach(ci, func(err error, file string) { in.addErr(RuleTemplateRender, err, file) })
+func (in *Inspection) templates(ctx context.Context, p *run, f *repo.Folder, ci *repo.CI) error {
+	releasedBy := releases(f, p)
+	jobs, err := p.mappedJobsEach(ci, func(err error, file string) {
+		var missing *repo.MissingError
+		if errors.As(err, &missing) {
+			if bundle, ok := releasedBy[missing.Path]; ok {
+				in.Notes = append(in.Notes, fmt.Sprintf("%s does not exist yet: the release of %s creates it (its release-config.yaml lists it; fbc release %s --image REF)", missing.Path, bundle, bundle))
+				return
+			}
+			in.Diagnostics = append(in.Diagnostics, declcfg.Finding{Rule: RuleTemplateMissing, Severity: declcfg.SeverityWarning, Pos: missing.Pos, Package: in.Operator,
+				Message: fmt.Sprintf("%s does not exist: ci.yaml maps it to catalogs, which cannot be rendered without it, and no bundle's release-config.yaml lists it", missing.Path)})
+			return
+		}
+		in.addErr(RuleTemplateRender, err, file)
+	})
 	if err != nil {
 		return err
 	}
+	in.Files += len(jobs)
+	// Every catalog a usable mapping names is mapped, rendered or not.
 	mapped := map[string]bool{}
-	for _, j := range jobs {
-		for _, c := range j.catalogs {
-			mapped[c] = true
+	for _, m := range ci.FBC.Mappings {
+		if checkMapping(m) == nil {
+			for _, c := range m.Catalogs {
+				mapped[c] = true
+			}
 		}
+	}
+	compared := map[string]bool{}
+	for _, j := range jobs {
 		cats, err := p.render(ctx, []job{j})
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -148,10 +168,13 @@ func (in *Inspection) templates(ctx context.Context, p *run, ci *repo.CI) error 
 			continue
 		}
 		for _, c := range cats {
+			compared[c.catalog] = true
 			file := p.show(c.path)
 			old, err := os.ReadFile(c.path)
 			switch {
 			case err == nil && bytes.Equal(old, c.data):
+				// What is published is what the template renders: the
+				// caller checks it where it is.
 				in.Catalogs = append(in.Catalogs, PublishedCatalog{Catalog: c.catalog, File: file})
 				continue
 			case err == nil:
@@ -191,11 +214,39 @@ func (in *Inspection) templates(ctx context.Context, p *run, ci *repo.CI) error 
 		return err
 	}
 	for _, c := range published {
-		if !mapped[c.Catalog] {
+		switch {
+		case !mapped[c.Catalog]:
 			in.outOfDate(p.show(c.Path), fmt.Sprintf("ci.yaml does not map catalog %s: fbc catalogs %s removes it", c.Catalog, p.show(p.op.Dir)))
+		case !compared[c.Catalog]:
+			// Its template could not be rendered: what is published is
+			// still what the pipelines check.
+			in.Catalogs = append(in.Catalogs, PublishedCatalog{Catalog: c.Catalog, File: p.show(c.Path)})
 		}
 	}
 	return nil
+}
+
+// releases maps the templates the bundles' release-config.yaml files list
+// (shown as a MissingError names them) to the first bundle that lists
+// each.
+func releases(f *repo.Folder, p *run) map[string]string {
+	out := map[string]string{}
+	for _, b := range f.Bundles {
+		if b.ReleaseConfig == nil {
+			continue
+		}
+		rc, err := b.ReleaseConfig.ReleaseConfig()
+		if err != nil {
+			continue // the repository rules report it
+		}
+		for _, t := range rc.Templates {
+			path := p.show(p.op.TemplatePath(t.Template))
+			if _, ok := out[path]; !ok {
+				out[path] = b.Dir
+			}
+		}
+	}
+	return out
 }
 
 func (in *Inspection) outOfDate(file, msg string) {
@@ -249,9 +300,4 @@ func problemsOf(err error) []posMsg {
 		out = append(out, posMsg{declcfg.Pos{}, err.Error()})
 	}
 	return out
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

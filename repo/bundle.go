@@ -61,7 +61,7 @@ func ReadCSV(bundleDir string) (*CSV, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := parseDoc(p, data)
+	d, err := parseDoc(declcfg.ParseFile(p, data))
 	if err != nil {
 		return nil, err
 	}

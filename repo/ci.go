@@ -48,10 +48,15 @@ type Mapping struct {
 // strings. operator-pipelines' schema (which keys are allowed, the enums)
 // is a check of its own.
 func ParseCI(file string, data []byte) (*CI, error) {
-	d, err := parseDoc(file, data)
+	return ciOf(declcfg.ParseFile(file, data))
+}
+
+func ciOf(f *declcfg.File) (*CI, error) {
+	d, err := parseDoc(f)
 	if err != nil {
 		return nil, err
 	}
+	file := f.Path
 	ci := &CI{File: file, Root: d.root}
 	k, fbc := get(d.root, "fbc")
 	if k == nil {

@@ -17,10 +17,15 @@ type Config struct {
 
 // ParseConfig reads config.yaml, checking the types of what fbc reads.
 func ParseConfig(file string, data []byte) (*Config, error) {
-	d, err := parseDoc(file, data)
+	return configOf(declcfg.ParseFile(file, data))
+}
+
+func configOf(f *declcfg.File) (*Config, error) {
+	d, err := parseDoc(f)
 	if err != nil {
 		return nil, err
 	}
+	file := f.Path
 	c := &Config{File: file, Root: d.root}
 	if k, v := get(d.root, "organization"); k != nil {
 		c.Organization, _ = d.str(v, "organization")

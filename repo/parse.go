@@ -50,11 +50,11 @@ type doc struct {
 	ps   Problems
 }
 
-// parseDoc parses a settings file. A file that holds nothing (or only
-// comments) has a nil root and no problem: the pipelines read it as empty.
-func parseDoc(file string, data []byte) (*doc, error) {
-	f := declcfg.ParseFile(file, data)
-	d := &doc{file: file}
+// parseDoc reads a parsed settings file: a single YAML document holding a
+// mapping. A file that holds nothing (or only comments) has a nil root and
+// no problem: the pipelines read it as empty.
+func parseDoc(f *declcfg.File) (*doc, error) {
+	d := &doc{file: f.Path}
 	for _, e := range f.Errors {
 		switch {
 		case e.Warning, e.Rule == declcfg.RuleEmptyDocument:

@@ -64,10 +64,15 @@ func LoadReleaseConfig(bundleDir string) (*ReleaseConfig, error) {
 // defaultChannel, replaces and skipRange strings, skips a list of strings
 // when written. operator-pipelines' schema is a check of its own.
 func ParseReleaseConfig(file string, data []byte) (*ReleaseConfig, error) {
-	d, err := parseDoc(file, data)
+	return releaseConfigOf(declcfg.ParseFile(file, data))
+}
+
+func releaseConfigOf(f *declcfg.File) (*ReleaseConfig, error) {
+	d, err := parseDoc(f)
 	if err != nil {
 		return nil, err
 	}
+	file := f.Path
 	rc := &ReleaseConfig{File: file, Root: d.root}
 	k, v := get(d.root, "catalog_templates")
 	switch {

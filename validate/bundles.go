@@ -105,8 +105,10 @@ type ProfileChecker interface {
 }
 
 // checkBundleSources reads and checks the bundle directories and images of
-// a run, several at once; their diagnostics are merged in source order.
-func (c *checker) checkBundleSources(ctx context.Context, refs []string) error {
+// a run, several at once, and applies the repository rules that read
+// their folders (plans, by ref) to the bytes read; their diagnostics are
+// merged in source order.
+func (c *checker) checkBundleSources(ctx context.Context, refs []string, plans map[string]*bundlePlan) error {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -151,6 +153,9 @@ func (c *checker) checkBundleSources(ctx context.Context, refs []string) error {
 			}
 			fc := c.newFileCheck()
 			fc.bundleSource(src)
+			if p := plans[ref]; p != nil {
+				fc.bundleFolder(ref, src.Contents, p)
+			}
 			checks[i] = fc
 			c.opts.Progress.Done(1)
 		}()

@@ -2,7 +2,6 @@ package validate
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -11,6 +10,7 @@ import (
 	"github.com/blang/semver/v4"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/safefs"
 	"github.com/fbc-project/fbc/repo"
 )
 
@@ -64,9 +64,12 @@ type opEdge struct {
 	at       declcfg.Pos
 }
 
-func (c *checker) operatorGraph(op *repo.Operator, entries []repo.Entry, ci *repo.CI, shown func(string) string) {
+// operatorGraph checks the update graph of an operator not on FBC, from
+// the ClusterServiceVersions and annotations of its bundle folders as the
+// bundle checks read them (plans, by folder).
+func (c *checker) operatorGraph(oc *operatorCheck, plans map[string]*bundlePlan) {
 	mode := "replaces-mode"
-	if ci != nil && ci.Root != nil {
+	if ci := oc.ci; ci != nil && ci.Root != nil {
 		if _, v := repo.Field(ci.Root, "updateGraph"); v != nil {
 			mode = v.Value
 		}
@@ -75,11 +78,12 @@ func (c *checker) operatorGraph(op *repo.Operator, entries []repo.Entry, ci *rep
 		return // ci-yaml-schema reports it
 	}
 	var bundles []*opBundle
-	for _, e := range entries {
-		if e.Kind != repo.BundleDir {
-			continue
+	for _, fb := range oc.folder.Bundles {
+		var kept map[string][]byte
+		if p := plans[fb.Dir]; p != nil {
+			kept = p.kept
 		}
-		b := readOpBundle(shown(e.Path))
+		b := readOpBundle(fb.Dir, kept)
 		if b == nil {
 			// A bundle without a readable CSV is the bundle checks'
 			// finding; the graph without it would be wrong.
@@ -176,7 +180,7 @@ func (c *checker) operatorGraph(op *repo.Operator, entries []repo.Entry, ci *rep
 		if f.rule == RuleOperatorGraphLoop && f.bundle != "" {
 			msg += "; break the loop so that each bundle upgrades only older ones"
 		}
-		c.add(f.rule, f.at, blobRef{pkg: op.Name, channel: f.channels[0], bundle: f.bundle}, msg)
+		c.add(f.rule, f.at, blobRef{pkg: oc.folder.Name, channel: f.channels[0], bundle: f.bundle}, msg)
 	}
 }
 
@@ -275,12 +279,12 @@ func loopCause(e *opEdge) string {
 // readOpBundle reads what the graph rules need of a bundle folder: the
 // CSV the pipeline finds (repo.CSVPath) and metadata/annotations.yaml; nil
 // when the CSV cannot be read.
-func readOpBundle(dir string) *opBundle {
+func readOpBundle(dir string, read map[string][]byte) *opBundle {
 	csvPath, err := repo.CSVPath(dir)
 	if err != nil {
 		return nil
 	}
-	root := readYAMLRoot(csvPath)
+	root := readYAMLRoot(dir, csvPath, read)
 	if root == nil {
 		return nil
 	}
@@ -314,7 +318,7 @@ func readOpBundle(dir string) *opBundle {
 			}
 		}
 	}
-	if meta := readYAMLRoot(filepath.Join(dir, "metadata", "annotations.yaml")); meta != nil {
+	if meta := readYAMLRoot(dir, filepath.Join(dir, "metadata", "annotations.yaml"), read); meta != nil {
 		_, a := repo.Field(meta, "annotations")
 		if _, chs := repo.Field(a, "operators.operatorframework.io.bundle.channels.v1"); chs != nil && chs.Kind == declcfg.ScalarNode {
 			for _, ch := range strings.Split(chs.Value, ",") {
@@ -328,12 +332,20 @@ func readOpBundle(dir string) *opBundle {
 	return b
 }
 
-// readYAMLRoot parses a YAML file of one document and returns its root
-// node; nil when it cannot be read or parsed.
-func readYAMLRoot(path string) *declcfg.Node {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil
+// readYAMLRoot parses a YAML file of one document of the bundle folder
+// dir and returns its root node; nil when it cannot be read or parsed. The
+// bytes the bundle checks read (read, by path in the folder) are used when
+// they have the file.
+func readYAMLRoot(dir, path string, read map[string][]byte) *declcfg.Node {
+	data, ok := []byte(nil), false
+	if rel, err := filepath.Rel(dir, path); err == nil {
+		data, ok = read[filepath.ToSlash(rel)]
+	}
+	if !ok {
+		var err error
+		if data, err = safefs.ReadFile(path); err != nil {
+			return nil
+		}
 	}
 	docs, err := declcfg.ParseYAML(data)
 	if err != nil || len(docs) == 0 {

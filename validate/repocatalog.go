@@ -2,7 +2,6 @@ package validate
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,10 +13,10 @@ import (
 )
 
 // The community and certified pipelines' rules for the rendered catalogs
-// of an operator repository (catalogs/<catalog>/<package>/), applied with a
-// target release when a path is a catalog folder, or one package's folder
-// of one, inside an operator repository: each package folder holds exactly
-// one catalog file (operator_repo/core.py OperatorCatalog.CATALOG_NAMES),
+// of an operator repository (catalogs/<catalog>/<package>/), applied to the
+// paths of a run that Options.RepoCatalogs says are such a catalog, or
+// one package's folder of it: each package folder holds exactly one
+// catalog file (operator_repo/core.py OperatorCatalog.CATALOG_NAMES),
 // which its static tests read as multi-document YAML (a stream of JSON
 // objects is not), and bundle images come from the registries the
 // repository's config.yaml allows (operator_catalogs.py
@@ -31,44 +30,33 @@ type registryScope struct {
 	allowed []string
 }
 
-// repoCatalogs applies the layout rules to each path that is a repository
-// catalog folder and notes the registries its bundles may use.
+// repoCatalogs applies the layout rules to each path that
+// Options.RepoCatalogs says is a repository catalog's folder (or a file
+// of its package's folder), and notes the registries its bundles may use.
 func (c *checker) repoCatalogs(paths []string) {
 	for _, p := range paths {
-		if p == "-" {
+		rc := c.opts.RepoCatalogs[p]
+		if p == "-" || rc == nil {
 			continue
 		}
-		st, err := os.Stat(p)
-		if err != nil || !st.IsDir() {
+		if !isDir(p) {
+			if rc.Package != "" {
+				c.packageCatalogFile(p, rc)
+			}
 			continue
 		}
-		root, err := repo.FindRoot(p)
-		if err != nil {
+		if len(rc.AllowedRegistries) > 0 {
+			dir := filepath.Clean(p) + string(filepath.Separator)
+			if dir == "."+string(filepath.Separator) {
+				dir = "" // the walk names the files of . without it
+			}
+			c.registries = append(c.registries, registryScope{dir: dir, catalog: rc.Name, allowed: rc.AllowedRegistries})
+		}
+		if rc.Package != "" {
+			c.packageCatalogFolder(p, rc.Name, rc.Package)
 			continue
 		}
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			continue
-		}
-		rel, err := filepath.Rel(root, abs)
-		if err != nil {
-			continue
-		}
-		parts := strings.Split(filepath.ToSlash(rel), "/")
-		if parts[0] != repo.CatalogsDir || len(parts) < 2 || len(parts) > 3 {
-			continue
-		}
-		catalog := parts[1]
-		catalogDir := p
-		if len(parts) == 3 {
-			catalogDir = filepath.Dir(filepath.Clean(p))
-		}
-		c.registryScope(root, p, catalog)
-		if len(parts) == 3 {
-			c.packageCatalogFolder(p, catalog)
-			continue
-		}
-		entries, err := os.ReadDir(catalogDir)
+		entries, err := os.ReadDir(p)
 		if err != nil {
 			continue // the walk reports it
 		}
@@ -76,51 +64,51 @@ func (c *checker) repoCatalogs(paths []string) {
 			if strings.HasPrefix(e.Name(), ".") {
 				continue
 			}
-			path := filepath.Join(catalogDir, e.Name())
+			path := filepath.Join(p, e.Name())
 			if e.IsDir() {
-				c.packageCatalogFolder(path, catalog)
+				c.packageCatalogFolder(path, rc.Name, e.Name())
 				continue
 			}
 			c.add(RuleCatalogFile, declcfg.Pos{File: path}, blobRef{}, fmt.Sprintf(
 				"The PR affects non-operator files: %s is not in a package folder of catalog %s; the pipelines read catalogs/%s/<package>/catalog.yaml only: move it into its package's folder",
-				e.Name(), catalog, catalog))
+				e.Name(), rc.Name, rc.Name))
 		}
 	}
 }
 
-// registryScope reads the repository's config.yaml for the registries the
-// bundle images of a catalog folder may come from.
-func (c *checker) registryScope(root, dir, catalog string) {
-	cfg, err := (&repo.Repo{Root: root}).Config()
-	var ps repo.Problems
-	switch {
-	case errors.As(err, &ps):
-		for _, p := range ps {
-			c.add(RuleAllowedRegistry, p.Pos, blobRef{}, "config.yaml: "+p.Message)
-		}
-		return
-	case err != nil:
-		c.add(declcfg.RuleIO, declcfg.Pos{File: filepath.Join(root, repo.ConfigFile)}, blobRef{}, err.Error())
-		return
-	case cfg == nil || len(cfg.AllowedBundleRegistries) == 0:
-		return // the pipelines check nothing then
+// packageCatalogFile checks a file of a catalogs/<catalog>/<package>/
+// folder named on its own: a catalog file the pipelines read, which holds
+// one JSON object when it holds JSON, with bundle images from the
+// registries allowed.
+func (c *checker) packageCatalogFile(path string, rc *RepoCatalog) {
+	if len(rc.AllowedRegistries) > 0 {
+		c.registries = append(c.registries, registryScope{dir: path, catalog: rc.Name, allowed: rc.AllowedRegistries})
 	}
-	c.registries = append(c.registries, registryScope{
-		dir: filepath.Clean(dir) + string(filepath.Separator), catalog: catalog, allowed: cfg.AllowedBundleRegistries,
-	})
+	name := filepath.Base(path)
+	if !slices.Contains(repo.CatalogFileNames, name) {
+		c.add(RuleCatalogFile, declcfg.Pos{File: path}, blobRef{pkg: rc.Package}, fmt.Sprintf(
+			"The PR affects non-operator files: the pipelines read %s, not %s, in %s/%s; name the package's catalog file catalog.yaml",
+			strings.Join(repo.CatalogFileNames, ", "), name, rc.Name, rc.Package))
+		return
+	}
+	if startsWithJSON(path) {
+		if c.jsonCatalogs == nil {
+			c.jsonCatalogs = map[string]bool{}
+		}
+		c.jsonCatalogs[path] = true
+	}
 }
 
 // packageCatalogFolder checks one catalogs/<catalog>/<package>/ folder:
 // exactly one catalog file, and, when it holds JSON, one JSON object (the
 // document count is known once the walk has parsed it).
-func (c *checker) packageCatalogFolder(dir, catalog string) {
+func (c *checker) packageCatalogFolder(dir, catalog, pkg string) {
 	var found []string
 	for _, name := range repo.CatalogFileNames {
 		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() {
 			found = append(found, name)
 		}
 	}
-	pkg := filepath.Base(dir)
 	switch len(found) {
 	case 0:
 		c.add(RuleCatalogFile, declcfg.Pos{File: dir}, blobRef{pkg: pkg}, fmt.Sprintf(

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -48,8 +45,8 @@ const (
 // semverChannels are the only channels an olm.semver template has.
 var semverChannels = []string{"Fast", "Candidate", "Stable"}
 
-// settingsFile is a settings file of the repository as read for the
-// checks: its tree, or nil when it is missing, empty or could not be read
+// settingsFile is a settings file of the repository as the checks read
+// it: its tree, or nil when it is missing, empty or could not be read
 // (which is reported).
 type settingsFile struct {
 	path string
@@ -59,97 +56,97 @@ type settingsFile struct {
 	// valid is set when the file parsed and follows its schema, so that
 	// the rules that read its values may.
 	valid bool
-	data  []byte
 }
 
-// checkOperators applies the repository rules to each operator folder.
-func (c *checker) checkOperators(ctx context.Context) error {
-	for _, dir := range c.opts.Operators {
+// operatorCheck is what the rules of one operator folder share: its ci.yaml
+// as read, and whether its update graph is checked (an operator not on
+// FBC, whose ci.yaml is not broken).
+type operatorCheck struct {
+	folder *repo.Folder
+	ci     *repo.CI
+	graph  bool
+}
+
+// checkOperatorSettings applies the settings files' rules to each operator
+// folder: ci.yaml and every release-config.yaml, their syntax, the
+// pipelines' schemas and the rules that tie them together. Each file is
+// counted and reported here only: fbc's own reading of them (repo) uses
+// the same parse, and its problems beyond the schema's are reported here
+// too (rule repo-config), so that a file fbc cannot use never goes unsaid.
+func (c *checker) checkOperatorSettings(ctx context.Context) ([]*operatorCheck, error) {
+	var out []*operatorCheck
+	for _, f := range c.opts.Operators {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
-		if err := c.checkOperator(dir); err != nil {
-			return err
-		}
+		out = append(out, c.checkOperator(f))
 	}
-	return nil
+	return out, nil
 }
 
-func (c *checker) checkOperator(dir string) error {
-	op, err := repo.OperatorOf(dir)
-	if err != nil {
-		return err
-	}
-	entries, err := op.Entries()
-	if err != nil {
-		return err
-	}
-	// Findings name the files the way the user named the folder.
-	shown := func(abs string) string {
-		rel, err := filepath.Rel(op.Dir, abs)
-		if err != nil {
-			return abs
-		}
-		return filepath.Join(dir, rel)
-	}
-	ciFile := c.readSettings(shown(op.CIPath()), settingsCI, RuleCISchema, ciSchemaPrefix)
-	var ci *repo.CI
+func (c *checker) checkOperator(f *repo.Folder) *operatorCheck {
+	oc := &operatorCheck{folder: f}
+	ciFile := c.readSettings(f.CI, settingsCI, RuleCISchema, ciSchemaPrefix)
 	if ciFile.valid && ciFile.root != nil {
-		// The schema holds, so the repository's reading of it succeeds.
-		ci, _ = repo.ParseCI(ciFile.path, ciFile.data)
-		if ci != nil {
+		if ci, err := f.CI.CI(); c.readingOK(err) {
+			oc.ci = ci
 			c.catalogMapping(ci)
 		}
 	}
-	fbc := ci != nil && ci.FBC != nil && ci.FBC.Enabled
-	for _, e := range entries {
-		if e.Kind != repo.BundleDir {
+	fbc := oc.ci != nil && oc.ci.FBC != nil && oc.ci.FBC.Enabled
+	for _, b := range f.Bundles {
+		if b.ReleaseConfig == nil {
 			continue
 		}
-		bundleDir := shown(e.Path)
-		rcPath := filepath.Join(bundleDir, repo.ReleaseConfigFile)
-		if _, err := os.Stat(rcPath); err != nil {
-			continue // only release-config.yaml counts (the pipelines probe that name)
-		}
-		rc := c.readSettings(rcPath, settingsReleaseConfig, RuleRCSchema, releaseConfigSchemaStart)
-		c.lintBundle(bundleDir)
+		rc := c.readSettings(b.ReleaseConfig, settingsReleaseConfig, RuleRCSchema, releaseConfigSchemaStart)
 		if !rc.valid || rc.root == nil {
 			continue
 		}
-		parsed, err := repo.ParseReleaseConfig(rc.path, rc.data)
-		if err != nil {
-			continue
+		if parsed, err := b.ReleaseConfig.ReleaseConfig(); c.readingOK(err) {
+			c.releaseConfig(parsed, rc, oc.ci, ciFile, fbc)
 		}
-		c.releaseConfig(parsed, rc, ci, ciFile, fbc)
 	}
-	if ciFile.exists && ci == nil {
-		return nil // the graph's mode is ci.yaml's: no guessing when it is broken
-	}
-	if !fbc {
-		c.operatorGraph(op, entries, ci, shown)
-	}
-	return nil
+	// The graph's mode is ci.yaml's: no guessing when it is broken.
+	oc.graph = !fbc && (!ciFile.exists || oc.ci != nil)
+	return oc
 }
 
-// readSettings reads and checks one settings file against its schema. A
-// file that is not there is not an error: the pipelines read it as empty
-// settings where it may be missing (ci.yaml), and only look for it where it
-// is (release-config.yaml).
-func (c *checker) readSettings(path, name, rule, prefix string) *settingsFile {
+// readingOK reports the problems fbc's reading of a settings file (repo)
+// finds in a file that follows its schema, such as an empty
+// template_name, and whether there were none.
+func (c *checker) readingOK(err error) bool {
+	if err == nil {
+		return true
+	}
+	var ps repo.Problems
+	if errors.As(err, &ps) {
+		for _, p := range ps {
+			c.add(p.Rule, p.Pos, blobRef{}, p.Message)
+		}
+		return false
+	}
+	c.add(declcfg.RuleIO, declcfg.Pos{}, blobRef{}, err.Error())
+	return false
+}
+
+// readSettings checks one settings file, read and parsed once (repo.Settings),
+// against its schema. A file that is not there is not an error: the
+// pipelines read it as empty settings where it may be missing (ci.yaml),
+// and only look for it where it is (release-config.yaml).
+func (c *checker) readSettings(s *repo.Settings, name, rule, prefix string) *settingsFile {
+	path := s.Path
 	sf := &settingsFile{path: path}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if s.Missing {
 		sf.valid = true
 		return sf
 	}
 	sf.exists = true
 	c.stats.Files++
-	if err != nil {
-		c.add(declcfg.RuleIO, declcfg.Pos{File: path}, blobRef{}, fmt.Sprintf("reading %s: %v", name, err))
+	if s.File == nil {
+		c.add(declcfg.RuleIO, declcfg.Pos{File: path}, blobRef{}, fmt.Sprintf("reading %s: %v", name, s.Err))
 		return sf
 	}
-	sf.data = data
-	f := declcfg.ParseFile(path, data)
+	f := s.File
 	bad := false
 	for _, le := range f.Errors {
 		switch le.Rule {

@@ -6,13 +6,13 @@ package validate
 import (
 	"context"
 	"io"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/progress"
+	"github.com/fbc-project/fbc/repo"
 )
 
 // Rule describes a check. ID is stable and appears in every diagnostic.
@@ -61,11 +61,30 @@ type Options struct {
 	// package, bundle metadata for TargetOCP, images pinned by digest.
 	Konflux bool
 	// Operators are operator folders of an operator repository
-	// (operators/NAME: ci.yaml, bundle folders, release-config.yaml),
-	// checked against the community and certified pipelines' rules
-	// (repository.go). A folder that is not in an operator repository is
-	// an error.
-	Operators []string
+	// (operators/NAME), read by repo.ReadFolder: their bundle directories
+	// are checked as Bundles are (each once, should Bundles name one too),
+	// and ci.yaml, each release-config.yaml, the bundle folders the
+	// pipelines lint and, for an operator not on FBC, its update graph
+	// against the community and certified pipelines' rules
+	// (repository.go). Their templates and catalogs are not validate's:
+	// pipeline.Inspect renders and compares them.
+	Operators []*repo.Folder
+	// RepoCatalogs says which paths (as given) are a catalog of an
+	// operator repository (catalogs/NAME), one package's folder of it or
+	// that folder's catalog file, which the community and certified
+	// pipelines' rules for catalog folders apply to (repocatalog.go).
+	RepoCatalogs map[string]*RepoCatalog
+}
+
+// RepoCatalog is a catalog of an operator repository, as the pipelines'
+// rules for catalog folders read it.
+type RepoCatalog struct {
+	// Name is the catalog's (v4.18); Package is set when the paths are
+	// that package's folder of it rather than the whole catalog.
+	Name, Package string
+	// AllowedRegistries are the registry prefixes bundle images may come
+	// from (config.yaml's allowed_bundle_registries); none: any.
+	AllowedRegistries []string
 }
 
 // Stats counts what a run looked at.
@@ -120,7 +139,7 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 		return nil, err
 	}
 	c.paths = paths
-	if opts.TargetOCP != nil {
+	if len(opts.RepoCatalogs) > 0 {
 		c.repoCatalogs(paths)
 	}
 	if opts.Konflux {
@@ -173,19 +192,18 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 	if walkErr != nil {
 		return nil, walkErr
 	}
-	if err := c.checkBundleSources(ctx, opts.Bundles); err != nil {
+	ops, err := c.checkOperatorSettings(ctx)
+	if err != nil {
 		return nil, err
 	}
-	if opts.TargetOCP != nil {
-		// The pipelines lint the bundle folder of a pull request.
-		for _, b := range opts.Bundles {
-			if st, err := os.Stat(b); err == nil && st.IsDir() {
-				c.lintBundle(b)
-			}
+	refs, plans := c.bundleSources(ops)
+	if err := c.checkBundleSources(ctx, refs, plans); err != nil {
+		return nil, err
+	}
+	for _, oc := range ops {
+		if oc.graph {
+			c.operatorGraph(oc, plans)
 		}
-	}
-	if err := c.checkOperators(ctx); err != nil {
-		return nil, err
 	}
 	return c.result()
 }
