@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,7 +23,20 @@ import (
 //   - garbage: answers the hello, then prints a line that is no message;
 //   - crash: answers the hello, then panics on the first bundle;
 //   - exit: answers the hello, then exits 0 without a word.
+//
+// With $FBC_TEST_PROFILES_LOG set, each run adds a line to that file, for
+// the scripts that count the runs fbc starts.
 func profilesMain() int {
+	if log := os.Getenv("FBC_TEST_PROFILES_LOG"); log != "" {
+		f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return 2
+		}
+		_, err = fmt.Fprintln(f, "run")
+		if err = errors.Join(err, f.Close()); err != nil {
+			return 2
+		}
+	}
 	fault := os.Getenv("FBC_TEST_PROFILES_FAULT")
 	if fault == "" {
 		return profile.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

@@ -171,7 +171,9 @@ targets too.`,
 			}
 			opts.TargetOCP = target
 			switch {
-			case set.BundleContent():
+			case set.BundleContent() && (len(catalogs) > 0 || len(bundles) > 0 || len(opts.Operators) > 0):
+				// Only when the run below has something to check: the
+				// repository's catalogs get a profile run each.
 				pc, err := startProfiles(cmd, set, false)
 				if err != nil {
 					return err
