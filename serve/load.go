@@ -192,11 +192,13 @@ func Load(ctx context.Context, src Source, opts LoadOptions) (_ *Catalog, err er
 		bundles:   map[bundleKey]*bundleInfo{},
 		packages:  map[string]*packageInfo{},
 	}
-	check, err := validate.NewLoadCheck()
-	if err != nil {
-		return nil, err
-	}
-	l := &loader{c: c, builder: model.NewBuilder(), w: bufio.NewWriterSize(spill, 64<<10), check: check}
+	l := &loader{c: c, builder: model.NewBuilder(), w: bufio.NewWriterSize(spill, 64<<10), checks: make(chan loadCheck, 1)}
+	// validate compiles what its checks need (once per process) while the
+	// first files are read.
+	go func() {
+		check, err := validate.NewLoadCheck()
+		l.checks <- loadCheck{check, err}
+	}()
 	if opts.LowMemory {
 		l.live = heapSamples()
 		keepHeapLow(l.live)
@@ -234,6 +236,11 @@ func (c *Catalog) Stats() Stats { return c.stats }
 // Close releases the spill file.
 func (c *Catalog) Close() error { return c.spill.Close() }
 
+type loadCheck struct {
+	check *validate.LoadCheck
+	err   error
+}
+
 // loader is one Load's state while files stream in.
 type loader struct {
 	c        *Catalog
@@ -242,8 +249,11 @@ type loader struct {
 	off      int64
 	buf      bytes.Buffer
 	problems []declcfg.Finding
-	check    *validate.LoadCheck
-	live     []metrics.Sample
+	// check is validate's, asked about each bundle; it comes from checks
+	// when the first bundle needs it.
+	check  *validate.LoadCheck
+	checks chan loadCheck
+	live   []metrics.Sample
 }
 
 func (l *loader) problem(pos declcfg.Pos, rule, msg string) {
@@ -304,6 +314,13 @@ func (l *loader) document(doc declcfg.Document) error {
 		// Read what answers need from the full blob, then drop the
 		// manifests from the parsed document: the model never sees them,
 		// and they are read back from the spill when asked for.
+		if l.check == nil {
+			lc := <-l.checks
+			if lc.err != nil {
+				return lc.err
+			}
+			l.check = lc.check
+		}
 		info = l.bundle(doc, fields)
 		dropManifests(doc.Node)
 	}
