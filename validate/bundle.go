@@ -218,6 +218,15 @@ func checkRelease(r string) error {
 // object and returns its identity and the decoded object (in a buffer the
 // next call reuses).
 func (c *fileCheck) bundleObject(d *docContext, p propertyNode, where string) (*manifestscan.Manifest, []byte) {
+	return c.checkBundleObject(d, p, where, false)
+}
+
+// checkBundleObject is bundleObject; asOPM checks only what makes opm refuse
+// to load the object (LoadCheck): data that is not base64, or YAML that does
+// not convert to JSON. opm takes data that starts as a JSON object as it is,
+// and an object without apiVersion, kind or name too. It then returns no
+// identity.
+func (c *fileCheck) checkBundleObject(d *docContext, p propertyNode, where string, asOPM bool) (*manifestscan.Manifest, []byte) {
 	dn := field(p.value, "data")
 	data := strValue(dn)
 	if data == "" {
@@ -238,6 +247,15 @@ func (c *fileCheck) bundleObject(d *docContext, p propertyNode, where string) (*
 	buf = buf[:n]
 	var m manifestscan.Manifest
 	trimmed := bytes.TrimLeft(buf, " \t\r\n")
+	if asOPM {
+		if len(trimmed) > 0 && trimmed[0] == '{' {
+			return nil, buf
+		}
+		if _, err := sigsyaml.YAMLToJSON(buf); err != nil {
+			d.reportf(RuleBundleObject, dn, "%s: olm.bundle.object data decodes to %s, which is not a JSON or YAML object", where, preview(buf))
+		}
+		return nil, buf
+	}
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		m, err = manifestscan.Scan(trimmed)
 	} else {

@@ -14,11 +14,14 @@ import (
 // that are not exactly one, naming the bundle's package, with a strict
 // semver version (package-property, bundle-version, and missing-field or
 // empty-value for its packageName and version), olm.bundle.object data that
-// is not base64 of a manifest (bundle-object, and missing or empty data),
-// and more than one olm.csv.metadata (invalid-value). Each finding is the
-// one fbc validate reports for the same problem, by the same code: rule id,
-// message, position, package and bundle. fbc serve asks it, so that it
-// refuses a catalog with the words fbc validate uses.
+// is not base64, or YAML that does not convert to JSON (bundle-object, and
+// missing or empty data), and more than one olm.csv.metadata
+// (invalid-value). Each finding is the one fbc validate reports for the
+// same problem, by the same code: rule id, message, position, package and
+// bundle. fbc validate checks more under the same rules (an object without
+// apiVersion, kind or name, JSON that does not parse), which opm loads as
+// it is. fbc serve asks it, so that it refuses what opm refuses, with the
+// words fbc validate uses.
 //
 // A LoadCheck is not safe for concurrent use; one per loading goroutine.
 type LoadCheck struct {
@@ -96,7 +99,7 @@ func (l *LoadCheck) Bundle(doc declcfg.Document, pkg, name string) []declcfg.Fin
 		case declcfg.PropertyPackage:
 			pkgProps = append(pkgProps, p)
 		case declcfg.PropertyBundleObject:
-			c.bundleObject(d, p, fmt.Sprintf("properties[%d]", p.index))
+			c.checkBundleObject(d, p, fmt.Sprintf("properties[%d]", p.index), true)
 		case declcfg.PropertyCSVMetadata:
 			csvMetadatas++
 			csvMetadataCount(d, name, p, csvMetadatas)
