@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"time"
 
@@ -83,6 +84,12 @@ type bundleInfo struct {
 }
 
 var csvMetadataType = reflect.TypeFor[declcfg.CSVMetadata]()
+
+// bundleObjectType is the shape of an olm.bundle.object value as opm
+// decodes it (its data is base64, which LoadCheck checks).
+var bundleObjectType = reflect.TypeFor[struct {
+	Data string `json:"data"`
+}]()
 
 // packageInfo is what a made-up CSV takes from its package.
 type packageInfo struct {
@@ -192,13 +199,7 @@ func Load(ctx context.Context, src Source, opts LoadOptions) (_ *Catalog, err er
 		bundles:   map[bundleKey]*bundleInfo{},
 		packages:  map[string]*packageInfo{},
 	}
-	l := &loader{c: c, builder: model.NewBuilder(), w: bufio.NewWriterSize(spill, 64<<10), checks: make(chan loadCheck, 1)}
-	// validate compiles what its checks need (once per process) while the
-	// first files are read.
-	go func() {
-		check, err := validate.NewLoadCheck()
-		l.checks <- loadCheck{check, err}
-	}()
+	l := &loader{c: c, builder: model.NewBuilder(), w: bufio.NewWriterSize(spill, 64<<10), check: validate.NewLoadCheck()}
 	if opts.LowMemory {
 		l.live = heapSamples()
 		keepHeapLow(l.live)
@@ -236,11 +237,6 @@ func (c *Catalog) Stats() Stats { return c.stats }
 // Close releases the spill file.
 func (c *Catalog) Close() error { return c.spill.Close() }
 
-type loadCheck struct {
-	check *validate.LoadCheck
-	err   error
-}
-
 // loader is one Load's state while files stream in.
 type loader struct {
 	c        *Catalog
@@ -249,11 +245,8 @@ type loader struct {
 	off      int64
 	buf      bytes.Buffer
 	problems []declcfg.Finding
-	// check is validate's, asked about each bundle; it comes from checks
-	// when the first bundle needs it.
-	check  *validate.LoadCheck
-	checks chan loadCheck
-	live   []metrics.Sample
+	check    *validate.LoadCheck
+	live     []metrics.Sample
 }
 
 func (l *loader) problem(pos declcfg.Pos, rule, msg string) {
@@ -314,14 +307,10 @@ func (l *loader) document(doc declcfg.Document) error {
 		// Read what answers need from the full blob, then drop the
 		// manifests from the parsed document: the model never sees them,
 		// and they are read back from the spill when asked for.
-		if l.check == nil {
-			lc := <-l.checks
-			if lc.err != nil {
-				return lc.err
-			}
-			l.check = lc.check
+		var err error
+		if info, err = l.bundle(doc, fields); err != nil {
+			return err
 		}
-		info = l.bundle(doc, fields)
 		dropManifests(doc.Node)
 	}
 	blob, errs, ok := declcfg.DecodeDocument(doc)
@@ -415,41 +404,49 @@ func dropManifests(root *declcfg.Node) {
 // it loads a bundle (manifests that decode, one olm.package with a semver
 // version, at most one olm.csv.metadata, property values of the shape
 // their type says) is asked of validate's LoadCheck, so that fbc serve
-// refuses with fbc validate's findings.
-func (l *loader) bundle(doc declcfg.Document, fields []pair) *bundleInfo {
+// refuses with fbc validate's findings; serve tells it which values decode
+// into opm's types, which it decodes anyway, so that only the others are
+// checked against their schema.
+func (l *loader) bundle(doc declcfg.Document, fields []pair) (*bundleInfo, error) {
 	info := &bundleInfo{}
 	pkg, name := stringOf(lookup(fields, "package")), stringOf(lookup(fields, "name"))
-	refused := l.check.Bundle(doc, pkg, name)
-	l.problems = append(l.problems, refused...)
-	for i, item := range items(lookup(fields, "properties")) {
+	type failure struct {
+		i         int
+		item, val *declcfg.Node
+		typ       string
+		err       error
+	}
+	var failed []failure
+	list := items(lookup(fields, "properties"))
+	for i, item := range list {
 		p := mapping(item)
 		typ := stringOf(lookup(p, "type"))
 		pv := lookup(p, "value")
+		fail := func(err error) { failed = append(failed, failure{i, item, pv, typ, err}) }
 		switch typ {
 		case declcfg.PropertyBundleObject:
 			info.hasObjects = true
+			if !fitsJSON(pv, bundleObjectType) {
+				fail(fmt.Errorf("not an object with base64 data"))
+			}
 			continue
 		case declcfg.PropertyCSVMetadata:
 			// Not served as a property, and read back from the spill when
 			// a CSV is made from it: the first one, once it is known to
 			// decode.
-			if !info.hasCSVMetadata && len(refused) == 0 {
-				if !fitsJSON(pv, csvMetadataType) {
-					if err := json.Unmarshal([]byte(canonicalValue(pv)), new(declcfg.CSVMetadata)); err != nil {
-						l.undecodable(doc, item, pv, pkg, name, i, typ, err)
-						continue
-					}
+			if !fitsJSON(pv, csvMetadataType) {
+				if err := json.Unmarshal([]byte(canonicalValue(pv)), new(declcfg.CSVMetadata)); err != nil {
+					fail(err)
+					continue
 				}
-				info.hasCSVMetadata = true
 			}
+			info.hasCSVMetadata = true
 			continue
 		}
 		value := canonicalValue(pv)
 		decode := func(into any) bool {
 			if err := json.Unmarshal([]byte(value), into); err != nil {
-				if len(refused) == 0 {
-					l.undecodable(doc, item, pv, pkg, name, i, typ, err)
-				}
+				fail(err)
 				return false
 			}
 			return true
@@ -487,7 +484,18 @@ func (l *loader) bundle(doc declcfg.Document, fields []pair) *bundleInfo {
 		}
 		info.properties = append(info.properties, &api.Property{Type: typ, Value: value})
 	}
-	return info
+	refused, err := l.check.Bundle(doc, pkg, name, func(i int) bool {
+		return !slices.ContainsFunc(failed, func(f failure) bool { return f.i == i })
+	})
+	if err != nil {
+		return nil, err
+	}
+	l.problems = append(l.problems, refused...)
+	if len(refused) == 0 && len(failed) > 0 {
+		f := failed[0]
+		l.undecodable(doc, f.item, f.val, pkg, name, f.i, f.typ, f.err)
+	}
+	return info, nil
 }
 
 // undecodable refuses a property value that serve cannot decode although

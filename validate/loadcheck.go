@@ -28,14 +28,12 @@ type LoadCheck struct {
 	fc *fileCheck
 }
 
-// NewLoadCheck compiles what the checks need (the built-in schema's
-// property definitions, once per process).
-func NewLoadCheck() (*LoadCheck, error) {
-	c, err := newChecker(Options{})
-	if err != nil {
-		return nil, err
-	}
-	return &LoadCheck{fc: c.newFileCheck()}, nil
+// NewLoadCheck returns a LoadCheck. It is cheap: the built-in schema's
+// property definitions are compiled (once per process) when a value is
+// first shape-checked.
+func NewLoadCheck() *LoadCheck {
+	c := &checker{severity: ruleSeverities()}
+	return &LoadCheck{fc: c.newFileCheck()}
 }
 
 // opmDecodes says which property types opm decodes into a type of its own
@@ -54,6 +52,27 @@ var opmDecodes = map[string]bool{
 	declcfg.PropertyCSVMetadata:     true,
 }
 
+// requiredStrings are, for the property types whose absent or empty
+// fields opm refuses, those fields (as the schema defines them: #PackageValue,
+// #BundleObject). A value that decodes and has them all as non-empty
+// strings has nothing a shape walk would report that opm refuses, so it is
+// not walked.
+var requiredStrings = map[string][]string{
+	declcfg.PropertyPackage:      {"packageName", "version"},
+	declcfg.PropertyBundleObject: {"data"},
+}
+
+// hasStrings reports whether mapping n has each of keys as a non-empty
+// string.
+func hasStrings(n *declcfg.Node, keys []string) bool {
+	for _, k := range keys {
+		if strValue(field(n, k)) == "" {
+			return false
+		}
+	}
+	return true
+}
+
 // loadRules are the rules of the checks LoadCheck runs whose findings make
 // opm refuse a bundle (packageProperty also checks releases, which opm
 // does not refuse).
@@ -69,8 +88,13 @@ var loadRules = map[string]bool{
 
 // Bundle checks one olm.bundle document (its tree as the loader parsed it,
 // manifests included) of package pkg named name, and returns what opm
-// would refuse in it, sorted as fbc validate sorts.
-func (l *LoadCheck) Bundle(doc declcfg.Document, pkg, name string) []declcfg.Finding {
+// would refuse in it, sorted as fbc validate sorts. decodes, when not nil,
+// says whether the value of the i-th item of the bundle's properties
+// decodes into the type opm decodes it into (the caller decodes them
+// anyway): a value that does is not checked against its schema shape, as
+// opm loads it whatever the shape says. The error is a bug in the built-in
+// schema.
+func (l *LoadCheck) Bundle(doc declcfg.Document, pkg, name string, decodes func(i int) bool) ([]declcfg.Finding, error) {
 	c := l.fc
 	c.diags = c.diags[:0]
 	d := &docContext{c: c, file: doc.Pos.File, ref: blobRef{pkg: pkg, bundle: name}}
@@ -87,8 +111,16 @@ func (l *LoadCheck) Bundle(doc declcfg.Document, pkg, name string) []declcfg.Fin
 		if !opmDecodes[p.typ] {
 			continue
 		}
-		strict := p.typ == declcfg.PropertyPackage || p.typ == declcfg.PropertyBundleObject
-		if sh := c.schema.properties[p.typ]; sh != nil && !cueshape.IsNull(p.value) {
+		required, strict := requiredStrings[p.typ]
+		if !cueshape.IsNull(p.value) && (decodes == nil || !decodes(i) || !hasStrings(p.value, required)) {
+			if c.schema == nil {
+				s, err := compiledSchema()
+				if err != nil {
+					return nil, err
+				}
+				c.schema = s
+			}
+			sh := c.schema.properties[p.typ]
 			sh.Walk(p.value, p.path(), func(rule string, n *declcfg.Node, _ *cueshape.Path, msg string) {
 				if rule == declcfg.RuleFieldType || strict && (rule == RuleMissingField || rule == RuleEmptyValue) {
 					d.report(rule, n, msg)
@@ -108,5 +140,5 @@ func (l *LoadCheck) Bundle(doc declcfg.Document, pkg, name string) []declcfg.Fin
 	c.packageProperties(d, root, b, pkgProps)
 	out := slices.DeleteFunc(slices.Clone(c.diags), func(f declcfg.Finding) bool { return !loadRules[f.Rule] })
 	declcfg.SortFindings(out)
-	return out
+	return out, nil
 }
