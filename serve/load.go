@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -12,17 +11,16 @@ import (
 	"reflect"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"time"
-	"unsafe"
-
-	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/borrow"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/model"
 	"github.com/fbc-project/fbc/serve/api"
+	"github.com/fbc-project/fbc/validate"
 )
 
 // Catalog is a catalog loaded for serving. Loading reads every file once:
@@ -86,6 +84,12 @@ type bundleInfo struct {
 }
 
 var csvMetadataType = reflect.TypeFor[declcfg.CSVMetadata]()
+
+// bundleObjectType is the shape of an olm.bundle.object value as opm
+// decodes it (its data is base64, which LoadCheck checks).
+var bundleObjectType = reflect.TypeFor[struct {
+	Data string `json:"data"`
+}]()
 
 // packageInfo is what a made-up CSV takes from its package.
 type packageInfo struct {
@@ -171,14 +175,6 @@ func keepHeapLow(sample []metrics.Sample) {
 	debug.SetMemoryLimit(live + other + lowMemoryMargin)
 }
 
-// Rule ids of the problems Load finds beyond the model's and the loader's;
-// they are fbc validate's ids for the same problems.
-const (
-	ruleBundleObject  = "bundle-object"
-	ruleInvalidValue  = "invalid-value"
-	ruleBundleVersion = "bundle-version"
-)
-
 // Load reads a catalog for serving. It fails with *InvalidError when the
 // catalog breaks a rule that would make opm serve refuse it.
 func Load(ctx context.Context, src Source, opts LoadOptions) (_ *Catalog, err error) {
@@ -203,7 +199,7 @@ func Load(ctx context.Context, src Source, opts LoadOptions) (_ *Catalog, err er
 		bundles:   map[bundleKey]*bundleInfo{},
 		packages:  map[string]*packageInfo{},
 	}
-	l := &loader{c: c, builder: model.NewBuilder(), w: bufio.NewWriterSize(spill, 64<<10)}
+	l := &loader{c: c, builder: model.NewBuilder(), w: bufio.NewWriterSize(spill, 64<<10), check: validate.NewLoadCheck()}
 	if opts.LowMemory {
 		l.live = heapSamples()
 		keepHeapLow(l.live)
@@ -218,14 +214,6 @@ func Load(ctx context.Context, src Source, opts LoadOptions) (_ *Catalog, err er
 	c.size = l.off
 	c.model = l.builder.Build()
 	l.problems = append(l.problems, c.model.Problems()...)
-	for _, p := range c.model.Packages {
-		for _, b := range p.Bundles {
-			if b.VersionErr != nil && len(declcfgPackageProps(b.Blob)) == 1 {
-				l.problems = append(l.problems, declcfg.Finding{Rule: ruleBundleVersion, Severity: declcfg.SeverityError, Pos: b.Pos, Package: p.Name, Bundle: b.Name,
-					Message: fmt.Sprintf("bundle %q: %v; OLM needs a semantic version (MAJOR.MINOR.PATCH)", b.Name, b.VersionErr)})
-			}
-		}
-	}
 	declcfg.SortFindings(l.problems)
 	for i := range l.problems {
 		if !l.problems[i].IsWarning() {
@@ -249,16 +237,6 @@ func (c *Catalog) Stats() Stats { return c.stats }
 // Close releases the spill file.
 func (c *Catalog) Close() error { return c.spill.Close() }
 
-func declcfgPackageProps(b *declcfg.Bundle) []declcfg.Property {
-	var out []declcfg.Property
-	for _, p := range b.Properties {
-		if p.Type == declcfg.PropertyPackage {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // loader is one Load's state while files stream in.
 type loader struct {
 	c        *Catalog
@@ -267,7 +245,7 @@ type loader struct {
 	off      int64
 	buf      bytes.Buffer
 	problems []declcfg.Finding
-	scratch  []byte // decoded bundle objects, reused
+	check    *validate.LoadCheck
 	live     []metrics.Sample
 }
 
@@ -329,7 +307,10 @@ func (l *loader) document(doc declcfg.Document) error {
 		// Read what answers need from the full blob, then drop the
 		// manifests from the parsed document: the model never sees them,
 		// and they are read back from the spill when asked for.
-		info = l.bundle(doc, fields)
+		var err error
+		if info, err = l.bundle(doc, fields); err != nil {
+			return err
+		}
 		dropManifests(doc.Node)
 	}
 	blob, errs, ok := declcfg.DecodeDocument(doc)
@@ -419,45 +400,53 @@ func dropManifests(root *declcfg.Node) {
 	}
 }
 
-// bundle records what answers about a bundle need and checks what opm
-// checks when it loads one: manifests that decode, at most one
-// olm.csv.metadata, property values of the shape their type says.
-func (l *loader) bundle(doc declcfg.Document, fields []pair) *bundleInfo {
+// bundle records what answers about a bundle need. What opm checks when
+// it loads a bundle (manifests that decode, one olm.package with a semver
+// version, at most one olm.csv.metadata, property values of the shape
+// their type says) is asked of validate's LoadCheck, so that fbc serve
+// refuses with fbc validate's findings; serve tells it which values decode
+// into opm's types, which it decodes anyway, so that only the others are
+// checked against their schema.
+func (l *loader) bundle(doc declcfg.Document, fields []pair) (*bundleInfo, error) {
 	info := &bundleInfo{}
-	name := stringOf(lookup(fields, "name"))
-	csvMetadatas := 0
-	for _, item := range items(lookup(fields, "properties")) {
-		pos := declcfg.Pos{File: doc.Pos.File, Line: item.Line, Col: item.Column}
+	pkg, name := stringOf(lookup(fields, "package")), stringOf(lookup(fields, "name"))
+	type failure struct {
+		i         int
+		item, val *declcfg.Node
+		typ       string
+		err       error
+	}
+	var failed []failure
+	list := items(lookup(fields, "properties"))
+	for i, item := range list {
 		p := mapping(item)
 		typ := stringOf(lookup(p, "type"))
 		pv := lookup(p, "value")
-		if typ == declcfg.PropertyBundleObject {
+		fail := func(err error) { failed = append(failed, failure{i, item, pv, typ, err}) }
+		switch typ {
+		case declcfg.PropertyBundleObject:
 			info.hasObjects = true
-			l.checkObject(pos, name, pv)
+			if !fitsJSON(pv, bundleObjectType) {
+				fail(fmt.Errorf("not an object with base64 data"))
+			}
 			continue
-		}
-		if typ == declcfg.PropertyCSVMetadata {
-			// Not served as a property: checked here (without writing it
-			// out and reading it back unless it does not fit), read back
-			// from the spill when a CSV is made from it.
-			csvMetadatas++
-			if csvMetadatas > 1 {
-				l.problem(pos, ruleInvalidValue, fmt.Sprintf("bundle %q has more than one olm.csv.metadata property; opm serves at most one", name))
-				continue
+		case declcfg.PropertyCSVMetadata:
+			// Not served as a property, and read back from the spill when
+			// a CSV is made from it: the first one, once it is known to
+			// decode.
+			if !fitsJSON(pv, csvMetadataType) {
+				if err := json.Unmarshal([]byte(canonicalValue(pv)), new(declcfg.CSVMetadata)); err != nil {
+					fail(err)
+					continue
+				}
 			}
-			if fitsJSON(pv, csvMetadataType) {
-				info.hasCSVMetadata = true
-			} else if err := json.Unmarshal([]byte(canonicalValue(pv)), new(declcfg.CSVMetadata)); err != nil {
-				l.problem(pos, ruleInvalidValue, fmt.Sprintf("bundle %q: %s property: %v", name, typ, err))
-			} else {
-				info.hasCSVMetadata = true
-			}
+			info.hasCSVMetadata = true
 			continue
 		}
 		value := canonicalValue(pv)
 		decode := func(into any) bool {
 			if err := json.Unmarshal([]byte(value), into); err != nil {
-				l.problem(pos, ruleInvalidValue, fmt.Sprintf("bundle %q: %s property: %v", name, typ, err))
+				fail(err)
 				return false
 			}
 			return true
@@ -495,37 +484,32 @@ func (l *loader) bundle(doc declcfg.Document, fields []pair) *bundleInfo {
 		}
 		info.properties = append(info.properties, &api.Property{Type: typ, Value: value})
 	}
-	return info
+	refused, err := l.check.Bundle(doc, pkg, name, func(i int) bool {
+		return !slices.ContainsFunc(failed, func(f failure) bool { return f.i == i })
+	})
+	if err != nil {
+		return nil, err
+	}
+	l.problems = append(l.problems, refused...)
+	if len(refused) == 0 && len(failed) > 0 {
+		f := failed[0]
+		l.undecodable(doc, f.item, f.val, pkg, name, f.i, f.typ, f.err)
+	}
+	return info, nil
 }
 
-// checkObject checks an olm.bundle.object value as opm does when it loads
-// it: base64 data, and YAML that converts to JSON unless it is JSON
-// already (opm takes JSON as it is).
-func (l *loader) checkObject(pos declcfg.Pos, bundle string, value *declcfg.Node) {
-	dn := lookup(mapping(value), "data")
-	if !isString(dn) {
-		l.problem(pos, ruleBundleObject, fmt.Sprintf("bundle %q: olm.bundle.object has no base64 data", bundle))
-		return
+// undecodable refuses a property value that serve cannot decode although
+// LoadCheck found nothing wrong with the bundle (a value its schema's shape
+// allows but opm's type does not take, such as a priority beyond an int):
+// serving it would fail the calls that read it.
+func (l *loader) undecodable(doc declcfg.Document, item, value *declcfg.Node, pkg, bundle string, i int, typ string, err error) {
+	at := item
+	if value != nil {
+		at = value
 	}
-	data := resolve(dn).Value
-	need := base64.StdEncoding.DecodedLen(len(data))
-	if cap(l.scratch) < need {
-		l.scratch = make([]byte, need)
-	}
-	// Decode reads the string's bytes in place: copying every manifest
-	// once more would double what loading allocates.
-	n, err := base64.StdEncoding.Decode(l.scratch[:need], unsafe.Slice(unsafe.StringData(data), len(data)))
-	if err != nil {
-		l.problem(pos, ruleBundleObject, fmt.Sprintf("bundle %q: olm.bundle.object data is not base64: %v", bundle, err))
-		return
-	}
-	obj := l.scratch[:n]
-	if t := bytes.TrimLeft(obj, " \t\r\n"); len(t) > 0 && t[0] == '{' {
-		return
-	}
-	if _, err := sigsyaml.YAMLToJSON(obj); err != nil {
-		l.problem(pos, ruleBundleObject, fmt.Sprintf("bundle %q: olm.bundle.object is neither JSON nor YAML: %v", bundle, err))
-	}
+	l.problems = append(l.problems, declcfg.Finding{Rule: declcfg.RuleFieldType, Severity: declcfg.SeverityError,
+		Pos: declcfg.Pos{File: doc.Pos.File, Line: at.Line, Col: at.Column}, Package: pkg, Bundle: bundle,
+		Message: fmt.Sprintf("properties[%d].value does not decode as opm decodes %s: %v", i, typ, err)})
 }
 
 // packageDependency is the olm.package value opm builds for a package

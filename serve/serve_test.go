@@ -483,7 +483,7 @@ func TestLoadParsedFiles(t *testing.T) {
 			msgs[i] += fmt.Sprintf("%s %s %s\n", p.Pos, p.Rule, p.Message)
 		}
 	}
-	if msgs[0] != msgs[1] || !strings.Contains(msgs[0], "olm.csv.metadata property") || !strings.Contains(msgs[0], "bundle-object") {
+	if msgs[0] != msgs[1] || !strings.Contains(msgs[0], "properties[1].value.keywords must be a list") || !strings.Contains(msgs[0], "bundle-object") {
 		t.Errorf("problems differ or are missing:\nstreamed:\n%s\nparsed:\n%s", msgs[0], msgs[1])
 	}
 }

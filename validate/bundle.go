@@ -25,7 +25,7 @@ func (c *fileCheck) bundleBlob(d *docContext, root *declcfg.Node, b *declcfg.Bun
 	where := func(p propertyNode) string { return fmt.Sprintf("properties[%d]", p.index) }
 
 	var pkgProps []propertyNode
-	objects := 0
+	objects, csvMetadatas := 0, 0
 	var csv *manifestscan.Manifest
 	var contents *BundleContents
 	if c.opts.Profiles != nil && d.standalone == nil {
@@ -36,6 +36,8 @@ func (c *fileCheck) bundleBlob(d *docContext, root *declcfg.Node, b *declcfg.Bun
 		case declcfg.PropertyPackage:
 			pkgProps = append(pkgProps, p)
 		case declcfg.PropertyCSVMetadata:
+			csvMetadatas++
+			csvMetadataCount(d, b.Name, p, csvMetadatas)
 			if contents != nil {
 				contents.CSVMetadataPos = d.pos(p.item)
 			}
@@ -53,18 +55,7 @@ func (c *fileCheck) bundleBlob(d *docContext, root *declcfg.Node, b *declcfg.Bun
 		}
 	}
 
-	var version *semver.Version
-	hasRelease := false
-	switch len(pkgProps) {
-	case 0:
-		d.reportf(RulePackageProperty, root, "%s has no olm.package property; add one: {type: olm.package, value: {packageName: %s, version: ...}}", bundleLabel(b.Name), orPlaceholder(b.Package, "<package>"))
-	case 1:
-		version, hasRelease = c.packageProperty(d, root, b, pkgProps[0])
-	default:
-		for _, p := range pkgProps[1:] {
-			d.reportf(RulePackageProperty, p.item, "%s has %d olm.package properties (%s is one more); keep exactly one", bundleLabel(b.Name), len(pkgProps), where(p))
-		}
-	}
+	version, hasRelease := c.packageProperties(d, root, b, pkgProps)
 
 	if b.Image != "" {
 		if err := c.imageReference(b.Image); err != nil {
@@ -103,6 +94,32 @@ func (c *fileCheck) bundleBlob(d *docContext, root *declcfg.Node, b *declcfg.Bun
 	}
 	if contents != nil && c.opts.Profiles != nil {
 		c.checkBundleProfiles(contents, blobRef{pkg: b.Package, bundle: b.Name})
+	}
+}
+
+// packageProperties applies the rules about a bundle's olm.package
+// properties: exactly one, naming the bundle's package, with a strict
+// semver version (and a valid release). It returns the parsed version and
+// whether the bundle has a release.
+func (c *fileCheck) packageProperties(d *docContext, root *declcfg.Node, b *declcfg.Bundle, pkgProps []propertyNode) (*semver.Version, bool) {
+	switch len(pkgProps) {
+	case 0:
+		d.reportf(RulePackageProperty, root, "%s has no olm.package property; add one: {type: olm.package, value: {packageName: %s, version: ...}}", bundleLabel(b.Name), orPlaceholder(b.Package, "<package>"))
+	case 1:
+		return c.packageProperty(d, root, b, pkgProps[0])
+	default:
+		for _, p := range pkgProps[1:] {
+			d.reportf(RulePackageProperty, p.item, "%s has %d olm.package properties (properties[%d] is one more); keep exactly one", bundleLabel(b.Name), len(pkgProps), p.index)
+		}
+	}
+	return nil, false
+}
+
+// csvMetadataCount reports the n-th olm.csv.metadata property of a bundle
+// when it is not the first: opm refuses a bundle with more than one.
+func csvMetadataCount(d *docContext, bundle string, p propertyNode, n int) {
+	if n > 1 {
+		d.reportf(RuleInvalidValue, p.item, "%s has more than one olm.csv.metadata property (properties[%d] is one more); opm serves at most one: keep one", bundleLabel(bundle), p.index)
 	}
 }
 
@@ -201,6 +218,15 @@ func checkRelease(r string) error {
 // object and returns its identity and the decoded object (in a buffer the
 // next call reuses).
 func (c *fileCheck) bundleObject(d *docContext, p propertyNode, where string) (*manifestscan.Manifest, []byte) {
+	return c.checkBundleObject(d, p, where, false)
+}
+
+// checkBundleObject is bundleObject; asOPM checks only what makes opm refuse
+// to load the object (LoadCheck): data that is not base64, or YAML that does
+// not convert to JSON. opm takes data that starts as a JSON object as it is,
+// and an object without apiVersion, kind or name too. It then returns no
+// identity.
+func (c *fileCheck) checkBundleObject(d *docContext, p propertyNode, where string, asOPM bool) (*manifestscan.Manifest, []byte) {
 	dn := field(p.value, "data")
 	data := strValue(dn)
 	if data == "" {
@@ -221,6 +247,15 @@ func (c *fileCheck) bundleObject(d *docContext, p propertyNode, where string) (*
 	buf = buf[:n]
 	var m manifestscan.Manifest
 	trimmed := bytes.TrimLeft(buf, " \t\r\n")
+	if asOPM {
+		if len(trimmed) > 0 && trimmed[0] == '{' {
+			return nil, buf
+		}
+		if _, err := sigsyaml.YAMLToJSON(buf); err != nil {
+			d.reportf(RuleBundleObject, dn, "%s: olm.bundle.object data decodes to %s, which is not a JSON or YAML object", where, preview(buf))
+		}
+		return nil, buf
+	}
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		m, err = manifestscan.Scan(trimmed)
 	} else {

@@ -99,14 +99,11 @@ func (c *checker) merge(fc *fileCheck) {
 }
 
 func newChecker(opts Options) (*checker, error) {
-	s, err := builtin()
+	s, err := compiledSchema()
 	if err != nil {
-		return nil, fmt.Errorf("compiling the built-in CUE schemas: %w", err)
+		return nil, err
 	}
-	c := &checker{opts: opts, schema: s, builder: model.NewBuilder(), unreadable: map[declcfg.Pos]bool{}, severity: map[string]declcfg.Severity{}}
-	for _, r := range catalogue {
-		c.severity[r.ID] = r.Severity
-	}
+	c := &checker{opts: opts, schema: s, builder: model.NewBuilder(), unreadable: map[declcfg.Pos]bool{}, severity: ruleSeverities()}
 	if opts.Profiles == nil {
 		c.decodeOptions.Values = func(typ string) bool { return typ == declcfg.PropertyPackage }
 	}
@@ -123,6 +120,24 @@ func newChecker(opts Options) (*checker, error) {
 		c.policies = append(c.policies, p)
 	}
 	return c, nil
+}
+
+// compiledSchema is builtin with its error said.
+func compiledSchema() (*catalogSchema, error) {
+	s, err := builtin()
+	if err != nil {
+		return nil, fmt.Errorf("compiling the built-in CUE schemas: %w", err)
+	}
+	return s, nil
+}
+
+// ruleSeverities maps each rule id to its severity.
+func ruleSeverities() map[string]declcfg.Severity {
+	m := make(map[string]declcfg.Severity, len(catalogue))
+	for _, r := range catalogue {
+		m[r.ID] = r.Severity
+	}
+	return m
 }
 
 // strictRules are the warnings Options.Strict turns into errors: the ones
