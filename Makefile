@@ -82,7 +82,7 @@ FUZZ_TARGETS := declcfg:FuzzParseFile declcfg:FuzzDecodeDocument declcfg:FuzzDec
 	validate:FuzzValidate validate/internal/yamllint:FuzzLint internal/manifestscan:FuzzScan validate/internal/cueshape:FuzzMatchesCUE internal/imageref:FuzzMatchReference image:FuzzReferenceGrammar \
 	template:FuzzRender template:FuzzParseImageMap template:FuzzConvert compose:FuzzParseConfig model:FuzzBuild \
 	resolve:FuzzManifests resolve:FuzzConstraint resolve:FuzzFlags resolve/olmv1:FuzzClusterExtension serve:FuzzCanonical serve:FuzzFitsJSON internal/textscan:FuzzScan declcfg:FuzzAppendIndented declcfg:FuzzAppendBundleJSON declcfg:FuzzYAMLTextEdit repo:FuzzParseSettings \
-	images:FuzzRewrite images:FuzzParseMirrorSets images:FuzzTopLevelKind images:FuzzReplaySegment
+	images:FuzzRewrite images:FuzzParseMirrorSets images:FuzzTopLevelKind images:FuzzCSVRead images:FuzzReplaySegment
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t#*:}; \

@@ -427,10 +427,11 @@ func walkFiles(ctx context.Context, fsys fs.FS, items []walkItem, opts WalkOptio
 			}
 		}
 	}()
-	// With Reuse, buffers go round: at most one per file in flight.
+	// With Reuse, buffers go round: at most one per file in flight (the
+	// window), and those fn is done with, kept until a read takes them.
 	var free chan []byte
 	if opts.Reuse {
-		free = make(chan []byte, 1)
+		free = make(chan []byte, opts.Ahead)
 	}
 	for range opts.Concurrency {
 		go func() {
@@ -552,7 +553,9 @@ func readLimited(r io.Reader, sizeHint, limit int64) ([]byte, error) {
 func readLimitedInto(r io.Reader, into []byte, sizeHint, limit int64) ([]byte, error) {
 	want := int(min(sizeHint, limit)) + bytes.MinRead
 	if cap(into) < want {
-		into = make([]byte, 0, want)
+		// A buffer that goes round (WalkOptions.Reuse) and is too small
+		// at least doubles, so that it soon fits most files.
+		into = make([]byte, 0, max(want, 2*cap(into)))
 	}
 	buf := bytes.NewBuffer(into[:0])
 	n, err := buf.ReadFrom(&binaryStop{r: io.LimitReader(r, limit+1)})
@@ -599,7 +602,8 @@ func (b *binaryStop) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := b.r.Read(p)
-	if b.seen < 64<<10 && bytes.IndexByte(p[:n], 0) >= 0 {
+	// Only the window is looked at: the first read is often the whole file.
+	if window := 64<<10 - b.seen; window > 0 && bytes.IndexByte(p[:min(n, window)], 0) >= 0 {
 		b.stop = true
 	}
 	b.seen += n

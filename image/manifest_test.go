@@ -3,6 +3,7 @@ package image_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -111,4 +112,33 @@ func TestResolve(t *testing.T) {
 			t.Error("oci: reference resolved")
 		}
 	})
+}
+
+// TestPingOncePerRegistry: go-containerregistry probes the registry (GET
+// /v2/) for every repository it opens; the client asks once per registry,
+// and answers the other probes with what the registry said.
+func TestPingOncePerRegistry(t *testing.T) {
+	reg := imagetest.NewRegistry(t)
+	img := bundleImage(t, "linux/amd64")
+	var refs []string
+	for i := range 5 {
+		refs = append(refs, reg.Push(t, fmt.Sprintf("repo%d:v1", i), img))
+	}
+	reg.Reset()
+	c := must(image.NewClient(testOptions(t)))
+	for _, ref := range refs {
+		must(c.Resolve(context.Background(), ref, false))
+	}
+	pings, manifests := 0, 0
+	for _, r := range reg.Requests() {
+		switch {
+		case r == "GET /v2/":
+			pings++
+		case strings.Contains(r, "/manifests/"):
+			manifests++
+		}
+	}
+	if pings != 1 || manifests != 5 {
+		t.Errorf("%d probes and %d manifest requests for 5 repositories, want 1 and 5: %q", pings, manifests, reg.Requests())
+	}
 }

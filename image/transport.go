@@ -1,6 +1,7 @@
 package image
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -226,12 +228,20 @@ type registryTransport struct {
 	next    http.RoundTripper
 	policy  *retryPolicy
 	timeout time.Duration
+	pings   pingMemo
 }
 
 func (t *registryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodGet && req.Method != http.MethodHead {
 		return t.next.RoundTrip(req)
 	}
+	if isPing(req) {
+		return t.pings.roundTrip(req, t.exchange)
+	}
+	return t.exchange(req)
+}
+
+func (t *registryTransport) exchange(req *http.Request) (*http.Response, error) {
 	x := &exchange{t: t, req: req}
 	resp, err := x.send(0)
 	if err != nil {
@@ -405,4 +415,99 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 		return 0, fmt.Errorf("GET %s: manifest larger than %d bytes", b.url, maxManifestSize)
 	}
 	return n, err
+}
+
+// isPing is go-containerregistry's probe of a registry: an anonymous GET
+// /v2/, which it sends for every repository it opens (and, to a registry
+// that may speak plain HTTP, over HTTPS and HTTP at once).
+func isPing(req *http.Request) bool {
+	return req.Method == http.MethodGet && req.URL.Path == "/v2/" && req.URL.RawQuery == "" && req.Header.Get("Authorization") == ""
+}
+
+// pingMemo keeps each registry's answer to the probe for the client's life:
+// the answer (no authentication needed, or how to authenticate) is the
+// registry's, not the repository's, so a check of 1,000 images in 100
+// repositories asks it once, not 100 times (probes that come while it is
+// asked wait for its answer), and a registry that answered over plain HTTP
+// is not offered a TLS handshake again on the same port. Only answers are
+// kept (200 and 401): after a failure, the next probe asks again.
+type pingMemo struct {
+	mu       sync.Mutex
+	answers  map[string]*pingAnswer   // scheme://host
+	inflight map[string]chan struct{} // closed when the probe is answered or failed
+}
+
+type pingAnswer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// errPlainHTTP is net/http's error for a TLS request answered in plain HTTP.
+var errPlainHTTP = errors.New("http: server gave HTTP response to HTTPS client")
+
+func (m *pingMemo) roundTrip(req *http.Request, send func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	key := req.URL.Scheme + "://" + req.URL.Host
+	m.mu.Lock()
+	for {
+		if a := m.answers[key]; a != nil {
+			m.mu.Unlock()
+			return a.response(req), nil
+		}
+		if req.URL.Scheme == "https" && m.answers["http://"+req.URL.Host] != nil {
+			m.mu.Unlock()
+			return nil, errPlainHTTP
+		}
+		wait := m.inflight[key]
+		if wait == nil {
+			break
+		}
+		m.mu.Unlock()
+		select {
+		case <-wait:
+		case <-req.Context().Done():
+			return nil, req.Context().Err()
+		}
+		m.mu.Lock()
+	}
+	done := make(chan struct{})
+	if m.inflight == nil {
+		m.inflight, m.answers = map[string]chan struct{}{}, map[string]*pingAnswer{}
+	}
+	m.inflight[key] = done
+	m.mu.Unlock()
+	a, resp, err := askPing(req, send)
+	m.mu.Lock()
+	if a != nil {
+		m.answers[key] = a
+	}
+	delete(m.inflight, key)
+	close(done)
+	m.mu.Unlock()
+	if a != nil {
+		return a.response(req), nil
+	}
+	return resp, err
+}
+
+// askPing sends the probe: its answer when it is one to keep, or else the
+// response or error to pass on.
+func askPing(req *http.Request, send func(*http.Request) (*http.Response, error)) (*pingAnswer, *http.Response, error) {
+	resp, err := send(req)
+	if err != nil || resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusUnauthorized {
+		return nil, resp, err
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	if err != nil {
+		return nil, nil, err
+	}
+	return &pingAnswer{status: resp.StatusCode, header: resp.Header.Clone(), body: body}, nil, nil
+}
+
+// response is the kept answer to req.
+func (a *pingAnswer) response(req *http.Request) *http.Response {
+	return &http.Response{Status: fmt.Sprintf("%d %s", a.status, http.StatusText(a.status)), StatusCode: a.status,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: a.header.Clone(),
+		Body: io.NopCloser(bytes.NewReader(a.body)), ContentLength: int64(len(a.body)), Request: req}
 }

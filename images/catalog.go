@@ -21,6 +21,9 @@ type bundleFacts struct {
 	// csv is the bundle's CSV, read from its olm.bundle.object manifests
 	// or its directory; nil when it has none.
 	csv *csvFacts
+	// objects are a blob's olm.bundle.object data (base64, sharing the
+	// file's bytes) until readCSV reads them.
+	objects []string
 	// labels are the CSV's labels, from the CSV or from olm.csv.metadata.
 	labels      map[string]string
 	labelsKnown bool
@@ -91,15 +94,23 @@ func blobFacts(file string, root *declcfg.Node, editable bool) *bundleFacts {
 		v := field(p, "value")
 		switch strValue(field(p, "type")) {
 		case declcfg.PropertyBundleObject:
-			if f.csv != nil {
-				continue
-			}
-			f.csv = csvFromBase64(strValue(field(v, "data")))
+			f.objects = append(f.objects, strValue(field(v, "data")))
 		case declcfg.PropertyCSVMetadata:
 			f.labels, f.labelsKnown = stringMap(field(v, "labels")), true
 		}
 	}
 	return f
+}
+
+// readCSV finds the CSV among the blob's olm.bundle.object manifests (the
+// first that is one), decoding them in buf, which it may grow.
+func (f *bundleFacts) readCSV(buf *[]byte) {
+	for _, data := range f.objects {
+		if f.csv = csvFromBase64(data, buf); f.csv != nil {
+			break
+		}
+	}
+	f.objects = nil
 }
 
 // typedFacts reads a bundle blob that was rendered (from a bundle image or

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"hash/crc32"
+	"reflect"
 	"testing"
 	"unicode/utf8"
 )
@@ -67,5 +68,43 @@ func FuzzReplaySegment(f *testing.F) {
 		}
 		_ = replaySegment(append(seg, tail...), map[string][]byte{})
 		_ = replaySegment(tail, map[string][]byte{})
+	})
+}
+
+// FuzzCSVRead holds csvDoc.readFast, the one-pass reading of a CSV, to
+// encoding/json: what it answers for (ok), encoding/json reads the same;
+// what it calls invalid, encoding/json refuses.
+func FuzzCSVRead(f *testing.F) {
+	for _, s := range []string{
+		`{"apiVersion":"operators.coreos.com/v1alpha1","kind":"ClusterServiceVersion","metadata":{"name":"op.v1","labels":{"operatorframework.io/arch.amd64":"supported"},"annotations":{"containerImage":"q.io/op@sha256:1","alm-examples":"[{\"a\":1}]"}},"spec":{"description":"x","relatedImages":[{"name":"a","image":"q.io/a:1"}],"install":{"strategy":"deployment","spec":{"deployments":[{"name":"d","spec":{"template":{"spec":{"initContainers":[{"name":"i","image":"q.io/i"}],"containers":[{"name":"m","image":"q.io/m","env":[{"name":"RELATED_IMAGE_X","value":"q.io/x"},{"name":"N","value":"1"}]}]}}}}]}}}}`,
+		`{"kind":"ClusterServiceVersion","Kind":"X"}`,
+		`{"kind":"ClusterServiceVersion","metadata":{"labels":{"a":"1","a":"2"}},"metadata":{"name":"n"}}`,
+		`{"kind":"ClusterServiceVersion","spec":{"relatedImages":null,"install":{"spec":{"deployments":[]}}}}`,
+		`{"kind":"ClusterServiceVersion","metadata":{"name":5}}`,
+		`{"kind":"ClusterServiceVersion","metadata":{"name":"a\u00e9\ud800","labels":{"k\u212a":"v"}}}`,
+		"{\"kind\":\"ClusterServiceVersion\",\"metadata\":{\"name\":\"\xff\"}}",
+		`{"kind":"CustomResourceDefinition","spec":{"names":{"kind":"ClusterServiceVersion"}}}`,
+		`[]`, `{"kind":`, `{"kind":"ClusterServiceVersion"} x`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var fast csvDoc
+		ok, valid := fast.readFast(data)
+		var want csvDoc
+		err := json.Unmarshal(data, &want)
+		switch {
+		case !valid:
+			if err == nil {
+				t.Fatalf("readFast called %q invalid; encoding/json read it", data)
+			}
+		case ok:
+			if err != nil {
+				t.Fatalf("readFast read %q; encoding/json: %v", data, err)
+			}
+			if !reflect.DeepEqual(fast, want) {
+				t.Fatalf("%q:\nreadFast     %+v\nencoding/json %+v", data, fast, want)
+			}
+		}
 	})
 }

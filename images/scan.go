@@ -155,49 +155,71 @@ type fileScan struct {
 }
 
 // scanFiles walks a catalog or template tree, a file or standard input.
-// Files are parsed and scanned on several goroutines; their results are
-// put together in path order.
+// Each file is read into a buffer that later files reuse and parsed a
+// document at a time (nothing of it is kept: what a scan keeps is copied);
+// the CSVs of its bundles are read meanwhile on other goroutines, while
+// the walk reads the next files.
 func scanFiles(ctx context.Context, src string, opts ScanOptions, res *Scan, errs *declcfg.LoadErrors) ([]*stub, error) {
-	workers := runtime.GOMAXPROCS(0)
-	var results []*fileScan
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, workers)
-	err := declcfg.WalkPath(ctx, src, opts.Stdin, declcfg.WalkOptions{Stream: true, Borrow: true}, func(f *declcfg.File) error {
-		fr := &fileScan{}
-		results = append(results, fr)
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			scanFile(f, src, fr)
-		}()
-		return nil
+	csvs := newCSVReaders(runtime.GOMAXPROCS(0))
+	defer csvs.close()
+	var stubs []*stub
+	err := declcfg.WalkPath(ctx, src, opts.Stdin, declcfg.WalkOptions{Stream: true, Borrow: true, Reuse: true, Ahead: 2}, func(f *declcfg.File) error {
+		fr := scanFile(f, src, csvs)
+		res.Files++
+		res.Bundles = append(res.Bundles, fr.bundles...)
+		stubs = append(stubs, fr.stubs...)
+		*errs = append(*errs, fr.errs...)
+		return ctx.Err()
 	})
-	wg.Wait()
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return nil, err
 		}
 		return nil, fault.Wrap(fault.Run, fmt.Errorf("%s: %w", src, unwrapPath(err)))
 	}
-	var stubs []*stub
-	for _, fr := range results {
-		res.Files++
-		res.Bundles = append(res.Bundles, fr.bundles...)
-		stubs = append(stubs, fr.stubs...)
-		*errs = append(*errs, fr.errs...)
-	}
 	return stubs, nil
 }
 
+// csvReaders read bundles' CSVs on a few goroutines, each with a buffer
+// to decode them in.
+type csvReaders struct {
+	jobs chan csvJob
+	wg   sync.WaitGroup
+}
+
+type csvJob struct {
+	facts *bundleFacts
+	done  *sync.WaitGroup
+}
+
+func newCSVReaders(n int) *csvReaders {
+	r := &csvReaders{jobs: make(chan csvJob, 4*n)}
+	r.wg.Add(n)
+	for range n {
+		go func() {
+			defer r.wg.Done()
+			var buf []byte
+			for j := range r.jobs {
+				j.facts.readCSV(&buf)
+				j.done.Done()
+			}
+		}()
+	}
+	return r
+}
+
+func (r *csvReaders) close() {
+	close(r.jobs)
+	r.wg.Wait()
+}
+
 // scanFile scans the documents of one file: olm.bundle blobs, and
-// templates (whose schema says which kind).
-func scanFile(f *declcfg.File, src string, fr *fileScan) {
+// templates (whose schema says which kind). It returns when every CSV of
+// the file is read: they share the file's bytes.
+func scanFile(f *declcfg.File, src string, csvs *csvReaders) *fileScan {
+	fr := &fileScan{}
+	var blobs []*bundleFacts
+	var pending sync.WaitGroup
 	f.Each(func(doc declcfg.Document) {
 		root := doc.Node
 		// opm finds the schema (of catalogs and templates alike) whatever
@@ -205,16 +227,32 @@ func scanFile(f *declcfg.File, src string, fr *fileScan) {
 		schema := strValue(foldField(root, "schema"))
 		switch schema {
 		case declcfg.SchemaBundle:
-			fr.bundles = append(fr.bundles, blobFacts(f.Path, root, true).bundle(src))
+			bf := blobFacts(f.Path, root, true)
+			blobs = append(blobs, bf)
+			fr.bundles = append(fr.bundles, nil)
+			if len(bf.objects) > 0 {
+				pending.Add(1)
+				csvs.jobs <- csvJob{bf, &pending}
+			}
 		case schemaBasic, schemaSemver, schemaSubstitutes:
 			scanTemplate(f.Path, src, schema, root, fr)
 		}
 	})
+	pending.Wait()
+	// Blobs and templates keep their order in the file.
+	i := 0
+	for k, b := range fr.bundles {
+		if b == nil {
+			fr.bundles[k] = blobs[i].bundle(src)
+			i++
+		}
+	}
 	for _, e := range f.Errors {
 		if !e.Warning {
 			fr.errs = append(fr.errs, e)
 		}
 	}
+	return fr
 }
 
 // scanImage renders a bundle or catalog image and reads its bundles.

@@ -63,6 +63,7 @@ func scanTemplate(file, src, schema string, root *declcfg.Node, fr *fileScan) {
 			continue
 		}
 		f := blobFacts(file, e, true)
+		f.readCSV(new([]byte))
 		if f.pkg == "" {
 			f.pkg = pkg
 		}

@@ -40,3 +40,32 @@ bench_best() {
   rm -f "$tf" "$ef"
   echo "$secs $kb"
 }
+
+# bench_median RUNS OUT COMMAND...: as bench_best, but prints
+# "SECONDS CPU KB": the median wall time, the median CPU time (user + system)
+# and the median peak RSS of the runs, the figures to give for a machine
+# shared with other work (a best run hides how much a loaded machine varies).
+bench_median() {
+  local runs=$1 out=$2 i rc
+  shift 2
+  local tf ef all
+  tf=$(mktemp) ef=$(mktemp) all=$(mktemp)
+  for ((i = 0; i < runs; i++)); do
+    rc=0
+    /usr/bin/time -o "$tf" -f '%e %U %S %M' "$@" >"$out" 2>"$ef" || rc=$?
+    if [ "$rc" -ne 0 ]; then
+      echo "bench: $* exited $rc:" >&2
+      tail -5 "$ef" >&2
+      rm -f "$tf" "$ef" "$all"
+      return 1
+    fi
+    tail -1 "$tf" >>"$all"
+  done
+  awk '{ w[NR] = $1; c[NR] = $2 + $3; m[NR] = $4 }
+    function median(a, n,   i, j, t) {
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+      return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+    }
+    END { print median(w, NR), median(c, NR), median(m, NR) }' "$all"
+  rm -f "$tf" "$ef" "$all"
+}

@@ -36,3 +36,7 @@ func Own(s string) string {
 	}
 	return strings.Clone(s)
 }
+
+// Bytes returns s's memory as a byte slice, without copying it, for a
+// reader that only reads it (a decoder's input): it must not be written.
+func Bytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
