@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/fbc-project/fbc/declcfg"
-	"github.com/fbc-project/fbc/validate/internal/cueshape"
+	"github.com/fbc-project/fbc/validate/internal/shape"
 )
 
 // SchemaLifecycle is the schema of the OpenShift lifecycle blob: a
@@ -102,7 +102,7 @@ func (c *fileCheck) lifecycleBlob(d *docContext, root *declcfg.Node) {
 
 // absentField reports whether a field is absent as the tools read it:
 // missing, or null.
-func absentField(n *declcfg.Node) bool { return n == nil || cueshape.IsNull(n) }
+func absentField(n *declcfg.Node) bool { return n == nil || shape.IsNull(n) }
 
 // phaseDate reads a phase's date; nil when it is absent (the shape walk
 // reports a missing one) or not a YYYY-MM-DD date, which it reports.
