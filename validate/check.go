@@ -232,6 +232,7 @@ func (c *fileCheck) file(f *declcfg.File) {
 			c.second = doc.Pos
 		}
 		c.document(doc, nil, nil)
+		doc.Release() // nothing of the tree outlives its checks
 	}
 	for _, le := range f.Errors {
 		c.addLoadError(le, blobRef{})
