@@ -103,22 +103,28 @@ func Start(ctx context.Context, opts StartOptions) (*Client, error) {
 	c.cmd = exec.CommandContext(ctx, opts.Path)
 	c.cmd.Stderr = &c.stderr
 	c.cmd.WaitDelay = 2 * time.Second
-	in, err := c.cmd.StdinPipe()
+	// Both ends are pipes of our own rather than StdinPipe and StdoutPipe:
+	// Wait closes those when the process exits, and the last message could
+	// be lost unread; and ours can be made larger (growPipe).
+	inR, in, err := os.Pipe()
 	if err != nil {
 		return nil, fault.Errorf(fault.Run, "running %s: %v", opts.Path, err)
 	}
-	// Its output comes through a pipe of our own rather than StdoutPipe:
-	// Wait closes that one when the process exits, and the last message
-	// could be lost unread.
 	out, outW, err := os.Pipe()
 	if err != nil {
+		inR.Close()
+		in.Close()
 		return nil, fault.Errorf(fault.Run, "running %s: %v", opts.Path, err)
 	}
-	c.cmd.Stdout = outW
+	growPipe(in)
+	growPipe(out)
+	c.cmd.Stdin, c.cmd.Stdout = inR, outW
 	c.in, c.w, c.out = in, bufio.NewWriterSize(in, 256<<10), bufio.NewReaderSize(out, 64<<10)
 	err = c.cmd.Start()
+	inR.Close()
 	outW.Close()
 	if err != nil {
+		in.Close()
 		out.Close()
 		return nil, fault.Errorf(fault.Run, "running %s: %v", opts.Path, err)
 	}
