@@ -9,13 +9,14 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
 // dns1123Label is the rule opm applies to package names (Kubernetes'
 // IsDNS1123Label): lowercase alphanumerics and '-', starting and ending
 // with an alphanumeric, at most 63 characters.
-var dns1123Label = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+var dns1123Label = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`) })
 
 // CheckPackageName reports whether name is a valid package name.
 func CheckPackageName(name string) error {
@@ -24,7 +25,7 @@ func CheckPackageName(name string) error {
 		return errors.New("package name is empty")
 	case len(name) > 63:
 		return fmt.Errorf("package name %q is %d characters long; at most 63 are allowed", name, len(name))
-	case !dns1123Label.MatchString(name):
+	case !dns1123Label().MatchString(name):
 		return fmt.Errorf("package name %q is not a lowercase RFC 1123 label: use lowercase letters, digits and '-', starting and ending with a letter or digit (e.g. my-operator)", name)
 	}
 	return nil

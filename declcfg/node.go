@@ -18,6 +18,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg/internal/fastyaml"
 	"github.com/fbc-project/fbc/declcfg/internal/jsonstream"
+	"github.com/fbc-project/fbc/declcfg/internal/tree"
 	"github.com/fbc-project/fbc/internal/textscan"
 )
 
@@ -122,23 +123,32 @@ func parseYAMLStream(data []byte, borrow bool, each func(d yamlDoc) error) error
 // of its file: the documents carry the file's lines (a syntax error's line
 // stays the text's).
 func parseYAMLStreamAt(data []byte, borrow bool, first int, each func(d yamlDoc) error) error {
-	docs, ok := fastyaml.ParseAt(data, borrow, first)
+	_, err := parseYAMLStreamIn(data, borrow, first, nil, nil, each)
+	return err
+}
+
+// parseYAMLStreamIn is parseYAMLStreamAt with the memory the fast path
+// parses in (fastyaml.ParseIn); fast says whether it read the text, so that
+// the documents' nodes come from arena.
+func parseYAMLStreamIn(data []byte, borrow bool, first int, scratch *fastyaml.Scratch, arena *tree.Arena, each func(d yamlDoc) error) (fast bool, err error) {
+	docs, ok := fastyaml.ParseIn(data, borrow, first, scratch, arena)
+	fast = ok
 	if !ok {
 		docs, ok = parseYAMLDocs(data, borrow)
 		shiftDocs(docs, first-1)
 	}
 	if !ok {
-		return parseYAMLv3(data, func(d yamlDoc) error {
+		return false, parseYAMLv3(data, func(d yamlDoc) error {
 			shiftDoc(&d, first-1)
 			return each(d)
 		})
 	}
 	for _, d := range docs {
 		if err := each(d); err != nil {
-			return err
+			return fast, err
 		}
 	}
-	return nil
+	return fast, nil
 }
 
 // ParseYAML parses a YAML text (JSON is YAML too) into its documents, each

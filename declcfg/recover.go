@@ -10,6 +10,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg/internal/fastyaml"
 	"github.com/fbc-project/fbc/declcfg/internal/jsonstream"
+	"github.com/fbc-project/fbc/declcfg/internal/tree"
 )
 
 // A syntax error costs only the document it is in: the loader skips that
@@ -136,7 +137,7 @@ func parseYAMLRecovering(data []byte, borrow bool) ([]yamlDoc, []skipped) {
 	)
 	chunks := yamlChunks(data)
 	for i, c := range chunks {
-		got, skip := parseChunk(data, c, borrow, i < len(chunks)-1)
+		got, _, skip := parseChunk(data, c, borrow, i < len(chunks)-1, nil, nil)
 		if skip != nil {
 			skips = append(skips, *skip)
 		}
@@ -153,37 +154,53 @@ func parseYAMLRecovering(data []byte, borrow bool) ([]yamlDoc, []skipped) {
 
 // parseChunk parses one part of a YAML stream (yamlChunks) on its own, with
 // the lines of the whole stream; a part that does not parse is skipped
-// (resumed says whether parts follow it).
-func parseChunk(data []byte, c yamlChunk, borrow, resumed bool) ([]yamlDoc, *skipped) {
+// (resumed says whether parts follow it). The fast path parses in scratch
+// and arena (either may be nil); fast says whether it read the part.
+func parseChunk(data []byte, c yamlChunk, borrow, resumed bool, scratch *fastyaml.Scratch, arena *tree.Arena) (got []yamlDoc, fast bool, skip *skipped) {
 	text := data[c.start:c.end]
-	var got []yamlDoc
-	if err := parseYAMLStreamAt(text, borrow, c.line, func(d yamlDoc) error { got = append(got, d); return nil }); err != nil {
+	fast, err := parseYAMLStreamIn(text, borrow, c.line, scratch, arena, func(d yamlDoc) error { got = append(got, d); return nil })
+	if err != nil {
 		pe := asParseError(err)
 		if pe.Line > 0 {
 			pe.Line += c.line - 1
 		}
 		last := c.line + bytes.Count(bytes.TrimRight(text, " \t\r\n"), []byte("\n"))
-		return nil, &skipped{err: pe, text: text, first: c.line, last: last, resumed: resumed}
+		return nil, false, &skipped{err: pe, text: text, first: c.line, last: last, resumed: resumed}
 	}
-	return got, nil
+	return got, fast, nil
 }
 
 // parseYAMLEach parses a splittable YAML stream (see splittable) a document
 // at a time, handing each to each as soon as it is read: what
 // parseYAMLRecovering reads of the stream, without holding it whole. A part
-// that does not parse is skipped, as there.
-func parseYAMLEach(data []byte, borrow bool, each func(n *Node)) []skipped {
+// that does not parse is skipped, as there. The documents the fast path
+// reads come with the arena their nodes were taken from (nil for others),
+// which Document.Release gives back once each of them has been released.
+func parseYAMLEach(data []byte, borrow bool, each func(n *Node, a *docArena)) []skipped {
 	var skips []skipped
+	var scratch fastyaml.Scratch
 	chunks := yamlChunks(data)
 	for i, c := range chunks {
-		got, skip := parseChunk(data, c, borrow, i < len(chunks)-1)
+		a := &docArena{}
+		got, fast, skip := parseChunk(data, c, borrow, i < len(chunks)-1, &scratch, &a.arena)
 		if skip != nil {
 			skips = append(skips, *skip)
-			continue
+		}
+		n := 0
+		for _, d := range got {
+			if !d.Empty {
+				n++
+			}
+		}
+		if !fast || n == 0 {
+			a.arena.Release() // holds no document's nodes
+			a = nil
+		} else {
+			a.refs.Store(int32(n))
 		}
 		for _, d := range got {
 			if !d.Empty {
-				each(d.Node)
+				each(d.Node, a)
 			}
 		}
 	}

@@ -11,31 +11,37 @@ import (
 	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
-// streamed parses data as a file walked with WalkOptions.Stream is parsed:
-// by Each, a document at a time. It returns the documents Each handed over
-// and the file.
-func streamed(name string, data []byte, borrow bool) ([]Document, *File) {
-	f := &File{Path: name, pending: &pendingText{data: data, borrow: borrow}}
-	var docs []Document
-	f.Each(func(d Document) { docs = append(docs, d) })
-	return docs, f
-}
-
 // sameParse reports how streaming data differs from ParseFile ("" when it
 // does not): the same documents, with the same trees, and the same errors.
+// Each document is compared as it is handed over and then released, so that
+// the documents after it are parsed into the memory of its tree
+// (Document.Release) and must come out the same all the same.
 func sameParse(name string, data []byte) string {
 	want := ParseFile(name, data)
-	docs, got := streamed(name, data, false)
-	if len(docs) != len(want.Docs) {
-		return fmt.Sprintf("%d documents streamed, %d parsed", len(docs), len(want.Docs))
+	got := &File{Path: name, pending: &pendingText{data: data}}
+	n := 0
+	var diff string
+	got.Each(func(d Document) {
+		defer d.Release()
+		i := n
+		n++
+		switch {
+		case diff != "":
+		case i >= len(want.Docs):
+			diff = fmt.Sprintf("%d documents parsed, more streamed", len(want.Docs))
+		case d.Pos != want.Docs[i].Pos:
+			diff = fmt.Sprintf("document %d at %v streamed, %v parsed", i, d.Pos, want.Docs[i].Pos)
+		default:
+			if err := sameTree(d.Node, want.Docs[i].Node, fmt.Sprintf("document %d", i)); err != nil {
+				diff = err.Error()
+			}
+		}
+	})
+	if diff != "" {
+		return diff
 	}
-	for i := range docs {
-		if docs[i].Pos != want.Docs[i].Pos {
-			return fmt.Sprintf("document %d at %v streamed, %v parsed", i, docs[i].Pos, want.Docs[i].Pos)
-		}
-		if err := sameTree(docs[i].Node, want.Docs[i].Node, fmt.Sprintf("document %d", i)); err != nil {
-			return err.Error()
-		}
+	if n != len(want.Docs) {
+		return fmt.Sprintf("%d documents streamed, %d parsed", n, len(want.Docs))
 	}
 	if len(got.Docs) != 0 {
 		return "a streamed file keeps its documents"

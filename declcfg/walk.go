@@ -12,10 +12,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	ignore "github.com/sabhiram/go-gitignore"
 
+	"github.com/fbc-project/fbc/declcfg/internal/tree"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/internal/progress"
 	"github.com/fbc-project/fbc/internal/safefs"
@@ -75,6 +77,31 @@ func (e *LoadError) Error() string {
 type Document struct {
 	Pos  Pos
 	Node *Node
+
+	// arena holds the nodes of a document File.Each parsed from a streamed
+	// file, for Release.
+	arena *docArena
+}
+
+// Release says that the caller is done with the document's tree: no node
+// of it, and no slice of a node's children, will be read again. The memory
+// of the trees of a streamed file's documents (WalkOptions.Stream) is then
+// used again for the documents parsed after it, so that a reader that
+// checks each document and keeps nothing of its tree (validate) allocates a
+// few documents' nodes instead of the catalog's. Values (strings) stay
+// valid. Releasing is optional (the memory is collected either way), at
+// most once per document, and does nothing for other documents.
+func (d Document) Release() {
+	if d.arena != nil && d.arena.refs.Add(-1) == 0 {
+		d.arena.arena.Release()
+	}
+}
+
+// docArena is the arena of the documents parsed from one part of a stream,
+// given back when the last of them is released.
+type docArena struct {
+	arena tree.Arena
+	refs  atomic.Int32
 }
 
 // File is a parsed catalog file.
@@ -637,7 +664,7 @@ func (f *File) parse(data []byte, borrow, stream bool, each func(Document)) {
 			Msg: fmt.Sprintf("not a text file (binary byte at offset %d); a catalog holds only JSON or YAML", off)})
 		return
 	}
-	addRoot := func(n *Node) {
+	addRootIn := func(n *Node, a *docArena) {
 		pos := Pos{File: name, Line: n.Line, Col: n.Column}
 		if n.Kind == AliasNode && n.Alias != nil {
 			n = n.Alias
@@ -645,10 +672,12 @@ func (f *File) parse(data []byte, borrow, stream bool, each func(Document)) {
 		if n.Kind != MappingNode {
 			f.Errors = append(f.Errors, &LoadError{Pos: pos, Rule: RuleNotObject,
 				Msg: fmt.Sprintf("document is %s; every catalog document must be an object with a \"schema\" field", KindName(n))})
+			Document{arena: a}.Release() // handed to no one
 			return
 		}
-		each(Document{Pos: pos, Node: n})
+		each(Document{Pos: pos, Node: n, arena: a})
 	}
+	addRoot := func(n *Node) { addRootIn(n, nil) }
 	var skips []skipped
 	if isJSONStream(data) {
 		skips = parseJSONRecovering(data, borrow, addRoot)
@@ -667,7 +696,7 @@ func (f *File) parse(data []byte, borrow, stream bool, each func(Document)) {
 			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: line}, Rule: RuleEmptyDocument, Msg: msg})
 		}
 		if stream && splittable(data) {
-			skips = parseYAMLEach(data, borrow, addRoot)
+			skips = parseYAMLEach(data, borrow, addRootIn)
 		} else {
 			var docs []yamlDoc
 			docs, skips = parseYAMLRecovering(data, borrow)

@@ -150,8 +150,8 @@ func (c *CatalogImage) writeOutput(ctx context.Context, o output, force bool) er
 // next to dir and renamed into place; an existing non-empty dir is replaced
 // only with force. An interrupt (ctx) leaves dir as it was.
 func (c *CatalogImage) WriteOCILayout(ctx context.Context, dir, refName string, force bool) error {
-	if refName != "" && !ociRefName.MatchString(refName) {
-		return fmt.Errorf("tag %q cannot name an image in an OCI layout: must match %s", refName, ociRefName)
+	if refName != "" && !ociRefName().MatchString(refName) {
+		return fmt.Errorf("tag %q cannot name an image in an OCI layout: must match %s", refName, ociRefName())
 	}
 	if err := checkReplaceable(dir, force); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -76,7 +77,7 @@ func IsLocalReference(s string) bool {
 
 // ociRefName is what an OCI layout's ref.name annotation may hold when used
 // as a tag here: the tag grammar of the distribution spec.
-var ociRefName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
+var ociRefName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`) })
 
 // ParseReference parses an image reference:
 //
@@ -153,8 +154,8 @@ func parseReference(s string, opts Options) (Reference, error) {
 				return fail("image %q in the archive: %v", sel, err)
 			}
 		default:
-			if !ociRefName.MatchString(sel) {
-				return fail("tag %q: must match %s", sel, ociRefName)
+			if !ociRefName().MatchString(sel) {
+				return fail("tag %q: must match %s", sel, ociRefName())
 			}
 		}
 		r.Tag = sel

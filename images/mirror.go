@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
@@ -50,10 +51,12 @@ const (
 
 // Patterns of the OpenShift API for a source and a mirror.
 var (
-	hostPart    = `(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])`
-	pathPart    = `(?:/[a-z0-9]+(?:(?:[._]|__|[-]*)[a-z0-9]+)*)*`
-	mirrorRE    = regexp.MustCompile(`^` + hostPart + `(?:\.` + hostPart + `)*(?::[0-9]+)?` + pathPart + `$`)
-	wildcardRE  = regexp.MustCompile(`^\*(?:\.` + hostPart + `)+$`)
+	hostPart = `(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])`
+	pathPart = `(?:/[a-z0-9]+(?:(?:[._]|__|[-]*)[a-z0-9]+)*)*`
+	mirrorRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^` + hostPart + `(?:\.` + hostPart + `)*(?::[0-9]+)?` + pathPart + `$`)
+	})
+	wildcardRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*(?:\.` + hostPart + `)+$`) })
 	mirrorKinds = kindIDMS + ", " + kindITMS + " or " + kindICSP
 )
 
@@ -145,8 +148,8 @@ func (ms *MirrorSets) document(file string, n *declcfg.Node, depth int) error {
 		if !ok || src == "" {
 			return fail(e, "%s entry without a source", kind)
 		}
-		wild := wildcardRE.MatchString(src)
-		if !wild && !mirrorRE.MatchString(src) {
+		wild := wildcardRE().MatchString(src)
+		if !wild && !mirrorRE().MatchString(src) {
 			return fail(sn, "source %q is not host[:port][/namespace...][/repo] or *.domain", src)
 		}
 		var mirrors []string
@@ -156,7 +159,7 @@ func (ms *MirrorSets) document(file string, n *declcfg.Node, depth int) error {
 		}
 		for _, m := range items(mn) {
 			loc, ok := str(m)
-			if !ok || !mirrorRE.MatchString(loc) {
+			if !ok || !mirrorRE().MatchString(loc) {
 				return fail(m, "mirror %q is not host[:port][/namespace...][/repo]", m.Value)
 			}
 			mirrors = append(mirrors, loc)

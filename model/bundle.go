@@ -231,12 +231,14 @@ func (b *Bundle) versionText() string {
 
 // trailingVersion finds the version a bundle name ends with
 // (foo.v1.2.3 -> 1.2.3).
-var trailingVersion = regexp.MustCompile(`(?:^|[.-])v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$`)
+var trailingVersion = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[.-])v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$`)
+})
 
 // NameVersion returns the version a bundle name ends with, as bundles are
 // conventionally named (<operator>.v<version>).
 func NameVersion(name string) (semver.Version, bool) {
-	m := trailingVersion.FindStringSubmatch(name)
+	m := trailingVersion().FindStringSubmatch(name)
 	if m == nil {
 		return semver.Version{}, false
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fbc-project/fbc/internal/safefs"
 )
@@ -119,7 +120,9 @@ func Recognise(path string) *NotCatalog {
 	return nc
 }
 
-var documentName = regexp.MustCompile(`(?i)^(readme|license|licence|notice|owners|authors|contributing|changelog|makefile|dockerfile)([.-].*)?$|\.(md|markdown|rst|txt|adoc)$|\.dockerfile$`)
+var documentName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(readme|license|licence|notice|owners|authors|contributing|changelog|makefile|dockerfile)([.-].*)?$|\.(md|markdown|rst|txt|adoc)$|\.dockerfile$`)
+})
 
 func recogniseFile(path string) *NotCatalog {
 	base := filepath.Base(path)
@@ -131,7 +134,7 @@ func recogniseFile(path string) *NotCatalog {
 		nc.Layout, nc.What = LayoutPackageManifests, "the package manifest of a package in the package-manifest format"
 	case base == "release-config.yaml" || base == "release-config.yml":
 		nc.Layout, nc.What = LayoutReleaseConfig, "the certification pipeline's release settings for a bundle"
-	case documentName.MatchString(base):
+	case documentName().MatchString(base):
 		nc.Layout, nc.What = LayoutDocument, "documentation or a build file"
 	default:
 		schema := templateSchema(path)
@@ -146,7 +149,7 @@ func recogniseFile(path string) *NotCatalog {
 // topSchema finds a top-level schema key in YAML: at the start of a line
 // (entries of a template are indented or list items). Old semver templates
 // spell it Schema.
-var topSchema = regexp.MustCompile(`(?m)^(?i:schema)\s*:\s*['"]?([A-Za-z0-9._/-]+)`)
+var topSchema = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(?i:schema)\s*:\s*['"]?([A-Za-z0-9._/-]+)`) })
 
 // firstSchema reads the schema of a template-sized file's first document;
 // "" for anything else. YAML is scanned for a top-level key; JSON is read
@@ -183,7 +186,7 @@ func yamlSchema(r io.Reader) string {
 			if !first && bytes.HasPrefix(chunk, []byte("---")) {
 				return "" // the next document (a leading --- opens the first)
 			}
-			if m := topSchema.FindSubmatch(chunk); m != nil {
+			if m := topSchema().FindSubmatch(chunk); m != nil {
 				return string(m[1])
 			}
 			first = false
@@ -312,7 +315,7 @@ func templateFolder(nc *NotCatalog) bool {
 		case strings.HasPrefix(name, "."):
 		case e.IsDir():
 			return false
-		case documentName.MatchString(name):
+		case documentName().MatchString(name):
 		default:
 			s := templateSchema(filepath.Join(nc.Path, name))
 			if s == "" {

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"sigs.k8s.io/yaml"
@@ -114,12 +115,12 @@ func isBlankYAML(text []byte) bool {
 	return true
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): `)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): `) })
 
 // yamlError turns a YAML library error into a message with an absolute line.
 func yamlError(err error, offset int) *docError {
 	msg := err.Error()
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return &docError{Line: n + offset, Msg: strings.TrimPrefix(msg[len(m[0]):], "yaml: ")}
 	}

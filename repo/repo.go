@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
@@ -346,11 +347,11 @@ func isDir(p string) bool {
 
 // catalogVersion is the name rule operator-pipelines applies to catalogs:
 // "v" MAJOR "." MINOR.
-var catalogVersion = regexp.MustCompile(`^v(\d+)\.(\d+)$`)
+var catalogVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v(\d+)\.(\d+)$`) })
 
 // CatalogVersion reads a catalog name of the form vMAJOR.MINOR.
 func CatalogVersion(catalog string) (major, minor int, ok bool) {
-	m := catalogVersion.FindStringSubmatch(catalog)
+	m := catalogVersion().FindStringSubmatch(catalog)
 	if m == nil {
 		return 0, 0, false
 	}

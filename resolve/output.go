@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/fbc-project/fbc/internal/textout"
 )
@@ -232,12 +233,14 @@ func writeRequirements(tw *textout.Writer, reqs []Requirement, indent string) {
 
 // listedRule matches OLM's "only one" constraints over many bundles:
 // "A, B and C originate from package P", "A, B and C provide API".
-var listedRule = regexp.MustCompile(`^(.+) and (\S+) (originate from package \S+|provide .+)$`)
+var listedRule = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(.+) and (\S+) (originate from package \S+|provide .+)$`)
+})
 
 // shortenList names the first few bundles of a long "only one" constraint
 // and how many more there are.
 func shortenList(c string) string {
-	m := listedRule.FindStringSubmatch(c)
+	m := listedRule().FindStringSubmatch(c)
 	if m == nil {
 		return c
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
@@ -133,10 +134,10 @@ func usagef(format string, args ...any) error {
 
 // A Kubernetes object name (DNS-1123 subdomain, as namespaces and most
 // objects are).
-var objectNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
+var objectNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`) })
 
 func checkObjectName(what, name string) error {
-	if len(name) > 253 || !objectNameRE.MatchString(name) {
+	if len(name) > 253 || !objectNameRE().MatchString(name) {
 		return usagef("%s %q is not a Kubernetes name (lowercase letters, digits, '-' and '.')", what, name)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/gzhttp"
@@ -36,14 +37,16 @@ const jsonlType = "application/jsonl"
 const httpTimeFormat = http.TimeFormat
 
 // dns1123Subdomain is the form catalogd requires of catalog names.
-var dns1123Subdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+var dns1123Subdomain = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+})
 
 // CheckName reports whether name can be a catalog name in catalogd's API.
 func CheckName(name string) error {
 	switch {
 	case len(name) > 253:
 		return fmt.Errorf("invalid catalog name: must be no more than 253 characters")
-	case !dns1123Subdomain.MatchString(name):
+	case !dns1123Subdomain().MatchString(name):
 		return fmt.Errorf("invalid catalog name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -325,7 +326,7 @@ type experimental struct {
 }
 
 // customName is what opm accepts as a schema or package name in a query.
-var customName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]*$`)
+var customName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]*$`) })
 
 func (x *experimental) ExperimentalListPackageCustomSchemas(req *api.ExperimentalListPackageCustomSchemasRequest, stream api.ExperimentalRegistry_ExperimentalListPackageCustomSchemasServer) error {
 	md, _ := metadata.FromIncomingContext(stream.Context())
@@ -337,11 +338,11 @@ func (x *experimental) ExperimentalListPackageCustomSchemas(req *api.Experimenta
 	if schema == "" {
 		return status.Error(codes.InvalidArgument, "schema is required")
 	}
-	if !customName.MatchString(schema) {
-		return status.Errorf(codes.InvalidArgument, "invalid custom schema query: invalid schema %q: must match %s", schema, customName)
+	if !customName().MatchString(schema) {
+		return status.Errorf(codes.InvalidArgument, "invalid custom schema query: invalid schema %q: must match %s", schema, customName())
 	}
-	if pkg != "" && !customName.MatchString(pkg) {
-		return status.Errorf(codes.InvalidArgument, "invalid custom schema query: invalid packageName %q: must match %s", pkg, customName)
+	if pkg != "" && !customName().MatchString(pkg) {
+		return status.Errorf(codes.InvalidArgument, "invalid custom schema query: invalid packageName %q: must match %s", pkg, customName())
 	}
 	c := x.cat()
 	if c == nil {

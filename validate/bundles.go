@@ -104,6 +104,14 @@ type ProfileChecker interface {
 	CheckCatalog(cat *model.Catalog) ([]declcfg.Finding, error)
 }
 
+// Remote is a ProfileChecker that checks bundles in another process
+// (fbc-profile): a bundle waits there for its turn, and to keep that
+// process busy while this one reads the next bundles, it wants InFlight
+// bundles sent at once rather than one per local worker.
+type Remote interface {
+	InFlight() int
+}
+
 // checkBundleSources reads and checks the bundle directories and images of
 // a run, several at once, and applies the repository rules that read
 // their folders (plans, by ref) to the bytes read; their diagnostics are
@@ -280,7 +288,14 @@ func (c *fileCheck) checkBundleProfiles(b *BundleContents, ref blobRef) {
 		return ds
 	}
 	if b.FromCatalog {
-		c.checker.profiles.start(c.opts.Concurrency, check)
+		workers := c.opts.Concurrency
+		if workers <= 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		if r, ok := c.opts.Profiles.(Remote); ok {
+			workers = max(workers, r.InFlight())
+		}
+		c.checker.profiles.start(workers, check)
 		return
 	}
 	c.diags = append(c.diags, check()...)

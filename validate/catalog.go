@@ -2,6 +2,7 @@ package validate
 
 import (
 	"regexp"
+	"sync"
 
 	"github.com/fbc-project/fbc/declcfg"
 )
@@ -13,7 +14,7 @@ import (
 // them to a model.Builder in file order, and finish reports what the model
 // finds.
 
-var dns1123Label = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+var dns1123Label = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`) })
 
 func (c *fileCheck) packageBlob(d *docContext, root *declcfg.Node, p *declcfg.Package) {
 	if p.Name == "" {
@@ -23,7 +24,7 @@ func (c *fileCheck) packageBlob(d *docContext, root *declcfg.Node, p *declcfg.Pa
 	switch {
 	case len(p.Name) > 63:
 		d.reportf(RulePackageName, nameNode, "package name %q is longer than 63 characters; package names are DNS-1123 labels", p.Name)
-	case !dns1123Label.MatchString(p.Name):
+	case !dns1123Label().MatchString(p.Name):
 		d.reportf(RulePackageName, nameNode, "package name %q is not a DNS-1123 label: use lowercase letters, digits and '-', starting and ending with a letter or digit", p.Name)
 	}
 	slim := *p

@@ -6,7 +6,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/model"
-	"github.com/fbc-project/fbc/validate/internal/cueshape"
+	"github.com/fbc-project/fbc/validate/internal/shape"
 )
 
 // checker runs one validation. Files arrive one at a time; each document is
@@ -223,7 +223,7 @@ func (d *docContext) report(rule string, n *declcfg.Node, msg string) {
 }
 
 // shapeReport adapts report to what a shape walk produces.
-func (d *docContext) shapeReport(rule string, n *declcfg.Node, _ *cueshape.Path, msg string) {
+func (d *docContext) shapeReport(rule string, n *declcfg.Node, _ *shape.Path, msg string) {
 	d.report(rule, n, msg)
 }
 
@@ -247,6 +247,7 @@ func (c *fileCheck) file(f *declcfg.File) {
 			c.second = doc.Pos
 		}
 		c.document(doc, nil, nil)
+		doc.Release() // nothing of the tree outlives its checks
 	}
 	for _, le := range f.Errors {
 		c.addLoadError(le, blobRef{})
@@ -300,7 +301,7 @@ func (c *fileCheck) document(doc declcfg.Document, given *declcfg.Blob, standalo
 	root := declcfg.Deref(doc.Node)
 	foldedDuplicates(d, root, c.schema.schemas[blob.Schema])
 	if sh := c.schema.schemas[blob.Schema]; sh != nil {
-		sh.Walk(root, cueshape.Root(blob.Schema+" blob"), d.shapeReport)
+		sh.Walk(root, shape.Root(blob.Schema+" blob"), d.shapeReport)
 	} else if !c.policyDefines(func(p *policy) bool { return p.definesSchema(blob.Schema) }) {
 		c.unknownSchema(d, root, blob.Schema)
 	}
@@ -332,7 +333,7 @@ func (c *fileCheck) document(doc declcfg.Document, given *declcfg.Blob, standalo
 // ..."). The shape walk reports the pairs in which one key is a field of a
 // known schema spelt exactly; this finds the rest (custom schemas, unknown
 // fields, two misspellings of one field).
-func foldedDuplicates(d *docContext, root *declcfg.Node, sh *cueshape.Shape) {
+func foldedDuplicates(d *docContext, root *declcfg.Node, sh *shape.Shape) {
 	entries, err := declcfg.MappingEntries(root)
 	if err != nil {
 		return // duplicate keys: the loader reports them

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/imageref"
@@ -21,8 +22,8 @@ import (
 
 // Konflux's own patterns for a pinned bundle image and a trusted registry.
 var (
-	konfluxDigestPinned = regexp.MustCompile(`@sha256:[a-fA-F0-9]{64}$`)
-	konfluxTrusted      = regexp.MustCompile(`^registry\.(stage\.)?redhat\.io/`)
+	konfluxDigestPinned = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@sha256:[a-fA-F0-9]{64}$`) })
+	konfluxTrusted      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^registry\.(stage\.)?redhat\.io/`) })
 )
 
 // lifecycleInjectedSince is the first release for which Konflux injects a
@@ -103,12 +104,12 @@ func (c *fileCheck) konfluxBundle(d *docContext, root *declcfg.Node, b *declcfg.
 	}
 	unpinned := false
 	if b.Image != "" {
-		if !konfluxDigestPinned.MatchString(b.Image) {
+		if !konfluxDigestPinned().MatchString(b.Image) {
 			unpinned = true
 			d.reportf(RuleKonfluxDigestPin, imageNode,
 				"The following olm.bundle image references are not digest-pinned: %s; reference the bundle image by @sha256 digest", b.Image)
 		}
-		if !konfluxTrusted.MatchString(b.Image) {
+		if !konfluxTrusted().MatchString(b.Image) {
 			d.reportf(RuleKonfluxTrustedRegistry, imageNode,
 				"The following olm.bundle image references are not from registry.redhat.io or registry.stage.redhat.io: %s", b.Image)
 		}

@@ -3,10 +3,11 @@ package validate
 import (
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/fbc-project/fbc/declcfg"
-	"github.com/fbc-project/fbc/validate/internal/cueshape"
+	"github.com/fbc-project/fbc/validate/internal/shape"
 )
 
 // SchemaLifecycle is the schema of the OpenShift lifecycle blob: a
@@ -17,7 +18,7 @@ import (
 const SchemaLifecycle = "io.openshift.operators.lifecycles.v1alpha1"
 
 // majorMinor is a MAJOR.MINOR version without leading zeros.
-var majorMinor = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`)
+var majorMinor = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`) })
 
 // lifecycleDate is the layout of a phase's dates.
 const lifecycleDate = "2006-01-02"
@@ -51,12 +52,12 @@ func (c *fileCheck) lifecycleBlob(d *docContext, root *declcfg.Node) {
 	}
 	for i, v := range versions {
 		vname := strValue(field(v, "name"))
-		if n := field(v, "name"); vname != "" && !majorMinor.MatchString(vname) {
+		if n := field(v, "name"); vname != "" && !majorMinor().MatchString(vname) {
 			d.reportf(RuleLifecycleVersion, n, "versions[%d].name: invalid version %q; expected <major>.<minor>", i, vname)
 		}
 		for j, pc := range items(field(v, "platformCompatibility")) {
 			for k, pv := range items(field(pc, "versions")) {
-				if s := strValue(pv); s != "" && !majorMinor.MatchString(s) {
+				if s := strValue(pv); s != "" && !majorMinor().MatchString(s) {
 					d.reportf(RuleLifecycleVersion, pv, "versions[%d].platformCompatibility[%d].versions[%d]: invalid platform version %q; expected <major>.<minor>", i, j, k, s)
 				}
 			}
@@ -102,7 +103,7 @@ func (c *fileCheck) lifecycleBlob(d *docContext, root *declcfg.Node) {
 
 // absentField reports whether a field is absent as the tools read it:
 // missing, or null.
-func absentField(n *declcfg.Node) bool { return n == nil || cueshape.IsNull(n) }
+func absentField(n *declcfg.Node) bool { return n == nil || shape.IsNull(n) }
 
 // phaseDate reads a phase's date; nil when it is absent (the shape walk
 // reports a missing one) or not a YYYY-MM-DD date, which it reports.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fbc-project/fbc/internal/safefs"
 	"github.com/fbc-project/fbc/validate/internal/cueshape"
+	"github.com/fbc-project/fbc/validate/internal/shape"
 )
 
 // A policy is the CUE of one policy directory (fbc validate --schema): the user's own rules, on
@@ -86,14 +87,14 @@ func (p *policy) checkBlob(d *docContext, root *declcfg.Node, schema string, pro
 		p.eval(d, s, root, nil)
 	}
 	for _, pr := range props {
-		if s, ok := p.properties[pr.typ]; ok && !cueshape.IsNull(pr.value) {
+		if s, ok := p.properties[pr.typ]; ok && !shape.IsNull(pr.value) {
 			p.eval(d, s, pr.value, pr.path())
 		}
 	}
 }
 
-func (p *policy) eval(d *docContext, s cue.Value, n *declcfg.Node, fp *cueshape.Path) {
-	cueshape.Eval(p.rt, s, n, fp, func(_ string, at *declcfg.Node, _ *cueshape.Path, msg string) {
+func (p *policy) eval(d *docContext, s cue.Value, n *declcfg.Node, fp *shape.Path) {
+	cueshape.Eval(p.rt, s, n, fp, func(_ string, at *declcfg.Node, _ *shape.Path, msg string) {
 		d.report(RulePolicy, at, fmt.Sprintf("%s (policy in %s)", msg, p.dir))
 	})
 }

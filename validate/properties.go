@@ -9,7 +9,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/model"
-	"github.com/fbc-project/fbc/validate/internal/cueshape"
+	"github.com/fbc-project/fbc/validate/internal/shape"
 )
 
 // propertyNode is one item of a blob's properties list.
@@ -20,8 +20,8 @@ type propertyNode struct {
 	value *declcfg.Node // nil when absent
 }
 
-func (p propertyNode) path() *cueshape.Path {
-	return (*cueshape.Path)(nil).Field("properties").Elem(p.index).Field("value")
+func (p propertyNode) path() *shape.Path {
+	return (*shape.Path)(nil).Field("properties").Elem(p.index).Field("value")
 }
 
 // properties checks each property value of a blob against the definition of
@@ -50,7 +50,7 @@ func (c *fileCheck) properties(d *docContext, root *declcfg.Node) []propertyNode
 			}
 			continue
 		}
-		if !cueshape.IsNull(p.value) {
+		if !shape.IsNull(p.value) {
 			sh.Walk(p.value, p.path(), d.shapeReport)
 		}
 		switch p.typ {
@@ -105,7 +105,7 @@ func (c *fileCheck) unknownSchema(d *docContext, root *declcfg.Node, schema stri
 // checkVersionRange parses olm.package.required's versionRange the way OLM
 // does (blang/semver ParseRange, without the empty alternative that crashes
 // it).
-func checkVersionRange(d *docContext, v *declcfg.Node, p *cueshape.Path) {
+func checkVersionRange(d *docContext, v *declcfg.Node, p *shape.Path) {
 	n := field(v, "versionRange")
 	r := strValue(n)
 	if r == "" {
@@ -157,7 +157,7 @@ const maxConstraintDepth = 32
 
 // checkConstraint checks that a constraint sets exactly one kind, and so do
 // the constraints nested in all, any and not.
-func checkConstraint(d *docContext, v *declcfg.Node, p *cueshape.Path, depth int) {
+func checkConstraint(d *docContext, v *declcfg.Node, p *shape.Path, depth int) {
 	v = declcfg.Deref(v)
 	if v == nil || v.Kind != declcfg.MappingNode {
 		return // the shape walk reports it
@@ -168,7 +168,7 @@ func checkConstraint(d *docContext, v *declcfg.Node, p *cueshape.Path, depth int
 	}
 	var set []string
 	for _, k := range constraintKinds {
-		if n := field(v, k); n != nil && !cueshape.IsNull(n) {
+		if n := field(v, k); n != nil && !shape.IsNull(n) {
 			set = append(set, k)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/repo"
-	"github.com/fbc-project/fbc/validate/internal/cueshape"
+	"github.com/fbc-project/fbc/validate/internal/shape"
 )
 
 // The community and certified pipelines' rules for an operator's folder
@@ -179,10 +179,10 @@ func (c *checker) readSettings(s *repo.Settings, name, rule, prefix string) *set
 		}
 		return declcfg.Pos{File: path, Line: n.Line, Col: n.Column}
 	}
-	report := func(_ string, n *declcfg.Node, _ *cueshape.Path, msg string) {
+	report := func(_ string, n *declcfg.Node, _ *shape.Path, msg string) {
 		c.add(rule, at(n), blobRef{}, prefix+msg)
 	}
-	c.schema.files[name].WalkExact(sf.root, cueshape.Root(name), report)
+	c.schema.files[name].WalkExact(sf.root, shape.Root(name), report)
 	for _, l := range settingsLists[name] {
 		eachAt(sf.root, l.path, func(n *declcfg.Node, where string) {
 			listItems(n, where, l.unique, func(n *declcfg.Node, msg string) { report("", n, nil, msg) })

@@ -5,7 +5,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/model"
-	"github.com/fbc-project/fbc/validate/internal/cueshape"
+	"github.com/fbc-project/fbc/validate/internal/shape"
 )
 
 // Rule ids of the checks in this package. They are stable: users filter on
@@ -13,10 +13,10 @@ import (
 // problems found while loading are declcfg's (declcfg.RuleSyntax, ...).
 const (
 	// Shape: checked against the embedded CUE schemas.
-	RuleUnknownField    = cueshape.RuleUnknownField
-	RuleMissingField    = cueshape.RuleMissingField
-	RuleEmptyValue      = cueshape.RuleEmptyValue
-	RuleInvalidValue    = cueshape.RuleInvalidValue
+	RuleUnknownField    = shape.RuleUnknownField
+	RuleMissingField    = shape.RuleMissingField
+	RuleEmptyValue      = shape.RuleEmptyValue
+	RuleInvalidValue    = shape.RuleInvalidValue
 	RuleUnknownProperty = "unknown-property"
 	RuleUnknownSchema   = "unknown-schema"
 	RulePolicy          = "policy"

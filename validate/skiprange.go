@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/blang/semver/v4"
 
@@ -11,7 +12,7 @@ import (
 
 // skipRangeVersion finds the versions a skipRange text names: the bounds of
 // its comparators (wildcards such as 1.2.x count as 1.2.0).
-var skipRangeVersion = regexp.MustCompile(`[0-9]+(\.[0-9xX*]+){0,2}(-[0-9A-Za-z.-]+)?`)
+var skipRangeVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9]+(\.[0-9xX*]+){0,2}(-[0-9A-Za-z.-]+)?`) })
 
 // skipRangesUpper reports the entries whose skipRange reaches above their
 // own bundle's version (operator-registry pull request #2090): the bundle
@@ -53,7 +54,7 @@ func rangeAbove(text string, r semver.Range, v semver.Version) (semver.Version, 
 		return semver.Version{Major: x.Major, Minor: x.Minor, Patch: x.Patch + 1}
 	}
 	candidates := []semver.Version{next(v)}
-	for _, m := range skipRangeVersion.FindAllString(text, -1) {
+	for _, m := range skipRangeVersion().FindAllString(text, -1) {
 		x, err := semver.ParseTolerant(wildcardZero(m))
 		if err != nil {
 			continue

@@ -2,7 +2,7 @@ package validate
 
 import (
 	"github.com/fbc-project/fbc/declcfg"
-	"github.com/fbc-project/fbc/validate/internal/cueshape"
+	"github.com/fbc-project/fbc/validate/internal/shape"
 )
 
 // UnknownFields reports the fields of a document that its schema does not
@@ -32,7 +32,7 @@ func UnknownFields(doc declcfg.Document) []*declcfg.LoadError {
 		return nil
 	}
 	var out []*declcfg.LoadError
-	sh.UnknownFields(root, cueshape.Root(schema+" blob"), func(rule string, n *declcfg.Node, _ *cueshape.Path, msg string) {
+	sh.UnknownFields(root, shape.Root(schema+" blob"), func(rule string, n *declcfg.Node, _ *shape.Path, msg string) {
 		out = append(out, &declcfg.LoadError{Pos: declcfg.Pos{File: doc.Pos.File, Line: n.Line, Col: n.Column}, Rule: rule, Msg: msg, Warning: true})
 	})
 	return out

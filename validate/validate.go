@@ -211,11 +211,13 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 // WalkOptions is how Validate reads catalog files, for an Options.Walk of
 // another source: files are streamed (read ahead, then parsed a document at
 // a time by the worker that checks them), so a file's documents are never
-// all alive at once, and no more files are read ahead than there are
-// workers.
+// all alive at once, and one file is read ahead of the workers: reading a
+// file from disk takes a fraction of the time checking it does, so one
+// waiting file keeps every worker busy, and each more file read ahead is
+// its whole text held in memory.
 func WalkOptions(concurrency int) declcfg.WalkOptions {
 	concurrency = workerCount(concurrency)
-	return declcfg.WalkOptions{Concurrency: concurrency, Ahead: concurrency, Stream: true, Borrow: true}
+	return declcfg.WalkOptions{Concurrency: concurrency, Ahead: 1, Stream: true, Borrow: true}
 }
 
 // ValidateConfig checks an in-memory catalog, such as one a template

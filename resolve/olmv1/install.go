@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fbc-project/fbc/internal/olmv1gate"
 	"github.com/fbc-project/fbc/model"
@@ -36,7 +37,7 @@ const (
 	namespacePattern = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 )
 
-var namespaceRE = regexp.MustCompile(namespacePattern)
+var namespaceRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(namespacePattern) })
 
 // deploymentConfigFields are the fields of spec.config.inline's
 // deploymentConfig (OLM classic's SubscriptionConfig without selector),
@@ -304,7 +305,7 @@ func watchNamespaceErr(val any, format, installNS string) *schemaErr {
 	if n > 63 {
 		errs = append(errs, &schemaErr{msg: fmt.Sprintf(`field "watchNamespace" must have maximum length of 63 (len=%d)`, n)})
 	}
-	if !namespaceRE.MatchString(s) {
+	if !namespaceRE().MatchString(s) {
 		errs = append(errs, &schemaErr{msg: fmt.Sprintf(`field "watchNamespace" must match pattern %q`, namespacePattern)})
 	}
 	return group(errs)

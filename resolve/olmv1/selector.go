@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // matcher is a compiled catalog selector.
@@ -123,9 +124,9 @@ const (
 )
 
 var (
-	labelKeyRE   = regexp.MustCompile("^" + labelKeyFmt + "$")
-	labelValueRE = regexp.MustCompile("^" + labelValueFmt + "$")
-	subdomainRE  = regexp.MustCompile("^" + dns1123Subdomain + "$")
+	labelKeyRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^" + labelKeyFmt + "$") })
+	labelValueRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^" + labelValueFmt + "$") })
+	subdomainRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^" + dns1123Subdomain + "$") })
 )
 
 // regexError words a pattern mismatch as apimachinery does.
@@ -150,7 +151,7 @@ func subdomainErrors(s string) []string {
 	if len(s) > 253 {
 		errs = append(errs, "must be no more than 253 characters")
 	}
-	if !subdomainRE.MatchString(s) {
+	if !subdomainRE().MatchString(s) {
 		errs = append(errs, regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", dns1123Subdomain, "example.com"))
 	}
 	return errs
@@ -182,7 +183,7 @@ func labelKeyErrors(key string) []string {
 	} else if len(name) > 63 {
 		errs = append(errs, "name part must be no more than 63 characters")
 	}
-	if !labelKeyRE.MatchString(name) {
+	if !labelKeyRE().MatchString(name) {
 		errs = append(errs, "name part "+regexError(labelKeyErrMsg, labelKeyFmt, "MyName", "my.name", "123-abc"))
 	}
 	return errs
@@ -193,7 +194,7 @@ func labelValueErrors(v string) []string {
 	if len(v) > 63 {
 		errs = append(errs, "must be no more than 63 characters")
 	}
-	if !labelValueRE.MatchString(v) {
+	if !labelValueRE().MatchString(v) {
 		errs = append(errs, regexError("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", labelValueFmt, "MyValue", "my_value", "12345"))
 	}
 	return errs

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,12 +62,13 @@ func (e *VersionError) FaultKind() fault.Kind { return fault.Run }
 // (CheckCatalog ends the exchange; Close kills a process a failed run
 // left).
 type Client struct {
-	path    string
-	cmd     *exec.Cmd
-	in      io.WriteCloser
-	out     *bufio.Reader
-	outFile *os.File
-	warn    fault.Warn
+	path     string
+	inFlight int
+	cmd      *exec.Cmd
+	in       io.WriteCloser
+	out      *bufio.Reader
+	outFile  *os.File
+	warn     fault.Warn
 	// stderr keeps the start of what fbc-profile writes there: the
 	// reason it gives when it fails, or a crash's panic line.
 	stderr headBuffer
@@ -88,37 +90,52 @@ type Client struct {
 	err      error
 }
 
+// inFlightPerWorker is how many bundles per worker fbc-profile is sent
+// ahead of their findings (Client.InFlight).
+const inFlightPerWorker = 4
+
 // Start runs fbc-profile and opens the exchange. It fails when the program
 // cannot be run, does not answer as fbc-profile (within
 // StartOptions.HelloTimeout) or is another build (*VersionError).
 func Start(ctx context.Context, opts StartOptions) (*Client, error) {
+	workers := opts.Concurrency
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
 	c := &Client{
-		path:    opts.Path,
-		warn:    opts.Warn,
-		pending: map[int64]chan []declcfg.Finding{},
-		done:    make(chan []declcfg.Finding, 1),
-		exited:  make(chan struct{}),
-		failed:  make(chan struct{}),
+		path:     opts.Path,
+		inFlight: inFlightPerWorker * workers,
+		warn:     opts.Warn,
+		pending:  map[int64]chan []declcfg.Finding{},
+		done:     make(chan []declcfg.Finding, 1),
+		exited:   make(chan struct{}),
+		failed:   make(chan struct{}),
 	}
 	c.cmd = exec.CommandContext(ctx, opts.Path)
 	c.cmd.Stderr = &c.stderr
 	c.cmd.WaitDelay = 2 * time.Second
-	in, err := c.cmd.StdinPipe()
+	// Both ends are pipes of our own rather than StdinPipe and StdoutPipe:
+	// Wait closes those when the process exits, and the last message could
+	// be lost unread; and ours can be made larger (growPipe).
+	inR, in, err := os.Pipe()
 	if err != nil {
 		return nil, fault.Errorf(fault.Run, "running %s: %v", opts.Path, err)
 	}
-	// Its output comes through a pipe of our own rather than StdoutPipe:
-	// Wait closes that one when the process exits, and the last message
-	// could be lost unread.
 	out, outW, err := os.Pipe()
 	if err != nil {
+		inR.Close()
+		in.Close()
 		return nil, fault.Errorf(fault.Run, "running %s: %v", opts.Path, err)
 	}
-	c.cmd.Stdout = outW
+	growPipe(in)
+	growPipe(out)
+	c.cmd.Stdin, c.cmd.Stdout = inR, outW
 	c.in, c.w, c.out = in, bufio.NewWriterSize(in, 256<<10), bufio.NewReaderSize(out, 64<<10)
 	err = c.cmd.Start()
+	inR.Close()
 	outW.Close()
 	if err != nil {
+		in.Close()
 		out.Close()
 		return nil, fault.Errorf(fault.Run, "running %s: %v", opts.Path, err)
 	}
@@ -185,6 +202,12 @@ func (c *Client) handshake(ctx context.Context, hello *Hello, timeout time.Durat
 		return nil, ctx.Err()
 	}
 }
+
+// InFlight is how many bundles fbc sends fbc-profile before their
+// findings come back (validate.Remote): enough that fbc-profile has the
+// next bundles at hand when it finishes one, and fbc reads on meanwhile;
+// each holds its manifests in fbc's memory until answered.
+func (c *Client) InFlight() int { return c.inFlight }
 
 // CheckBundle sends one bundle and waits for its findings. After a
 // failure it returns nothing at once; CheckCatalog reports the failure.

@@ -124,19 +124,24 @@ type fastYAML struct {
 	// start overrides where the current line's content begins (a compact
 	// mapping inside "- key: value" starts after the dash).
 	start int
-	// slab is where nodes are taken from: one allocation per slabSize
-	// nodes instead of one per node (a file's tree is tens of thousands).
-	slab []tree.Node
+	// arena is where nodes and their children's slices are taken from.
+	arena *tree.Arena
 	// base is the file's line number of the text's first line.
 	base int
 	// stack holds the children of the collections being read; each gets
-	// them in a slice of their exact length, taken from ptrs (children):
-	// appending to each Content one child at a time grew and copied it.
+	// them in a slice of their exact length, taken from the arena
+	// (children): appending to each Content one child at a time grew and
+	// copied it.
 	stack []*tree.Node
-	ptrs  []*tree.Node
 }
 
-const ptrSlabSize = 512
+// Scratch is the memory parsing a text uses besides its tree: reused for
+// the next text (ParseIn), a file's documents are parsed without
+// allocating it again for each. One goroutine at a time may use it.
+type Scratch struct {
+	lines []lineSpan
+	stack []*tree.Node
+}
 
 // lineNo is the file's line number of line index i.
 func (p *fastYAML) lineNo(i int) int { return p.base + i }
@@ -144,34 +149,15 @@ func (p *fastYAML) lineNo(i int) int { return p.base + i }
 // children pops the nodes pushed on the stack since base and returns them
 // in a slice of their exact length.
 func (p *fastYAML) children(base int) []*tree.Node {
-	n := len(p.stack) - base
-	var c []*tree.Node
-	if n > ptrSlabSize/8 {
-		c = make([]*tree.Node, n)
-	} else {
-		if len(p.ptrs) < n {
-			p.ptrs = make([]*tree.Node, ptrSlabSize)
-		}
-		c = p.ptrs[:n:n]
-		p.ptrs = p.ptrs[n:]
-	}
+	c := p.arena.Ptrs(len(p.stack) - base)
 	copy(c, p.stack[base:])
+	clear(p.stack[base:])
 	p.stack = p.stack[:base]
 	return c
 }
 
-const slabSize = 128
-
 // newNode returns a new node holding n.
-func (p *fastYAML) newNode(n tree.Node) *tree.Node {
-	if len(p.slab) == 0 {
-		p.slab = make([]tree.Node, slabSize)
-	}
-	at := &p.slab[0]
-	*at = n
-	p.slab = p.slab[1:]
-	return at
-}
+func (p *fastYAML) newNode(n tree.Node) *tree.Node { return p.arena.Node(n) }
 
 type lineSpan struct {
 	start, end int // byte offsets of the line without its newline
@@ -191,14 +177,29 @@ func Parse(data []byte, borrow bool) (docs []Doc, ok bool) {
 // ParseAt is Parse for a text that starts at line first of its file: the
 // documents and nodes carry the file's lines.
 func ParseAt(data []byte, borrow bool, first int) (docs []Doc, ok bool) {
+	return ParseIn(data, borrow, first, nil, nil)
+}
+
+// ParseIn is ParseAt with the memory it works in: the trees' nodes come
+// from arena and the rest from scratch (either may be nil: then they are
+// allocated for this text alone).
+func ParseIn(data []byte, borrow bool, first int, scratch *Scratch, arena *tree.Arena) (docs []Doc, ok bool) {
 	// Tabs are whitespace in some places and content in others; opm never
 	// writes them, so files with tabs go to yaml.v3.
 	if !printable(data) || bytes.IndexByte(data, '\t') >= 0 {
 		return nil, false
 	}
-	p := &fastYAML{data: data, start: -1, borrow: borrow, base: first}
+	if scratch == nil {
+		scratch = &Scratch{}
+	}
+	if arena == nil {
+		arena = &tree.Arena{}
+	}
+	p := &fastYAML{data: data, start: -1, borrow: borrow, base: first, arena: arena, lines: scratch.lines[:0], stack: scratch.stack[:0]}
 	p.splitLines()
 	defer func() {
+		clear(p.stack[:cap(p.stack)])
+		scratch.lines, scratch.stack = p.lines[:0], p.stack[:0]
 		if r := recover(); r != nil {
 			if _, isBail := r.(bail); !isBail {
 				panic(r)
@@ -241,8 +242,9 @@ func printable(data []byte) bool {
 }
 
 func (p *fastYAML) splitLines() {
-	n := bytes.Count(p.data, []byte("\n")) + 1
-	p.lines = make([]lineSpan, 0, n)
+	if n := bytes.Count(p.data, []byte("\n")) + 1; cap(p.lines) < n {
+		p.lines = make([]lineSpan, 0, n)
+	}
 	for off := 0; off <= len(p.data); {
 		end := bytes.IndexByte(p.data[off:], '\n')
 		if end < 0 {

@@ -8,6 +8,7 @@ import (
 
 	"cuelang.org/go/cue"
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/validate/internal/shape"
 
 	"github.com/fbc-project/fbc/internal/sharedtest"
 )
@@ -32,11 +33,11 @@ func BenchmarkWalk(b *testing.B) {
 		size := treeSize(b, dir)
 		var nativeTime time.Duration
 		var found [2]int
-		run := func(i int, check func(c shapeCheck, report Report)) func(*testing.B) {
+		run := func(i int, check func(c shapeCheck, report shape.Report)) func(*testing.B) {
 			return func(b *testing.B) {
 				b.SetBytes(size)
 				found[i] = 0
-				report := func(string, *declcfg.Node, *Path, string) { found[i]++ }
+				report := func(string, *declcfg.Node, *shape.Path, string) { found[i]++ }
 				start := time.Now()
 				for range b.N {
 					for _, c := range checks {
@@ -51,8 +52,8 @@ func BenchmarkWalk(b *testing.B) {
 				}
 			}
 		}
-		b.Run(name+"/native", run(0, func(c shapeCheck, report Report) { c.shape.Walk(c.node, c.path, report) }))
-		b.Run(name+"/cue", run(1, func(c shapeCheck, report Report) { Eval(s.rt, c.def, c.node, c.path, report) }))
+		b.Run(name+"/native", run(0, func(c shapeCheck, report shape.Report) { c.shape.Walk(c.node, c.path, report) }))
+		b.Run(name+"/cue", run(1, func(c shapeCheck, report shape.Report) { Eval(s.rt, c.def, c.node, c.path, report) }))
 		if found[0] != found[1] {
 			b.Errorf("%s: the walk found %d problems, CUE %d", name, found[0], found[1])
 		}
@@ -62,25 +63,25 @@ func BenchmarkWalk(b *testing.B) {
 // A shapeCheck is one node to check: a blob against its schema's definition
 // or a property value against its type's.
 type shapeCheck struct {
-	shape *Shape
+	shape *shape.Shape
 	def   cue.Value
 	node  *declcfg.Node
-	path  *Path
+	path  *shape.Path
 }
 
 func shapeChecks(s *testSchema, docs []*declcfg.Node) []shapeCheck {
 	var out []shapeCheck
-	add := func(m map[string]*Shape, kind, name string, n *declcfg.Node, p *Path) {
-		if sh := m[name]; sh != nil && !IsNull(n) {
+	add := func(m map[string]*shape.Shape, kind, name string, n *declcfg.Node, p *shape.Path) {
+		if sh := m[name]; sh != nil && !shape.IsNull(n) {
 			out = append(out, shapeCheck{sh, s.cue.LookupPath(cue.MakePath(cue.Str(kind), cue.Str(name))), n, p})
 		}
 	}
 	for _, root := range docs {
 		schema := str(member(root, "schema"))
-		add(s.schemas, "schemas", schema, root, Root(schema+" blob"))
+		add(s.schemas, "schemas", schema, root, shape.Root(schema+" blob"))
 		if props := member(root, "properties"); props != nil && props.Kind == declcfg.SequenceNode {
 			for i, item := range props.Content {
-				add(s.properties, "properties", str(member(item, "type")), member(item, "value"), (*Path)(nil).Field("properties").Elem(i).Field("value"))
+				add(s.properties, "properties", str(member(item, "type")), member(item, "value"), (*shape.Path)(nil).Field("properties").Elem(i).Field("value"))
 			}
 		}
 	}

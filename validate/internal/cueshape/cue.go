@@ -18,6 +18,7 @@ import (
 	"cuelang.org/go/cue/parser"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/validate/internal/shape"
 )
 
 // Runtime is a CUE context with the lock that serialises evaluation in
@@ -137,7 +138,7 @@ func Fields(v cue.Value, name string) (map[string]cue.Value, bool, error) {
 
 // Eval unifies the YAML value n with the CUE value v and reports each
 // error at the node its path leads to, classified by rule. v belongs to rt.
-func Eval(rt *Runtime, v cue.Value, n *declcfg.Node, p *Path, report Report) {
+func Eval(rt *Runtime, v cue.Value, n *declcfg.Node, p *shape.Path, report shape.Report) {
 	val, err := declcfg.NodeToValue(n)
 	if err != nil {
 		return // the loader reports values it cannot convert
@@ -159,7 +160,7 @@ func Eval(rt *Runtime, v cue.Value, n *declcfg.Node, p *Path, report Report) {
 
 // locate follows a CUE error path from n down its YAML nodes, as far as they
 // go.
-func locate(n *declcfg.Node, p *Path, sels []string) (*declcfg.Node, *Path) {
+func locate(n *declcfg.Node, p *shape.Path, sels []string) (*declcfg.Node, *shape.Path) {
 	for _, sel := range sels {
 		n = declcfg.Deref(n)
 		switch n.Kind {
@@ -172,7 +173,7 @@ func locate(n *declcfg.Node, p *Path, sels []string) (*declcfg.Node, *Path) {
 			for _, e := range entries {
 				if e.Key == sel {
 					p = p.Field(sel)
-					if IsNull(e.Value) || e.Value == nil {
+					if shape.IsNull(e.Value) || e.Value == nil {
 						return n, p
 					}
 					n, found = e.Value, true
@@ -199,15 +200,15 @@ func classifyCUEError(e cueerrors.Error) string {
 	format, args := e.Msg()
 	switch {
 	case strings.Contains(format, "not allowed"):
-		return RuleUnknownField
+		return shape.RuleUnknownField
 	case strings.Contains(format, "required but not present"), strings.Contains(format, "incomplete value"):
-		return RuleMissingField
+		return shape.RuleMissingField
 	case strings.Contains(format, "mismatched types"):
 		return declcfg.RuleFieldType
 	case strings.Contains(format, "out of bound") && len(args) == 2 && fmt.Sprint(args[1]) == `!=""`:
-		return RuleEmptyValue
+		return shape.RuleEmptyValue
 	}
-	return RuleInvalidValue
+	return shape.RuleInvalidValue
 }
 
 func cueMessage(e cueerrors.Error) string {

@@ -5,6 +5,7 @@ import (
 	"testing/fstest"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/validate/internal/shape"
 )
 
 // WalkExact reads a file as a JSON schema validator reads YAML: keys as
@@ -25,11 +26,16 @@ files: "f": #F
 	if err != nil {
 		t.Fatal(err)
 	}
-	shapes, err := NewCompiler(rt).CompileMap(v, "files")
+	var c Compiler
+	table, err := c.Table(v, "schemas", "properties", "files")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sh := shapes["f"]
+	m, err := shape.Build(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := m.Files["f"]
 	for _, tc := range []struct {
 		doc          string
 		walk, strict []string
@@ -47,11 +53,11 @@ files: "f": #F
 		}
 		for _, mode := range []struct {
 			name string
-			walk func(*declcfg.Node, *Path, Report)
+			walk func(*declcfg.Node, *shape.Path, shape.Report)
 			want []string
 		}{{"Walk", sh.Walk, tc.walk}, {"WalkExact", sh.WalkExact, tc.strict}} {
 			var got []string
-			mode.walk(docs[0].Node, nil, func(rule string, _ *declcfg.Node, p *Path, _ string) {
+			mode.walk(docs[0].Node, nil, func(rule string, _ *declcfg.Node, p *shape.Path, _ string) {
 				got = append(got, rule+" "+p.String())
 			})
 			if len(got) != len(mode.want) {

@@ -18,6 +18,7 @@ import (
 	cueerrors "cuelang.org/go/cue/errors"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/validate/internal/shape"
 )
 
 // The shape walk is an accelerated reading of the CUE schema. These tests
@@ -33,7 +34,7 @@ type finding struct{ path, rule string }
 // walkFindings runs the shape walk of a blob (and of its properties' values).
 func walkFindings(s *testSchema, root *declcfg.Node) []finding {
 	var out []finding
-	report := func(rule string, _ *declcfg.Node, p *Path, _ string) {
+	report := func(rule string, _ *declcfg.Node, p *shape.Path, _ string) {
 		if rule != declcfg.RuleKeyCase {
 			out = append(out, finding{p.String(), rule})
 		}
@@ -44,8 +45,8 @@ func walkFindings(s *testSchema, root *declcfg.Node) []finding {
 	if props := member(root, "properties"); props != nil && props.Kind == declcfg.SequenceNode {
 		for i, item := range props.Content {
 			v := member(item, "value")
-			if sh := s.properties[str(member(item, "type"))]; sh != nil && !IsNull(v) {
-				sh.Walk(v, (*Path)(nil).Field("properties").Elem(i).Field("value"), report)
+			if sh := s.properties[str(member(item, "type"))]; sh != nil && !shape.IsNull(v) {
+				sh.Walk(v, (*shape.Path)(nil).Field("properties").Elem(i).Field("value"), report)
 			}
 		}
 	}
@@ -68,7 +69,7 @@ func member(n *declcfg.Node, key string) *declcfg.Node {
 
 // str returns the string n holds, or "".
 func str(n *declcfg.Node) string {
-	if n == nil || nodeKind(n) != cue.StringKind {
+	if n == nil || shape.NodeKind(n) != shape.StringKind {
 		return ""
 	}
 	return n.Value
@@ -79,7 +80,7 @@ func str(n *declcfg.Node) string {
 type testSchema struct {
 	rt                  *Runtime
 	cue                 cue.Value
-	schemas, properties map[string]*Shape
+	schemas, properties map[string]*shape.Shape
 }
 
 var (
@@ -98,13 +99,13 @@ func builtinSchema(t testing.TB) *testSchema {
 			builtinErr = err
 			return
 		}
-		c := NewCompiler(rt)
+		var c Compiler
 		s := &testSchema{rt: rt, cue: v}
-		if s.schemas, err = c.CompileMap(v, "schemas"); err == nil {
-			s.properties, err = c.CompileMap(v, "properties")
-		}
-		if err == nil && len(c.Residuals()) > 0 {
-			err = fmt.Errorf("residuals: %v", c.Residuals())
+		table, err := c.Table(v, "schemas", "properties", "files")
+		if err == nil {
+			var m shape.Maps
+			m, err = shape.Build(table)
+			s.schemas, s.properties = m.Schemas, m.Properties
 		}
 		builtin, builtinErr = s, err
 	})
@@ -173,39 +174,33 @@ func normalizeCUEClasses(classes []string) string {
 	}
 	switch {
 	case len(real) == 0:
-		return RuleInvalidValue
+		return shape.RuleInvalidValue
 	case slices.Contains(real, declcfg.RuleFieldType) && len(classes) > len(real):
 		// "N errors in empty disjunction": every alternative failed.
 		if !slices.ContainsFunc(real, func(c string) bool { return c != declcfg.RuleFieldType }) {
 			return declcfg.RuleFieldType
 		}
-		return RuleInvalidValue
+		return shape.RuleInvalidValue
 	case len(classes) > len(real):
-		return RuleInvalidValue
+		return shape.RuleInvalidValue
 	}
 	return real[0]
 }
 
+// cuePathString writes a CUE error's path as the walk's paths are written.
 func cuePathString(sels []string) string {
-	var b strings.Builder
+	var p *shape.Path
 	for _, s := range sels {
-		if _, err := strconv.Atoi(s); err == nil {
-			fmt.Fprintf(&b, "[%s]", s)
+		if i, err := strconv.Atoi(s); err == nil && i >= 0 {
+			p = p.Elem(i)
 			continue
 		}
 		if u, err := strconv.Unquote(s); err == nil {
 			s = u
 		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		if isIdentifier(s) {
-			b.WriteString(s)
-		} else {
-			b.WriteString(strconv.Quote(s))
-		}
+		p = p.Field(s)
 	}
-	return b.String()
+	return p.String()
 }
 
 func joinPath(prefix, p string) string {

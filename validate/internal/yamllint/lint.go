@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/fbc-project/fbc/declcfg"
@@ -38,7 +39,7 @@ func Lint(data []byte) []Problem {
 	}
 	l := &linter{text: []rune(string(data))}
 	l.lines = splitLines(l.text)
-	if disableFile.MatchString(string(l.text[l.lines[0].start:l.lines[0].end])) {
+	if disableFile().MatchString(string(l.text[l.lines[0].start:l.lines[0].end])) {
 		return nil
 	}
 	tokens, stop := scanAll(l.text)
@@ -78,8 +79,8 @@ func Lint(data []byte) []Problem {
 }
 
 var (
-	disableFile = regexp.MustCompile(`^#\s*yamllint disable-file\s*$`)
-	syntaxLine  = regexp.MustCompile(`^line (\d+): (.*)$`)
+	disableFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#\s*yamllint disable-file\s*$`) })
+	syntaxLine  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): (.*)$`) })
 )
 
 type lineSpan struct{ start, end int }
@@ -97,7 +98,7 @@ func (l *linter) add(line, col int, rule, msg string) {
 
 func (l *linter) syntax(err error) {
 	line, msg := 1, err.Error()
-	if m := syntaxLine.FindStringSubmatch(msg); m != nil {
+	if m := syntaxLine().FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	}
@@ -343,9 +344,9 @@ var ruleIDs = []string{"anchors", "braces", "brackets", "colons", "commas", "emp
 // [rule:ID ...]" for its line (or, alone on a line, for the next one),
 // "# yamllint disable [rule:ID ...]" until "# yamllint enable [...]".
 var (
-	disableRules     = regexp.MustCompile(`^# yamllint disable( rule:\S+)*\s*$`)
-	enableRules      = regexp.MustCompile(`^# yamllint enable( rule:\S+)*\s*$`)
-	disableLineRules = regexp.MustCompile(`^# yamllint disable-line( rule:\S+)*\s*$`)
+	disableRules     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^# yamllint disable( rule:\S+)*\s*$`) })
+	enableRules      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^# yamllint enable( rule:\S+)*\s*$`) })
+	disableLineRules = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^# yamllint disable-line( rule:\S+)*\s*$`) })
 )
 
 // comment is a comment between two tokens: its line (from 1) and text,
@@ -423,7 +424,7 @@ func (l *linter) filter(ts []token) []Problem {
 		for ; cur < len(cs) && cs[cur].line <= line; cur++ {
 			c := cs[cur]
 			switch {
-			case disableRules.MatchString(c.text):
+			case disableRules().MatchString(c.text):
 				if ids := ruleList(c.text); ids == nil {
 					running = state{}
 					for _, id := range ruleIDs {
@@ -434,7 +435,7 @@ func (l *linter) filter(ts []token) []Problem {
 						running[id] = true
 					}
 				}
-			case enableRules.MatchString(c.text):
+			case enableRules().MatchString(c.text):
 				if ids := ruleList(c.text); ids == nil {
 					running = state{}
 				} else {
@@ -442,7 +443,7 @@ func (l *linter) filter(ts []token) []Problem {
 						delete(running, id)
 					}
 				}
-			case disableLineRules.MatchString(c.text):
+			case disableLineRules().MatchString(c.text):
 				target := c.line
 				if !c.inline {
 					target++
