@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/fbc-project/fbc/declcfg"
-	"github.com/fbc-project/fbc/validate/internal/cueshape"
+	"github.com/fbc-project/fbc/validate/internal/shape"
 )
 
 // LoadCheck finds, a bundle document at a time, what makes opm refuse to
@@ -112,7 +112,7 @@ func (l *LoadCheck) Bundle(doc declcfg.Document, pkg, name string, decodes func(
 			continue
 		}
 		required, strict := requiredStrings[p.typ]
-		if !cueshape.IsNull(p.value) && (decodes == nil || !decodes(i) || !hasStrings(p.value, required)) {
+		if !shape.IsNull(p.value) && (decodes == nil || !decodes(i) || !hasStrings(p.value, required)) {
 			if c.schema == nil {
 				s, err := compiledSchema()
 				if err != nil {
@@ -121,7 +121,7 @@ func (l *LoadCheck) Bundle(doc declcfg.Document, pkg, name string, decodes func(
 				c.schema = s
 			}
 			sh := c.schema.properties[p.typ]
-			sh.Walk(p.value, p.path(), func(rule string, n *declcfg.Node, _ *cueshape.Path, msg string) {
+			sh.Walk(p.value, p.path(), func(rule string, n *declcfg.Node, _ *shape.Path, msg string) {
 				if rule == declcfg.RuleFieldType || strict && (rule == RuleMissingField || rule == RuleEmptyValue) {
 					d.report(rule, n, msg)
 				}
