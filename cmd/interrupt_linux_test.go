@@ -30,9 +30,28 @@ import (
 // fbcProc is a running fbc.
 type fbcProc struct {
 	cmd    *exec.Cmd
-	stderr bytes.Buffer
+	stderr syncBuffer
 	done   chan struct{}
 	err    error
+}
+
+// syncBuffer is a buffer the process's output is copied into while the
+// test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // startFBC starts fbc in dir with TMPDIR=dir/tmp. stdin and stdout may be
