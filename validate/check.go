@@ -22,7 +22,8 @@ type checker struct {
 	severity map[string]declcfg.Severity
 
 	// decodeOptions keep the property values the checks read: the
-	// model's olm.package, and every value for the bundle-content checks.
+	// model's olm.package, and for the bundle-content checks every value
+	// but olm.bundle.object's (which they get as BundleContents.Objects).
 	decodeOptions declcfg.DecodeOptions
 
 	builder *model.Builder
@@ -106,6 +107,12 @@ func newChecker(opts Options) (*checker, error) {
 	c := &checker{opts: opts, schema: s, builder: model.NewBuilder(), unreadable: map[declcfg.Pos]bool{}, severity: ruleSeverities()}
 	if opts.Profiles == nil {
 		c.decodeOptions.Values = func(typ string) bool { return typ == declcfg.PropertyPackage }
+	} else {
+		// The profiles read every value but the olm.bundle.object ones:
+		// those travel as the contents' Objects, decoded from the
+		// document's nodes (bundleObjectAt), and encoding their base64
+		// text as JSON too was a copy of every manifest for nothing.
+		c.decodeOptions.Values = func(typ string) bool { return typ != declcfg.PropertyBundleObject }
 	}
 	if opts.Strict {
 		for _, id := range strictRules {

@@ -95,8 +95,9 @@ type Client struct {
 const inFlightPerWorker = 4
 
 // Start runs fbc-profile and opens the exchange. It fails when the program
-// cannot be run, does not answer as fbc-profile (within
-// StartOptions.HelloTimeout) or is another build (*VersionError).
+// cannot be run. One that does not answer as fbc-profile (within
+// StartOptions.HelloTimeout) or is another build (*VersionError) fails
+// the run: CheckBundle returns nothing and CheckCatalog that error.
 func Start(ctx context.Context, opts StartOptions) (*Client, error) {
 	workers := opts.Concurrency
 	if workers <= 0 {
@@ -147,26 +148,34 @@ func Start(ctx context.Context, opts StartOptions) (*Client, error) {
 	local := buildinfo.Read().Identity()
 	hello := &Hello{Protocol: Protocol, Version: local, Profiles: opts.Set.String(), Gates: opts.Set.Gates.Changed(),
 		SourcesOnly: opts.SourcesOnly, Concurrency: opts.Concurrency}
-	answer, err := c.handshake(ctx, hello, opts.HelloTimeout)
-	if err != nil {
+	if err := c.send(&Request{Hello: hello}); err != nil {
+		err = c.stopped(fmt.Errorf("sending the hello: %w", err))
 		c.Close()
 		return nil, err
 	}
-	if answer.Protocol != Protocol || answer.Version != local {
-		c.Close()
-		return nil, &VersionError{Path: opts.Path, Plugin: answer.Version, Local: local}
-	}
-	go c.read()
+	// fbc-profile's answer is awaited beside the caller's work: its
+	// start-up (the Kubernetes libraries' initialisation) overlaps fbc's
+	// reading of the catalog instead of preceding it. Requests sent
+	// meanwhile wait in the pipe; a wrong answer fails the run as any
+	// failure of fbc-profile does (CheckCatalog returns it).
+	go func() {
+		answer, err := c.handshake(ctx, opts.HelloTimeout)
+		switch {
+		case err != nil:
+			c.fail(err)
+		case answer.Protocol != Protocol || answer.Version != local:
+			c.fail(&VersionError{Path: opts.Path, Plugin: answer.Version, Local: local})
+		default:
+			c.read()
+		}
+	}()
 	return c, nil
 }
 
-// handshake sends fbc's hello and reads fbc-profile's.
-func (c *Client) handshake(ctx context.Context, hello *Hello, timeout time.Duration) (*Hello, error) {
+// handshake reads fbc-profile's answer to fbc's hello.
+func (c *Client) handshake(ctx context.Context, timeout time.Duration) (*Hello, error) {
 	if timeout <= 0 {
 		timeout = 30 * time.Second
-	}
-	if err := c.send(&Request{Hello: hello}); err != nil {
-		return nil, c.stopped(fmt.Errorf("sending the hello: %w", err))
 	}
 	type answer struct {
 		line []byte

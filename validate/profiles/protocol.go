@@ -20,7 +20,9 @@
 //  2. fbc-profile answers {"hello": Hello} with its own protocol version and
 //     identity. fbc refuses to go on unless both are the same as its own
 //     (the two executables come from one build); fbc-profile does too, and
-//     exits after its answer.
+//     exits after its answer. fbc need not wait for the answer before it
+//     sends its first requests: fbc-profile reads them once it has
+//     answered (or not at all, when it refuses).
 //  3. fbc sends {"bundle": {"id": N, "contents": validate.BundleContents,
 //     "payload": [SIZE...]}} for every bundle (catalog bundles without their
 //     olm.bundle.object properties, whose manifests are the contents'

@@ -197,15 +197,26 @@ func TestClient(t *testing.T) {
 }
 
 // TestClientFailures: a program that is not fbc-profile, or not there,
-// fails the start with a clear error of kind Run.
+// fails the run with a clear error of kind Run: at the start when it cannot
+// be run, else when the catalog's findings are asked for (the answer to
+// the hello is awaited beside fbc's own work).
 func TestClientFailures(t *testing.T) {
-	_, err := Start(context.Background(), StartOptions{Path: plugin(t, "silent"), HelloTimeout: 200 * time.Millisecond})
-	require.Error(t, err)
+	failed := func(opts StartOptions) error {
+		t.Helper()
+		c, err := Start(context.Background(), opts)
+		require.NoError(t, err)
+		defer c.Close()
+		b := &validate.BundleContents{Bundle: &declcfg.Bundle{Name: "b"}}
+		assert.Nil(t, c.CheckBundle(b))
+		_, err = c.CheckCatalog(testCatalog())
+		require.Error(t, err)
+		assert.Equal(t, fault.Run, fault.KindOf(err))
+		return err
+	}
+	err := failed(StartOptions{Path: plugin(t, "silent"), HelloTimeout: 200 * time.Millisecond})
 	assert.Contains(t, err.Error(), "did not answer within 200ms")
-	assert.Equal(t, fault.Run, fault.KindOf(err))
 
-	_, err = Start(context.Background(), StartOptions{Path: plugin(t, "unknown kind")})
-	require.Error(t, err)
+	err = failed(StartOptions{Path: plugin(t, "unknown kind")})
 	assert.Contains(t, err.Error(), "stopped before it finished (exit status 3)")
 
 	_, err = Start(context.Background(), StartOptions{Path: "/nonexistent/fbc-profile"})
