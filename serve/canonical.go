@@ -288,16 +288,6 @@ func stringOf(n *declcfg.Node) string {
 	return n.Value
 }
 
-// isString reports whether the scalar n stands for is a string.
-func isString(n *declcfg.Node) bool {
-	n = resolve(n)
-	if n == nil || n.Kind != declcfg.ScalarNode {
-		return false
-	}
-	k, _, _, err := scalar(n)
-	return err == nil && k == kindString
-}
-
 // items are the values of the list n stands for.
 func items(n *declcfg.Node) []*declcfg.Node {
 	if n = resolve(n); n == nil || n.Kind != declcfg.SequenceNode {
