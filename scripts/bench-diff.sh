@@ -14,10 +14,7 @@ bench_without_opm=1
 fbc=$root/bin/fbc
 runs=${BENCH_RUNS:-1}
 only=${BENCH_CATALOGS:-}
-if [ ! -x /usr/bin/time ]; then
-  echo "bench-diff: /usr/bin/time (GNU time) not found; skipping" >&2
-  exit 0
-fi
+bench_need_time
 
 measure() { # name path
   local name=$1 path=$2 v d

@@ -16,10 +16,7 @@ set -euo pipefail
 fbc=$root/bin/fbc
 runs=${BENCH_RUNS:-1}
 catalog=$shared/corpus/certified-operators/catalogs/v4.16
-if [ ! -x /usr/bin/time ]; then
-  echo "bench-images: /usr/bin/time (GNU time) not found; skipping" >&2
-  exit 0
-fi
+bench_need_time
 if [ ! -d "$catalog" ]; then
   echo "bench-images: $catalog not found (set FBC_SHARED)" >&2
   exit 0

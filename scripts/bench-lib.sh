@@ -1,6 +1,7 @@
 # Shared by the bench-*.sh scripts (sourced, not run). Sets root, shared and
 # opm (empty when opm cannot be built, or not built when the script sets
-# bench_without_opm before sourcing), and defines bench_best.
+# bench_without_opm before sourcing), and defines bench_need_time,
+# bench_best and bench_median.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 shared=${FBC_SHARED:-}
 if [ -z "$shared" ]; then # ../shared next to a checkout, ../../shared next to a worktree
@@ -13,6 +14,15 @@ if [ -z "${bench_without_opm:-}" ] && [ -x "$shared/tools/build-opm.sh" ]; then
   opm=$("$shared/tools/build-opm.sh" 2>/dev/null | tail -1) || opm=""
   [ -x "$opm" ] || opm=""
 fi
+
+# bench_need_time ends the calling script (exit 0, with a note) when GNU
+# time, which bench_best and bench_median read figures from, is missing.
+bench_need_time() {
+  if [ ! -x /usr/bin/time ]; then
+    echo "$(basename "$0" .sh): /usr/bin/time (GNU time) not found; skipping" >&2
+    exit 0
+  fi
+}
 
 # bench_best RUNS OUT COMMAND...: runs COMMAND RUNS times under GNU time with
 # standard output to OUT (the last run's stays there) and prints

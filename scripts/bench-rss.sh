@@ -13,10 +13,7 @@ set -euo pipefail
 fbc=$root/bin/fbc
 runs=${BENCH_RUNS:-1}
 only=${BENCH_CATALOGS:-}
-if [ ! -x /usr/bin/time ]; then
-  echo "bench-rss: /usr/bin/time (GNU time) not found; skipping" >&2
-  exit 0
-fi
+bench_need_time
 [ -n "$opm" ] || echo "bench-rss: opm could not be built; fbc's figures only" >&2
 
 measure() { # name path
