@@ -170,10 +170,12 @@ targets too.`,
 				Operators:  rp.operators,
 			}
 			opts.TargetOCP = target
+			// The command line's own run, when it has something to check
+			// (the repository's catalogs get runs of their own below).
+			ownRun := len(catalogs) > 0 || len(bundles) > 0 || len(opts.Operators) > 0
 			switch {
-			case set.BundleContent() && (len(catalogs) > 0 || len(bundles) > 0 || len(opts.Operators) > 0):
-				// Only when the run below has something to check: the
-				// repository's catalogs get a profile run each.
+			case set.BundleContent() && ownRun:
+				// fbc-profile only for a run that takes place.
 				pc, err := startProfiles(cmd, set, false)
 				if err != nil {
 					return err
@@ -197,7 +199,7 @@ targets too.`,
 				}
 			}
 			res := &validate.Result{}
-			if len(catalogs) > 0 || len(bundles) > 0 || len(opts.Operators) > 0 {
+			if ownRun {
 				if res, err = validate.Validate(cmd.Context(), catalogs, opts); err != nil {
 					return validateError(err)
 				}
