@@ -9,6 +9,9 @@
 # ../shared/tools/build-opm.sh (without it, fbc's figures alone are printed).
 # BENCH_CATALOGS=NAME,... picks some of the catalogs by name.
 set -euo pipefail
+# A repository's catalogs get its OpenShift release's pipeline rules too,
+# and real catalogs have findings (exit 1): a measured run all the same.
+bench_accept=1
 . "$(dirname "$0")/bench-lib.sh"
 fbc=$root/bin/fbc
 runs=${BENCH_RUNS:-1}
