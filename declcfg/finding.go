@@ -49,6 +49,33 @@ func (f *Finding) FaultKind() fault.Kind {
 	return fault.Input
 }
 
+// Findings are the problems found in one input (a settings file, a
+// template), returned together as one error: each on its own line.
+type Findings []*Finding
+
+func (fs Findings) Error() string {
+	var b strings.Builder
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(f.Error())
+	}
+	return b.String()
+}
+
+// FaultKind is Input: the input is at fault.
+func (fs Findings) FaultKind() fault.Kind { return fault.Input }
+
+// Unwrap lets errors.As find each finding.
+func (fs Findings) Unwrap() []error {
+	out := make([]error, len(fs))
+	for i, f := range fs {
+		out[i] = f
+	}
+	return out
+}
+
 // String is the finding on one line with its rule id, for logs and error
 // lists: "file:line:col: message [rule]".
 func (f Finding) String() string {

@@ -272,20 +272,15 @@ type posMsg struct {
 
 // problemsOf splits an error into its positioned problems.
 func problemsOf(err error) []posMsg {
-	var rps repo.Problems
-	var tps template.Problems
+	var fs declcfg.Findings // repo.Problems, template.Problems
 	var f *declcfg.Finding
 	var re *template.RenderError
 	var le *declcfg.LoadError
 	var me *repo.MissingError
 	var out []posMsg
 	switch {
-	case errors.As(err, &rps):
-		for _, p := range rps {
-			out = append(out, posMsg{p.Pos, p.Message})
-		}
-	case errors.As(err, &tps):
-		for _, p := range tps {
+	case errors.As(err, &fs):
+		for _, p := range fs {
 			out = append(out, posMsg{p.Pos, p.Message})
 		}
 	case errors.As(err, &re):

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
-	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // RuleConfig is the rule id of a settings file's problems: it does not
@@ -17,31 +16,9 @@ func ProblemAt(pos declcfg.Pos, msg string) *declcfg.Finding {
 	return &declcfg.Finding{Rule: RuleConfig, Severity: declcfg.SeverityError, Pos: pos, Message: msg}
 }
 
-// Problems is every problem found in one file.
-type Problems []*declcfg.Finding
-
-func (ps Problems) Error() string {
-	var b strings.Builder
-	for i, p := range ps {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(p.Error())
-	}
-	return b.String()
-}
-
-// FaultKind is Input: the file's content is at fault.
-func (ps Problems) FaultKind() fault.Kind { return fault.Input }
-
-// Unwrap lets errors.As find each problem.
-func (ps Problems) Unwrap() []error {
-	out := make([]error, len(ps))
-	for i, p := range ps {
-		out[i] = p
-	}
-	return out
-}
+// Problems is every problem found in one file (an error; the file's
+// content is at fault).
+type Problems = declcfg.Findings
 
 // doc reads one settings file: a single YAML document holding a mapping.
 type doc struct {

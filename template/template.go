@@ -119,21 +119,7 @@ func (e *EmptyError) FaultKind() fault.Kind { return fault.Run }
 // Problems is every problem found in a template; it is the error Render
 // returns when the template itself is at fault (as opposed to a bundle that
 // could not be fetched).
-type Problems []*declcfg.Finding
-
-// FaultKind is Input: the template (or its image map) is at fault.
-func (ps Problems) FaultKind() fault.Kind { return fault.Input }
-
-func (ps Problems) Error() string {
-	var b strings.Builder
-	for i, p := range ps {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(p.Error())
-	}
-	return b.String()
-}
+type Problems = declcfg.Findings
 
 // ReadInput reads a template named on the command line ("-" is stdin),
 // stopping when ctx ends.
