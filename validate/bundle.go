@@ -30,6 +30,9 @@ func (c *fileCheck) bundleBlob(d *docContext, root *declcfg.Node, b *declcfg.Bun
 	var contents *BundleContents
 	if c.opts.Profiles != nil && d.standalone == nil {
 		contents = &BundleContents{Bundle: b, Pos: d.pos(root), FromCatalog: true}
+		if n := payloadSize(props); n > 0 && c.payloads != nil {
+			contents.payload = c.payloads.Get(n)
+		}
 	}
 	for _, p := range props {
 		switch p.typ {
@@ -49,7 +52,7 @@ func (c *fileCheck) bundleBlob(d *docContext, root *declcfg.Node, b *declcfg.Bun
 			}
 			if contents != nil && id != nil {
 				// data is the scratch buffer, reused for the next object.
-				contents.Objects = append(contents.Objects, BundleObject{Pos: d.pos(field(p.value, "data")), JSON: objectJSON(data),
+				contents.Objects = append(contents.Objects, BundleObject{Pos: d.pos(field(p.value, "data")), JSON: contents.objectJSON(data),
 					APIVersion: id.APIVersion, Kind: id.Kind, Name: id.Name})
 			}
 		}
@@ -95,6 +98,18 @@ func (c *fileCheck) bundleBlob(d *docContext, root *declcfg.Node, b *declcfg.Bun
 	if contents != nil && c.opts.Profiles != nil {
 		c.checkBundleProfiles(contents, blobRef{pkg: b.Package, bundle: b.Name})
 	}
+}
+
+// payloadSize is how many bytes a bundle's olm.bundle.object properties
+// decode to at most.
+func payloadSize(props []propertyNode) int {
+	n := 0
+	for _, p := range props {
+		if p.typ == declcfg.PropertyBundleObject {
+			n += base64.StdEncoding.DecodedLen(len(strValue(field(p.value, "data"))))
+		}
+	}
+	return n
 }
 
 // packageProperties applies the rules about a bundle's olm.package

@@ -65,6 +65,12 @@ type BundleContents struct {
 	// directory or image as the user did.
 	FromCatalog bool   `json:"fromCatalog,omitempty"`
 	Source      string `json:"source,omitempty"`
+
+	// payload holds the Objects' JSON of a catalog bundle sent to a Remote
+	// checker, one buffer for all of them, which goes back to the run's
+	// pool once the bundle's findings are in (Remote promises that it
+	// keeps no reference to them).
+	payload []byte
 }
 
 // BundleObject is one manifest of a bundle.
@@ -105,11 +111,15 @@ type ProfileChecker interface {
 }
 
 // Remote is a ProfileChecker that checks bundles in another process
-// (fbc-profile): a bundle waits there for its turn, and to keep that
-// process busy while this one reads the next bundles, it wants InFlight
-// bundles sent at once rather than one per local worker.
+// (fbc-profile). Send hands a catalog bundle over without waiting for its
+// findings, so that this process reads on while that one checks; the
+// findings come to done later, on another goroutine (nil when the
+// profiles could not run: CheckCatalog then says why). Send returns once
+// the bundle's manifests are sent on: their bytes are reused for the next
+// bundles. It blocks while the other process is busy, which keeps the
+// catalog's reading from racing ahead of the checks.
 type Remote interface {
-	InFlight() int
+	Send(b *BundleContents, done func([]declcfg.Finding))
 }
 
 // checkBundleSources reads and checks the bundle directories and images of
@@ -258,28 +268,32 @@ func manifestOf(objects []BundleObject, p propertyNode, n int) int {
 	return slices.IndexFunc(objects, func(o BundleObject) bool { return bytes.Equal(o.JSON, data) })
 }
 
-// objectJSON copies a decoded olm.bundle.object as JSON: opm reads YAML
-// objects too, and converts them.
-func objectJSON(data []byte) []byte {
+// objectJSON copies a decoded olm.bundle.object as JSON, into the bundle's
+// payload buffer when it has one: opm reads YAML objects too, and converts
+// them.
+func (b *BundleContents) objectJSON(data []byte) []byte {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
-	if len(trimmed) > 0 && trimmed[0] == '{' {
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		if j, err := sigsyaml.YAMLToJSON(data); err == nil {
+			data = j
+		} // else bundleObject reported it already
+	}
+	if b.payload == nil || len(b.payload)+len(data) > cap(b.payload) {
 		return bytes.Clone(data)
 	}
-	j, err := sigsyaml.YAMLToJSON(data)
-	if err != nil {
-		return bytes.Clone(data) // bundleObject reported it already
-	}
-	return j
+	start := len(b.payload)
+	b.payload = append(b.payload, data...)
+	return b.payload[start:len(b.payload):len(b.payload)]
 }
 
 // checkBundleProfiles runs the profiles on one bundle; diagnostics that do
 // not say which bundle they concern are about this one. A catalog's
-// bundles are checked on their own goroutines, so that a file with many
-// bundles keeps every core busy; diagnostics are sorted in the end, so
-// the outcome does not depend on the order they finish in.
+// bundles are checked beside the file checks: sent to a Remote checker,
+// or each on a goroutine of its own, so that a file with many bundles
+// keeps every core busy; diagnostics are sorted in the end, so the outcome
+// does not depend on the order they finish in.
 func (c *fileCheck) checkBundleProfiles(b *BundleContents, ref blobRef) {
-	check := func() []declcfg.Finding {
-		ds := c.opts.Profiles.CheckBundle(b)
+	own := func(ds []declcfg.Finding) []declcfg.Finding {
 		for i := range ds {
 			if ds[i].Package == "" && ds[i].Bundle == "" {
 				ds[i].Package, ds[i].Bundle = ref.pkg, ref.bundle
@@ -287,18 +301,26 @@ func (c *fileCheck) checkBundleProfiles(b *BundleContents, ref blobRef) {
 		}
 		return ds
 	}
-	if b.FromCatalog {
-		workers := c.opts.Concurrency
-		if workers <= 0 {
-			workers = runtime.GOMAXPROCS(0)
-		}
-		if r, ok := c.opts.Profiles.(Remote); ok {
-			workers = max(workers, r.InFlight())
-		}
-		c.checker.profiles.start(workers, check)
+	if !b.FromCatalog {
+		c.diags = append(c.diags, own(c.opts.Profiles.CheckBundle(b))...)
 		return
 	}
-	c.diags = append(c.diags, check()...)
+	if r, ok := c.opts.Profiles.(Remote); ok {
+		c.checker.profiles.send(r, b, own)
+		if b.payload != nil {
+			c.payloads.Put(b.payload)
+			b.payload = nil
+			for i := range b.Objects {
+				b.Objects[i].JSON = nil
+			}
+		}
+		return
+	}
+	workers := c.opts.Concurrency
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	c.checker.profiles.start(workers, func() []declcfg.Finding { return own(c.opts.Profiles.CheckBundle(b)) })
 }
 
 // profileRunner runs bundle checks a few at a time.
@@ -324,11 +346,24 @@ func (r *profileRunner) start(workers int, check func() []declcfg.Finding) {
 	go func() {
 		defer r.wg.Done()
 		defer func() { <-r.slots }()
-		ds := check()
-		r.mu.Lock()
-		r.diags = append(r.diags, ds...)
-		r.mu.Unlock()
+		r.add(check())
 	}()
+}
+
+// send hands a bundle to a Remote checker; its findings, passed through
+// own, are added when they come.
+func (r *profileRunner) send(remote Remote, b *BundleContents, own func([]declcfg.Finding) []declcfg.Finding) {
+	r.wg.Add(1)
+	remote.Send(b, func(ds []declcfg.Finding) {
+		defer r.wg.Done()
+		r.add(own(ds))
+	})
+}
+
+func (r *profileRunner) add(ds []declcfg.Finding) {
+	r.mu.Lock()
+	r.diags = append(r.diags, ds...)
+	r.mu.Unlock()
 }
 
 // wait returns every diagnostic once all checks are done.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/slab"
 	"github.com/fbc-project/fbc/model"
 	"github.com/fbc-project/fbc/validate/internal/shape"
 )
@@ -45,8 +46,10 @@ type checker struct {
 	jsonCatalogs map[string]bool
 
 	// profiles runs the bundle-content checks of catalog bundles beside
-	// the file checks (bundles.go).
+	// the file checks (bundles.go); payloads are the buffers their
+	// manifests travel in, when the checks run in fbc-profile.
 	profiles profileRunner
+	payloads *slab.Pool
 }
 
 // fileCheck checks the documents of one file. Files are checked
@@ -113,6 +116,11 @@ func newChecker(opts Options) (*checker, error) {
 		// document's nodes (bundleObjectAt), and encoding their base64
 		// text as JSON too was a copy of every manifest for nothing.
 		c.decodeOptions.Values = func(typ string) bool { return typ != declcfg.PropertyBundleObject }
+	}
+	if _, ok := opts.Profiles.(Remote); ok {
+		// A bundle holds its buffer from its reading to its sending, on
+		// one of the file workers.
+		c.payloads = slab.New(workerCount(opts.Concurrency) + 1)
 	}
 	if opts.Strict {
 		for _, id := range strictRules {

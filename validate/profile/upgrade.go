@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -72,7 +73,9 @@ func (u *upgrades) remember(b *bundle, keepTexts bool) {
 	if keepTexts {
 		for _, c := range b.crds {
 			if _, ok := u.texts[c.key]; !ok {
-				u.texts[c.key] = c.obj.JSON
+				// The manifest's bytes are reused for the next bundle
+				// once this one is checked (profiles.Serve).
+				u.texts[c.key] = bytes.Clone(c.obj.JSON)
 			}
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -62,13 +61,12 @@ func (e *VersionError) FaultKind() fault.Kind { return fault.Run }
 // (CheckCatalog ends the exchange; Close kills a process a failed run
 // left).
 type Client struct {
-	path     string
-	inFlight int
-	cmd      *exec.Cmd
-	in       io.WriteCloser
-	out      *bufio.Reader
-	outFile  *os.File
-	warn     fault.Warn
+	path    string
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	out     *bufio.Reader
+	outFile *os.File
+	warn    fault.Warn
 	// stderr keeps the start of what fbc-profile writes there: the
 	// reason it gives when it fails, or a crash's panic line.
 	stderr headBuffer
@@ -77,9 +75,12 @@ type Client struct {
 	w        *bufio.Writer
 	inClosed bool
 
-	next    atomic.Int64
-	pmu     sync.Mutex
-	pending map[int64]chan []declcfg.Finding
+	next atomic.Int64
+	pmu  sync.Mutex
+	// pending are the bundles sent and not answered; once the exchange
+	// has failed (broken), each gets nil at once.
+	pending map[int64]func([]declcfg.Finding)
+	broken  bool
 
 	done   chan []declcfg.Finding // the catalog's findings
 	exited chan struct{}          // closed when the process has been waited for
@@ -90,27 +91,18 @@ type Client struct {
 	err      error
 }
 
-// inFlightPerWorker is how many bundles per worker fbc-profile is sent
-// ahead of their findings (Client.InFlight).
-const inFlightPerWorker = 4
-
 // Start runs fbc-profile and opens the exchange. It fails when the program
 // cannot be run. One that does not answer as fbc-profile (within
 // StartOptions.HelloTimeout) or is another build (*VersionError) fails
 // the run: CheckBundle returns nothing and CheckCatalog that error.
 func Start(ctx context.Context, opts StartOptions) (*Client, error) {
-	workers := opts.Concurrency
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	c := &Client{
-		path:     opts.Path,
-		inFlight: inFlightPerWorker * workers,
-		warn:     opts.Warn,
-		pending:  map[int64]chan []declcfg.Finding{},
-		done:     make(chan []declcfg.Finding, 1),
-		exited:   make(chan struct{}),
-		failed:   make(chan struct{}),
+		path:    opts.Path,
+		warn:    opts.Warn,
+		pending: map[int64]func([]declcfg.Finding){},
+		done:    make(chan []declcfg.Finding, 1),
+		exited:  make(chan struct{}),
+		failed:  make(chan struct{}),
 	}
 	c.cmd = exec.CommandContext(ctx, opts.Path)
 	c.cmd.Stderr = &c.stderr
@@ -131,7 +123,7 @@ func Start(ctx context.Context, opts StartOptions) (*Client, error) {
 	growPipe(in)
 	growPipe(out)
 	c.cmd.Stdin, c.cmd.Stdout = inR, outW
-	c.in, c.w, c.out = in, bufio.NewWriterSize(in, 256<<10), bufio.NewReaderSize(out, 64<<10)
+	c.in, c.w, c.out = in, bufio.NewWriterSize(in, 32<<10), bufio.NewReaderSize(out, 64<<10)
 	err = c.cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -212,24 +204,22 @@ func (c *Client) handshake(ctx context.Context, timeout time.Duration) (*Hello, 
 	}
 }
 
-// InFlight is how many bundles fbc sends fbc-profile before their
-// findings come back (validate.Remote): enough that fbc-profile has the
-// next bundles at hand when it finishes one, and fbc reads on meanwhile;
-// each holds its manifests in fbc's memory until answered.
-func (c *Client) InFlight() int { return c.inFlight }
-
-// CheckBundle sends one bundle and waits for its findings. After a
-// failure it returns nothing at once; CheckCatalog reports the failure.
-func (c *Client) CheckBundle(b *validate.BundleContents) []declcfg.Finding {
-	select {
-	case <-c.failed:
-		return nil
-	default:
-	}
+// Send sends one bundle and returns once it is written: done receives its
+// findings when fbc-profile answers, on the goroutine that reads its
+// answers, or nil once the exchange has failed (CheckCatalog reports the
+// failure). Bundles wait in the pipe while fbc-profile is busy: Send
+// blocks when the pipe is full, which keeps fbc's reading of the catalog
+// from racing ahead of the checks, and fbc holds no bundle's manifests
+// meanwhile.
+func (c *Client) Send(b *validate.BundleContents, done func([]declcfg.Finding)) {
 	id := c.next.Add(1)
-	ch := make(chan []declcfg.Finding, 1)
 	c.pmu.Lock()
-	c.pending[id] = ch
+	if c.broken {
+		c.pmu.Unlock()
+		done(nil)
+		return
+	}
+	c.pending[id] = done
 	c.pmu.Unlock()
 	req := &BundleRequest{ID: id, Contents: wireContents(b)}
 	payload := make([][]byte, 0, len(b.Objects)+len(b.Files))
@@ -244,14 +234,15 @@ func (c *Client) CheckBundle(b *validate.BundleContents) []declcfg.Finding {
 	}
 	if err := c.send(&Request{Bundle: req}, payload...); err != nil {
 		c.writeFailed(err)
-		return nil
 	}
-	select {
-	case fs := <-ch:
-		return fs
-	case <-c.failed:
-		return nil
-	}
+}
+
+// CheckBundle sends one bundle and waits for its findings. After a
+// failure it returns nothing at once; CheckCatalog reports the failure.
+func (c *Client) CheckBundle(b *validate.BundleContents) []declcfg.Finding {
+	ch := make(chan []declcfg.Finding, 1)
+	c.Send(b, func(fs []declcfg.Finding) { ch <- fs })
+	return <-ch
 }
 
 // CheckCatalog sends the catalog, ends the exchange and returns the
@@ -304,25 +295,29 @@ func (c *Client) awaitExit(d time.Duration) bool {
 
 // send writes one request, and the raw bytes that follow it. Requests are
 // encoded by the caller's goroutine and written whole, one at a time.
+const chunk = 32 << 10
+
 func (c *Client) send(req *Request, payload ...[]byte) error {
-	data, err := marshal(req)
+	l, err := encode(req)
 	if err != nil {
 		return err
 	}
+	defer l.free()
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.inClosed {
 		return errors.New("the exchange is over")
 	}
-	if _, err := c.w.Write(data); err != nil {
-		return err
-	}
-	if err := c.w.WriteByte('\n'); err != nil {
+	if _, err := c.w.Write(l.Bytes()); err != nil {
 		return err
 	}
 	for _, p := range payload {
-		if _, err := c.w.Write(p); err != nil {
-			return err
+		for len(p) > 0 {
+			n := min(len(p), chunk)
+			if _, err := c.w.Write(p[:n]); err != nil {
+				return err
+			}
+			p = p[n:]
 		}
 	}
 	return c.w.Flush()
@@ -352,14 +347,14 @@ func (c *Client) read() {
 			switch {
 			case resp.Findings != nil:
 				c.pmu.Lock()
-				ch, ok := c.pending[resp.Findings.ID]
+				done, ok := c.pending[resp.Findings.ID]
 				delete(c.pending, resp.Findings.ID)
 				c.pmu.Unlock()
 				if !ok {
 					c.fail(c.protocolError(fmt.Errorf("it answered bundle %d, which was not asked for", resp.Findings.ID)))
 					break
 				}
-				ch <- resp.Findings.Findings
+				done(resp.Findings.Findings)
 			case resp.Warning != "":
 				c.warn.Printf("%s", resp.Warning)
 			case resp.Done != nil:
@@ -401,6 +396,14 @@ func (c *Client) fail(err error) {
 		c.err = err
 		close(c.failed)
 		_ = c.cmd.Process.Kill()
+		c.pmu.Lock()
+		c.broken = true
+		pending := c.pending
+		c.pending = nil
+		c.pmu.Unlock()
+		for _, done := range pending {
+			done(nil)
+		}
 	})
 }
 

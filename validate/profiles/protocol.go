@@ -46,6 +46,7 @@ package profiles
 import (
 	"bytes"
 	"encoding/json"
+	"sync"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/validate"
@@ -92,6 +93,9 @@ type BundleRequest struct {
 	// Contents.Files. Encoding them in the line would cost more than
 	// checking them does.
 	Payload []int `json:"payload,omitempty"`
+
+	// buf holds the payload fbc-profile read (readPayload).
+	buf []byte
 }
 
 // maxPayload bounds one object or file: OLM stages no bundle over 1 MiB
@@ -118,16 +122,31 @@ type Done struct {
 	Findings []declcfg.Finding `json:"findings"`
 }
 
-// marshal encodes a message as its line, without the newline. HTML
-// characters stay as they are: encoding/json would escape them in the
-// property values it copies (json.RawMessage), and a finding that quotes a
-// value must quote what the catalog says.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+// line is a message encoded as its line, newline included, in a buffer
+// that goes back to lines once written.
+type line struct{ bytes.Buffer }
+
+var lines = sync.Pool{New: func() any { return new(line) }}
+
+// encode encodes a message as its line. HTML characters stay as they are:
+// encoding/json would escape them in the property values it copies
+// (json.RawMessage), and a finding that quotes a value must quote what the
+// catalog says.
+func encode(v any) (*line, error) {
+	l := lines.Get().(*line)
+	l.Reset()
+	enc := json.NewEncoder(&l.Buffer)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
+		l.free()
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+	return l, nil
+}
+
+// free hands the line's buffer back; a large one is let go.
+func (l *line) free() {
+	if l.Cap() <= 1<<20 {
+		lines.Put(l)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -83,6 +84,12 @@ func TestMain(m *testing.M) {
 	case "echo":
 		if err := Serve(context.Background(), os.Stdin, os.Stdout, newEcho); err != nil {
 			fmt.Fprintln(os.Stderr, "fbc-profile:", err)
+			os.Exit(2)
+		}
+		os.Exit(0)
+	case "dies":
+		// Answers two bundles, then exits in the middle of the third.
+		if err := Serve(context.Background(), os.Stdin, os.Stdout, func(Set, bool, fault.Warn) Checker { return &dyingChecker{} }); err != nil {
 			os.Exit(2)
 		}
 		os.Exit(0)
@@ -194,6 +201,60 @@ func TestClient(t *testing.T) {
 	assert.Equal(t, fmt.Sprintf("operatorhub,k8s-version=1.33 sourcesOnly=false bundles=%d", n), fs[0].Message)
 	assert.Equal(t, "p.v1.0.0 -> p.v1.1.0 (replaces) at c.yaml:5:1", fs[1].Message)
 	assert.Equal(t, []string{"a note about warn"}, warnings)
+}
+
+// dyingChecker answers two bundles and exits on the third.
+type dyingChecker struct{ bundles atomic.Int64 }
+
+func (c *dyingChecker) CheckBundle(b *validate.BundleContents) []declcfg.Finding {
+	if c.bundles.Add(1) == 3 {
+		os.Exit(5)
+	}
+	return []declcfg.Finding{{Rule: "seen", Message: b.Bundle.Name}}
+}
+
+func (c *dyingChecker) CheckCatalog(*model.Catalog) []declcfg.Finding { return nil }
+
+// TestSendWhenFBCProfileDies: bundles sent without waiting get their
+// answer once each, nil for those fbc-profile never answered, whether they
+// were sent before it died or after; the run then fails, naming the exit.
+func TestSendWhenFBCProfileDies(t *testing.T) {
+	set, err := Parse([]string{"operatorhub"})
+	require.NoError(t, err)
+	c, err := Start(context.Background(), StartOptions{Path: plugin(t, "dies"), Set: set, Concurrency: 1})
+	require.NoError(t, err)
+	defer c.Close()
+	const n = 30
+	var mu sync.Mutex
+	answers := map[string]int{}
+	answered := map[string]bool{}
+	var wg sync.WaitGroup
+	payload := make([]byte, 200<<10) // more than the pipe holds in a few bundles
+	for i := range n {
+		name := fmt.Sprintf("b%d", i)
+		wg.Add(1)
+		c.Send(&validate.BundleContents{Bundle: &declcfg.Bundle{Name: name}, Objects: []validate.BundleObject{{Name: "csv", JSON: payload}}},
+			func(fs []declcfg.Finding) {
+				defer wg.Done()
+				mu.Lock()
+				defer mu.Unlock()
+				answers[name]++
+				answered[name] = len(fs) == 1 && fs[0].Message == name
+			})
+	}
+	wg.Wait()
+	_, err = c.CheckCatalog(testCatalog())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "stopped before it finished (exit status 5)")
+	assert.Len(t, answers, n)
+	got := 0
+	for name, times := range answers {
+		assert.Equal(t, 1, times, name)
+		if answered[name] {
+			got++
+		}
+	}
+	assert.Equal(t, 2, got, "the two bundles it checked")
 }
 
 // TestClientFailures: a program that is not fbc-profile, or not there,

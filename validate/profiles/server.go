@@ -15,6 +15,7 @@ import (
 	"github.com/fbc-project/fbc/internal/buildinfo"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/internal/olmv1gate"
+	"github.com/fbc-project/fbc/internal/slab"
 	"github.com/fbc-project/fbc/model"
 	"github.com/fbc-project/fbc/validate"
 )
@@ -36,9 +37,12 @@ type NewChecker func(set Set, sourcesOnly bool, warn fault.Warn) Checker
 // (after telling fbc, when it still listens).
 func Serve(ctx context.Context, in io.Reader, out io.Writer, newChecker NewChecker) error {
 	s := &server{w: bufio.NewWriterSize(out, 64<<10)}
-	r := bufio.NewReaderSize(in, 1<<20)
+	// Most bundles' payloads are larger than the buffer, so they are read
+	// from the pipe straight into their own buffer, not copied through
+	// this one.
+	r := bufio.NewReaderSize(in, 32<<10)
 	var hello Hello
-	req, err := readRequest(r)
+	req, err := readRequest(r, nil)
 	switch {
 	case err != nil:
 		return s.refuse(err)
@@ -68,49 +72,70 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, newChecker NewCheck
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	jobs := make(chan *BundleRequest)
-	var wg sync.WaitGroup
+	// Each worker reads the next request itself, in turn, and checks the
+	// bundle it read: no goroutine hands bundles on, and a bundle waits in
+	// the pipe, not in this process's memory, until a worker is free. A
+	// bundle's payload buffer is reused once its findings are sent: the
+	// checker keeps no reference to the bytes it was given (it copies what
+	// it keeps).
+	payloads := slab.New(workers)
+	var (
+		rmu  sync.Mutex
+		last *Request // the request after the bundles, or nil
+		stop error    // why the bundles ended
+		wg   sync.WaitGroup
+	)
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for job := range jobs {
-				fs := checker.CheckBundle(job.Contents)
+			for {
+				rmu.Lock()
+				if last != nil || stop != nil {
+					rmu.Unlock()
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					stop = err
+					rmu.Unlock()
+					return
+				}
+				req, err := readRequest(r, payloads)
+				switch {
+				case err != nil:
+					stop = err
+				case req.Bundle == nil || req.Bundle.Contents == nil:
+					last = req
+				}
+				rmu.Unlock()
+				if last != nil || stop != nil {
+					return
+				}
+				fs := checker.CheckBundle(req.Bundle.Contents)
 				if fs == nil {
 					fs = []declcfg.Finding{}
 				}
-				_ = s.send(&Response{Findings: &BundleFindings{ID: job.ID, Findings: fs}})
+				_ = s.send(&Response{Findings: &BundleFindings{ID: req.Bundle.ID, Findings: fs}})
+				req.Bundle.release(payloads)
 			}
 		}()
 	}
-	finish := func() { close(jobs); wg.Wait() }
-	for {
-		if err := ctx.Err(); err != nil {
-			finish()
-			return err
+	wg.Wait()
+	switch {
+	case stop != nil && ctx.Err() != nil && errors.Is(stop, ctx.Err()):
+		return stop
+	case errors.Is(stop, io.EOF):
+		return errors.New("fbc ended the exchange before it sent the catalog")
+	case stop != nil:
+		return s.refuse(stop)
+	case last.Catalog != nil:
+		fs := checker.CheckCatalog(last.Catalog.Model())
+		if fs == nil {
+			fs = []declcfg.Finding{}
 		}
-		req, err := readRequest(r)
-		if err != nil {
-			finish()
-			if errors.Is(err, io.EOF) {
-				return errors.New("fbc ended the exchange before it sent the catalog")
-			}
-			return s.refuse(err)
-		}
-		switch {
-		case req.Bundle != nil && req.Bundle.Contents != nil:
-			jobs <- req.Bundle
-		case req.Catalog != nil:
-			finish()
-			fs := checker.CheckCatalog(req.Catalog.Model())
-			if fs == nil {
-				fs = []declcfg.Finding{}
-			}
-			return s.send(&Response{Done: &Done{Findings: fs}})
-		default:
-			finish()
-			return s.refuse(errors.New("a request is neither a bundle with contents nor the catalog"))
-		}
+		return s.send(&Response{Done: &Done{Findings: fs}})
+	default:
+		return s.refuse(errors.New("a request is neither a bundle with contents nor the catalog"))
 	}
 }
 
@@ -122,16 +147,17 @@ type server struct {
 }
 
 func (s *server) send(resp *Response) error {
-	data, err := marshal(resp)
+	l, err := encode(resp)
 	if err != nil {
 		return err
 	}
+	defer l.free()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
 		return s.err
 	}
-	if _, err := s.w.Write(append(data, '\n')); err != nil {
+	if _, err := s.w.Write(l.Bytes()); err != nil {
 		s.err = err
 		return err
 	}
@@ -146,12 +172,13 @@ func (s *server) refuse(err error) error {
 }
 
 // readRequest reads one line of fbc's requests: exactly one of a Request's
-// fields, nothing else.
-func readRequest(r *bufio.Reader) (*Request, error) {
+// fields, nothing else. A bundle's payload goes into a buffer of payloads
+// (nil: a new one).
+func readRequest(r *bufio.Reader, payloads *slab.Pool) (*Request, error) {
 	line, err := r.ReadBytes('\n')
 	if len(bytes.TrimSpace(line)) == 0 {
 		if err == nil {
-			return readRequest(r)
+			return readRequest(r, payloads)
 		}
 		return nil, err
 	}
@@ -171,7 +198,7 @@ func readRequest(r *bufio.Reader) (*Request, error) {
 		return nil, fmt.Errorf("%q is not one request", shorten(line))
 	}
 	if b := req.Bundle; b != nil && b.Contents != nil {
-		if err := readPayload(r, b); err != nil {
+		if err := readPayload(r, b, payloads); err != nil {
 			return nil, fmt.Errorf("bundle %d: %w", b.ID, err)
 		}
 	}
@@ -179,20 +206,36 @@ func readRequest(r *bufio.Reader) (*Request, error) {
 }
 
 // readPayload reads the raw bytes that follow a bundle request into its
-// objects and files.
-func readPayload(r *bufio.Reader, b *BundleRequest) error {
+// objects and files, all in one buffer of payloads.
+func readPayload(r *bufio.Reader, b *BundleRequest, payloads *slab.Pool) error {
 	c := b.Contents
 	if len(b.Payload) != len(c.Objects)+len(c.Files) {
 		return fmt.Errorf("payload lists %d sizes for %d objects and %d files", len(b.Payload), len(c.Objects), len(c.Files))
 	}
-	for i, n := range b.Payload {
-		if n < 0 || n > maxPayload {
+	total := 0
+	for _, n := range b.Payload {
+		if n < 0 || n > maxPayload || total+n > maxPayload {
 			return fmt.Errorf("payload size %d is out of range", n)
 		}
-		data := make([]byte, n)
-		if _, err := io.ReadFull(r, data); err != nil {
+		total += n
+	}
+	var buf []byte
+	if payloads != nil {
+		buf = payloads.Get(total)[:total]
+	} else {
+		buf = make([]byte, total)
+	}
+	for rest := buf; len(rest) > 0; {
+		n, err := io.ReadFull(r, rest[:min(len(rest), 32<<10)])
+		if err != nil {
 			return fmt.Errorf("reading its payload: %w", err)
 		}
+		rest = rest[n:]
+	}
+	b.buf = buf
+	for i, n := range b.Payload {
+		data := buf[:n:n]
+		buf = buf[n:]
 		if i < len(c.Objects) {
 			c.Objects[i].JSON = data
 		} else {
@@ -200,6 +243,15 @@ func readPayload(r *bufio.Reader, b *BundleRequest) error {
 		}
 	}
 	return nil
+}
+
+// release hands the request's payload buffer back once the bundle is
+// checked.
+func (b *BundleRequest) release(payloads *slab.Pool) {
+	if b.buf != nil {
+		payloads.Put(b.buf)
+		b.buf = nil
+	}
 }
 
 // InProcess runs a Checker in this process, as validate.ProfileChecker:
