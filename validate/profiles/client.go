@@ -221,14 +221,8 @@ func (c *Client) Send(b *validate.BundleContents, done func([]declcfg.Finding)) 
 	}
 	c.pending[id] = done
 	c.pmu.Unlock()
-	req := &BundleRequest{ID: id, Contents: wireContents(b)}
-	payload := make([][]byte, 0, len(b.Objects)+len(b.Files))
-	for _, o := range b.Objects {
-		payload = append(payload, o.JSON)
-	}
-	for _, f := range b.Files {
-		payload = append(payload, f.Data)
-	}
+	contents, payload := wireContents(b)
+	req := &BundleRequest{ID: id, Contents: contents}
 	for _, p := range payload {
 		req.Payload = append(req.Payload, len(p))
 	}
@@ -460,31 +454,32 @@ func shorten(line []byte) string {
 	return s
 }
 
-// wireContents is b as the protocol carries it: a catalog bundle's
-// olm.bundle.object properties are its Objects already.
-func wireContents(b *validate.BundleContents) *validate.BundleContents {
+// wireContents is b as the protocol carries it, and the payload that
+// follows its line: a catalog bundle's olm.bundle.object properties are its
+// Objects already, and the values of its other properties travel after
+// the objects and files, as they are (the line has each property's type).
+func wireContents(b *validate.BundleContents) (*validate.BundleContents, [][]byte) {
+	payload := make([][]byte, 0, len(b.Objects)+len(b.Files)+8)
+	for _, o := range b.Objects {
+		payload = append(payload, o.JSON)
+	}
+	for _, f := range b.Files {
+		payload = append(payload, f.Data)
+	}
 	if b.Bundle == nil {
-		return b
-	}
-	n := 0
-	for _, p := range b.Bundle.Properties {
-		if p.Type == declcfg.PropertyBundleObject {
-			n++
-		}
-	}
-	if n == 0 {
-		return b
+		return b, payload
 	}
 	slim := *b.Bundle
-	slim.Properties = make([]declcfg.Property, 0, len(b.Bundle.Properties)-n)
+	slim.Properties = make([]declcfg.Property, 0, len(b.Bundle.Properties))
 	for _, p := range b.Bundle.Properties {
 		if p.Type != declcfg.PropertyBundleObject {
-			slim.Properties = append(slim.Properties, p)
+			payload = append(payload, p.Value)
+			slim.Properties = append(slim.Properties, declcfg.Property{Type: p.Type})
 		}
 	}
 	out := *b
 	out.Bundle = &slim
-	return &out
+	return &out, payload
 }
 
 // headBuffer keeps the first 4 KiB written to it.

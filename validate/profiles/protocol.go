@@ -26,9 +26,10 @@
 //  3. fbc sends {"bundle": {"id": N, "contents": validate.BundleContents,
 //     "payload": [SIZE...]}} for every bundle (catalog bundles without their
 //     olm.bundle.object properties, whose manifests are the contents'
-//     objects). The manifests and files themselves follow the line as raw
-//     bytes, unencoded: payload gives their sizes, each object's JSON in
-//     order, then each file's data in order. fbc-profile answers each
+//     objects, and with each other property's type but not its value). The
+//     manifests, files and property values follow the line as raw bytes,
+//     unencoded: payload gives their sizes, each object's JSON in order,
+//     then each file's data, then each property's value. fbc-profile answers each
 //     bundle, in any order, with
 //     {"findings": {"id": N, "findings": [declcfg.Finding...]}}.
 //  4. fbc sends {"catalog": Catalog} once, with what the catalog-wide checks
@@ -53,7 +54,7 @@ import (
 )
 
 // Protocol is the version of the exchange this package speaks.
-const Protocol = 1
+const Protocol = 2
 
 // Executable is the name of the program that runs the profiles.
 const Executable = "fbc-profile"
@@ -90,8 +91,10 @@ type BundleRequest struct {
 	Contents *validate.BundleContents `json:"contents"`
 	// Payload is the sizes of the raw bytes that follow the request's
 	// line: the JSON of each of Contents.Objects, then the data of each of
-	// Contents.Files. Encoding them in the line would cost more than
-	// checking them does.
+	// Contents.Files, then the value of each of Contents.Bundle.Properties
+	// (whose values the line leaves out). Encoding them in the line would
+	// cost more than checking them does: a catalog's olm.csv.metadata
+	// values are megabytes.
 	Payload []int `json:"payload,omitempty"`
 
 	// buf holds the payload fbc-profile read (readPayload).

@@ -315,7 +315,8 @@ func TestServeRefuses(t *testing.T) {
 		{"no hello", `{"catalog":{}}` + "\n", "does not start with a hello"},
 		{"two requests in one", hello(self) + `{"catalog":{},"bundle":{"id":1}}` + "\n", "is not one request"},
 		{"unknown field", hello(self) + `{"catalog":{},"extra":1}` + "\n", "unknown field"},
-		{"payload sizes", hello(self) + `{"bundle":{"id":1,"contents":{"objects":[{"name":"x"}]},"payload":[]}}` + "\n", "payload lists 0 sizes for 1 objects"},
+		{"payload sizes", hello(self) + `{"bundle":{"id":1,"contents":{"objects":[{"name":"x"}]},"payload":[]}}` + "\n", "payload lists 0 sizes for 1 objects, 0 files and 0 property values"},
+		{"property values", hello(self) + `{"bundle":{"id":1,"contents":{"bundle":{"name":"b","properties":[{"type":"olm.package"}]}},"payload":[]}}` + "\n", "payload lists 0 sizes for 0 objects, 0 files and 1 property values"},
 		{"payload too short", hello(self) + `{"bundle":{"id":1,"contents":{"objects":[{"name":"x"}]},"payload":[100]}}` + "\nabc", "reading its payload"},
 		{"negative size", hello(self) + `{"bundle":{"id":1,"contents":{"objects":[{"name":"x"}]},"payload":[-1]}}` + "\n", "out of range"},
 		{"bad profiles", strings.Replace(hello(self), "olmv1", "nonsense", 1), `unknown profile "nonsense"`},
@@ -329,7 +330,7 @@ func TestServeRefuses(t *testing.T) {
 	}
 	rs, err := exchange(t, hello("v0.0.1"))
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "fbc is version v0.0.1 (protocol 1), fbc-profile is "+self)
+	assert.Contains(t, err.Error(), fmt.Sprintf("fbc is version v0.0.1 (protocol %d), fbc-profile is %s", Protocol, self))
 	require.Len(t, rs, 1)
 	assert.Equal(t, self, rs[0].Hello.Version)
 }

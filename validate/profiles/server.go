@@ -209,8 +209,12 @@ func readRequest(r *bufio.Reader, payloads *slab.Pool) (*Request, error) {
 // objects and files, all in one buffer of payloads.
 func readPayload(r *bufio.Reader, b *BundleRequest, payloads *slab.Pool) error {
 	c := b.Contents
-	if len(b.Payload) != len(c.Objects)+len(c.Files) {
-		return fmt.Errorf("payload lists %d sizes for %d objects and %d files", len(b.Payload), len(c.Objects), len(c.Files))
+	var props []declcfg.Property
+	if c.Bundle != nil {
+		props = c.Bundle.Properties
+	}
+	if len(b.Payload) != len(c.Objects)+len(c.Files)+len(props) {
+		return fmt.Errorf("payload lists %d sizes for %d objects, %d files and %d property values", len(b.Payload), len(c.Objects), len(c.Files), len(props))
 	}
 	total := 0
 	for _, n := range b.Payload {
@@ -236,10 +240,13 @@ func readPayload(r *bufio.Reader, b *BundleRequest, payloads *slab.Pool) error {
 	for i, n := range b.Payload {
 		data := buf[:n:n]
 		buf = buf[n:]
-		if i < len(c.Objects) {
+		switch {
+		case i < len(c.Objects):
 			c.Objects[i].JSON = data
-		} else {
+		case i < len(c.Objects)+len(c.Files):
 			c.Files[i-len(c.Objects)].Data = data
+		default:
+			props[i-len(c.Objects)-len(c.Files)].Value = data
 		}
 	}
 	return nil
