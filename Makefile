@@ -61,8 +61,9 @@ docs:
 
 # bench runs every benchmark once per size; scaled inputs come from bench-data.
 # It ends with wall time and peak RSS of bin/fbc validate next to opm's, of
-# bin/fbc diff next to bin/fbc validate, and
-# fbc serve against opm serve: readiness, memory, a load test.
+# bin/fbc diff next to bin/fbc validate,
+# fbc serve against opm serve: readiness, memory, a load test, and
+# bin/fbc validate --profile next to the last fbc that linked the profiles.
 bench: bench-data build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./...
 	@./scripts/bench-rss.sh
@@ -70,6 +71,7 @@ bench: bench-data build
 	@./scripts/bench-diff.sh
 	@./scripts/bench-serve.sh
 	@./scripts/bench-images.sh
+	@./scripts/bench-profiles.sh
 
 bench-data:
 	@./scripts/bench-data.sh
