@@ -107,8 +107,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, newChecker NewCheck
 				case req.Bundle == nil || req.Bundle.Contents == nil:
 					last = req
 				}
+				ended := last != nil || stop != nil
 				rmu.Unlock()
-				if last != nil || stop != nil {
+				if ended {
 					return
 				}
 				fs := checker.CheckBundle(req.Bundle.Contents)
