@@ -123,7 +123,7 @@ func Start(ctx context.Context, opts StartOptions) (*Client, error) {
 	growPipe(in)
 	growPipe(out)
 	c.cmd.Stdin, c.cmd.Stdout = inR, outW
-	c.in, c.w, c.out = in, bufio.NewWriterSize(in, 32<<10), bufio.NewReaderSize(out, 64<<10)
+	c.in, c.w, c.out = in, bufio.NewWriterSize(in, chunk), bufio.NewReaderSize(out, 64<<10)
 	err = c.cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -287,10 +287,9 @@ func (c *Client) awaitExit(d time.Duration) bool {
 	return false
 }
 
-// send writes one request, and the raw bytes that follow it. Requests are
-// encoded by the caller's goroutine and written whole, one at a time.
-const chunk = 32 << 10
-
+// send writes one request, and the raw bytes that follow it (a chunk at a
+// time). Requests are encoded by the caller's goroutine and written whole,
+// one at a time.
 func (c *Client) send(req *Request, payload ...[]byte) error {
 	l, err := encode(req)
 	if err != nil {

@@ -101,6 +101,12 @@ type BundleRequest struct {
 	buf []byte
 }
 
+// chunk is the most of a payload written or read in one system call: one
+// long copy kept the Go runtime's monitor waking every 20 µs to hand the
+// caller's processor to another thread. fbc-profile's reader buffers as
+// much, so that a chunk read into an empty buffer bypasses it.
+const chunk = 32 << 10
+
 // maxPayload bounds one object or file: OLM stages no bundle over 1 MiB
 // compressed, and a size beyond this is a broken exchange.
 const maxPayload = 1 << 30

@@ -37,10 +37,10 @@ type NewChecker func(set Set, sourcesOnly bool, warn fault.Warn) Checker
 // (after telling fbc, when it still listens).
 func Serve(ctx context.Context, in io.Reader, out io.Writer, newChecker NewChecker) error {
 	s := &server{w: bufio.NewWriterSize(out, 64<<10)}
-	// Most bundles' payloads are larger than the buffer, so they are read
-	// from the pipe straight into their own buffer, not copied through
-	// this one.
-	r := bufio.NewReaderSize(in, 32<<10)
+	// Payloads are read a chunk at a time, and a read as large as the
+	// buffer goes from the pipe straight into the payload's own buffer,
+	// not through this one.
+	r := bufio.NewReaderSize(in, chunk)
 	var hello Hello
 	req, err := readRequest(r, nil)
 	switch {
@@ -231,7 +231,7 @@ func readPayload(r *bufio.Reader, b *BundleRequest, payloads *slab.Pool) error {
 		buf = make([]byte, total)
 	}
 	for rest := buf; len(rest) > 0; {
-		n, err := io.ReadFull(r, rest[:min(len(rest), 32<<10)])
+		n, err := io.ReadFull(r, rest[:min(len(rest), chunk)])
 		if err != nil {
 			return fmt.Errorf("reading its payload: %w", err)
 		}
