@@ -63,26 +63,43 @@ bench_best() {
 # and the median peak RSS of the runs, the figures to give for a machine
 # shared with other work (a best run hides how much a loaded machine varies).
 bench_median() {
-  local runs=$1 out=$2 i rc
+  local runs=$1 out=$2 i all
   shift 2
-  local tf ef all
-  tf=$(mktemp) ef=$(mktemp) all=$(mktemp)
+  all=$(mktemp)
   for ((i = 0; i < runs; i++)); do
-    rc=0
-    /usr/bin/time -o "$tf" -f '%e %U %S %M' "$@" >"$out" 2>"$ef" || rc=$?
-    if ! bench_accepted "$rc"; then
-      echo "bench: $* exited $rc:" >&2
-      tail -5 "$ef" >&2
-      rm -f "$tf" "$ef" "$all"
-      return 1
-    fi
-    tail -1 "$tf" >>"$all"
+    bench_once "$all" "$out" "$@" || { rm -f "$all"; return 1; }
   done
+  bench_medians "$all"
+  rm -f "$all"
+}
+
+# bench_once TIMES OUT COMMAND...: runs COMMAND once under GNU time with
+# standard output to OUT and adds "SECONDS USER SYSTEM KB" to the file
+# TIMES, for bench_medians (scripts that alternate two commands call it
+# for each in turn). A run that exits with a code bench_accepted refuses is
+# reported as bench_best reports it, and the function fails.
+bench_once() {
+  local times=$1 out=$2 tf ef rc=0
+  shift 2
+  tf=$(mktemp) ef=$(mktemp)
+  /usr/bin/time -o "$tf" -f '%e %U %S %M' "$@" >"$out" 2>"$ef" || rc=$?
+  if ! bench_accepted "$rc"; then
+    echo "bench: $* exited $rc:" >&2
+    tail -5 "$ef" >&2
+    rm -f "$tf" "$ef"
+    return 1
+  fi
+  tail -1 "$tf" >>"$times"
+  rm -f "$tf" "$ef"
+}
+
+# bench_medians TIMES prints "SECONDS CPU KB", the medians of the runs
+# bench_once added to TIMES.
+bench_medians() {
   awk '{ w[NR] = $1; c[NR] = $2 + $3; m[NR] = $4 }
     function median(a, n,   i, j, t) {
       for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
       return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
     }
-    END { print median(w, NR), median(c, NR), median(m, NR) }' "$all"
-  rm -f "$tf" "$ef" "$all"
+    END { print median(w, NR), median(c, NR), median(m, NR) }' "$1"
 }

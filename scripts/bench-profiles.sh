@@ -36,12 +36,8 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work" ${tmp:+"$tmp"}' EXIT
 
-median() { # FILE COLUMN-EXPRESSION
-  awk "{print $2}" "$1" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'
-}
-
 measure() { # name path profiles
-  local name=$1 path=$2 set=$3 a b rc i
+  local name=$1 path=$2 set=$3 a b i
   if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then
     return
   fi
@@ -53,24 +49,13 @@ measure() { # name path profiles
   chmod -R u+w "$work/$name"
   a=$work/$name.old b=$work/$name.new
   for ((i = 0; i < runs; i++)); do
-    for side in old new; do
-      local exe=$old out=$a
-      [ "$side" = new ] && exe=$root/bin/fbc out=$b
-      rc=0
-      /usr/bin/time -a -o "$out" -f '%e %U %S %M' "$exe" validate --profile "$set" "$work/$name" >/dev/null 2>"$work/err" || rc=$?
-      if ! bench_accepted "$rc"; then
-        echo "bench-profiles: $exe validate --profile $set $name exited $rc:" >&2
-        tail -5 "$work/err" >&2
-        return
-      fi
-    done
+    bench_once "$a" /dev/null "$old" validate --profile "$set" "$work/$name" || return 0
+    bench_once "$b" /dev/null "$root/bin/fbc" validate --profile "$set" "$work/$name" || return 0
   done
-  sed -i '/^Command/d' "$a" "$b"
-  awk -v n="$name" -v s="$set" -v r="$runs" \
-    -v ow="$(median "$a" '$1')" -v oc="$(median "$a" '$2 + $3')" -v om="$(median "$a" '$4')" \
-    -v nw="$(median "$b" '$1')" -v nc="$(median "$b" '$2 + $3')" -v nm="$(median "$b" '$4')" 'BEGIN {
+  awk -v n="$name" -v s="$set" -v r="$runs" -v o="$(bench_medians "$a")" -v f="$(bench_medians "$b")" 'BEGIN {
+      split(o, a, " "); split(f, b, " ")
       printf "%-12s --profile %s\n  pre-split %5.2f s wall %5.2f s CPU %4.0f MB | fbc + fbc-profile %5.2f s %5.2f s %4.0f MB | %.2fx wall, %.2fx CPU (target <= 1.10), median of %d\n",
-        n, s, ow, oc, om / 1024, nw, nc, nm / 1024, nw / ow, nc / oc, r
+        n, s, a[1], a[2], a[3] / 1024, b[1], b[2], b[3] / 1024, b[1] / a[1], b[2] / a[2], r
     }'
 }
 
