@@ -37,25 +37,14 @@ bench_accepted() {
 # bench_accepted refuses is reported on standard error with the end of its
 # error output, and the function fails.
 bench_best() {
-  local runs=$1 out=$2 secs= kb= i t rc
+  local runs=$1 out=$2 i all
   shift 2
-  local tf ef
-  tf=$(mktemp) ef=$(mktemp)
+  all=$(mktemp)
   for ((i = 0; i < runs; i++)); do
-    rc=0
-    /usr/bin/time -o "$tf" -f '%e %M' "$@" >"$out" 2>"$ef" || rc=$?
-    if ! bench_accepted "$rc"; then
-      echo "bench: $* exited $rc:" >&2
-      tail -5 "$ef" >&2
-      rm -f "$tf" "$ef"
-      return 1
-    fi
-    t=$(tail -1 "$tf")
-    secs=$(awk -v a="$secs" -v b="${t% *}" 'BEGIN { print (a == "" || b < a) ? b : a }')
-    kb=$(awk -v a="$kb" -v b="${t#* }" 'BEGIN { print (a == "" || b < a) ? b : a }')
+    bench_once "$all" "$out" "$@" || { rm -f "$all"; return 1; }
   done
-  rm -f "$tf" "$ef"
-  echo "$secs $kb"
+  awk 'NR == 1 || $1 < s { s = $1 } NR == 1 || $4 < k { k = $4 } END { print s, k }' "$all"
+  rm -f "$all"
 }
 
 # bench_median RUNS OUT COMMAND...: as bench_best, but prints
