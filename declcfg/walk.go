@@ -734,11 +734,27 @@ func scanChunks(data []byte) chunkScan {
 		}
 		firstComment, content = 0, false
 	}
-	line := 0
-	for raw := range bytes.Lines(data) {
+	off, line := 0, 0
+	for off < len(data) {
+		if content && !bytes.HasPrefix(data[off:], docMarker) {
+			// The rest of a chunk with content does not matter: skip to
+			// the next line that starts with "---" (one search, where a
+			// look at every line costs a call per line).
+			i := bytes.Index(data[off:], newlineDocMarker)
+			if i < 0 {
+				break
+			}
+			line += bytes.Count(data[off:off+i+1], newline)
+			off += i + 1
+		}
+		next := len(data)
+		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+			next = off + i + 1
+		}
 		line++
-		l := bytes.TrimSuffix(raw, []byte("\n"))
-		if bytes.HasPrefix(l, []byte("---")) {
+		l := bytes.TrimSuffix(data[off:next], newline)
+		off = next
+		if bytes.HasPrefix(l, docMarker) {
 			s.separators++
 			if rest := bytes.TrimSpace(l[3:]); len(rest) > 0 && rest[0] != '#' {
 				s.badSeparators = append(s.badSeparators, line)
@@ -747,7 +763,7 @@ func scanChunks(data []byte) chunkScan {
 			continue
 		}
 		if content {
-			continue // the rest of a chunk with content does not matter
+			continue // the last line of the text
 		}
 		switch t := bytes.TrimSpace(l); {
 		case len(t) == 0:
@@ -768,6 +784,9 @@ func binaryOffset(data []byte) (int, bool) {
 	head := data[:min(len(data), 64<<10)]
 	if i := bytes.IndexByte(head, 0); i >= 0 {
 		return i, true
+	}
+	if utf8.Valid(head) {
+		return 0, false // the usual case, checked a word at a time
 	}
 	for i := 0; i < len(head); {
 		r, size := utf8.DecodeRune(head[i:])
