@@ -15,9 +15,27 @@ type MapEntry struct {
 // they see exactly the keys the decoder saw.
 func MappingEntries(n *Node) ([]MapEntry, error) {
 	if !hasMergeKey(n) {
-		return plainEntries(n)
+		out, err := appendPlainEntries(make([]MapEntry, 0, len(n.Content)/2), n)
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
 	return pairEntries(n)
+}
+
+// AppendMappingEntries is MappingEntries appending to dst, for a walk that
+// reads mapping after mapping into one slice it reuses; on an error, dst
+// comes back as it was.
+func AppendMappingEntries(dst []MapEntry, n *Node) ([]MapEntry, error) {
+	if !hasMergeKey(n) {
+		return appendPlainEntries(dst, n)
+	}
+	entries, err := pairEntries(n)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, entries...), nil
 }
 
 // pairEntries reads a mapping's entries through mappingPairs, which
@@ -34,14 +52,14 @@ func pairEntries(n *Node) ([]MapEntry, error) {
 	return out, nil
 }
 
-// plainEntries is MappingEntries for a mapping without merge keys, in one
-// allocation: mappingPairs' checks (keySet), in its order, without its pairs.
-func plainEntries(n *Node) ([]MapEntry, error) {
-	out := make([]MapEntry, 0, len(n.Content)/2)
+// appendPlainEntries is AppendMappingEntries for a mapping without merge
+// keys: mappingPairs' checks (keySet), in its order, without its pairs.
+func appendPlainEntries(dst []MapEntry, n *Node) ([]MapEntry, error) {
+	out := dst
 	keys := newKeySet(n)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if err := keys.add(i); err != nil {
-			return nil, err
+			return dst, err
 		}
 		k := n.Content[i]
 		out = append(out, MapEntry{Key: k.Value, KeyNode: k, Value: deref(n.Content[i+1])})

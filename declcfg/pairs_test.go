@@ -16,10 +16,20 @@ func samePlainEntries(t *testing.T, n *Node, depth int) {
 		return
 	}
 	if n.Kind == MappingNode && !hasMergeKey(n) {
-		got, gerr := plainEntries(n)
+		// Appended after entries already there, which stay as they are.
+		prefix := []MapEntry{{Key: "before"}}
+		all, gerr := AppendMappingEntries(prefix, n)
+		got := all[1:]
 		want, werr := pairEntries(n)
-		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
-			t.Fatalf("mapping at %d:%d: %v %v, through pairs %v %v", n.Line, n.Column, got, gerr, want, werr)
+		if werr != nil {
+			got = nil
+		}
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) || all[0].Key != "before" || (gerr != nil && len(all) != 1) {
+			t.Fatalf("mapping at %d:%d: %v %v, through pairs %v %v", n.Line, n.Column, all, gerr, want, werr)
+		}
+		one, err := MappingEntries(n)
+		if fmt.Sprint(err) != fmt.Sprint(werr) || !reflect.DeepEqual(one, want) {
+			t.Fatalf("mapping at %d:%d: MappingEntries %v %v, through pairs %v %v", n.Line, n.Column, one, err, want, werr)
 		}
 	}
 	for _, c := range n.Content {
@@ -28,7 +38,8 @@ func samePlainEntries(t *testing.T, n *Node, depth int) {
 }
 
 // TestPlainEntries: mappings without merge keys are read in one pass as
-// mappingPairs reads them, problems included.
+// mappingPairs reads them, problems included, by MappingEntries and by
+// AppendMappingEntries.
 func TestPlainEntries(t *testing.T) {
 	for _, src := range []string{
 		"a: 1\nb: 2\n", "a: 1\na: 2\n", "{a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8, i: 9, a: 10}\n",

@@ -287,7 +287,9 @@ func (s *Shape) start(n *declcfg.Node, p *Path, report Report, exact bool) {
 	w := walkers.Get().(*walker)
 	w.report, w.base, w.elems, w.exact = report, p, w.buf[:0], exact
 	s.walk(n, w)
-	*w = walker{}
+	entries := w.entries[:0]
+	clear(entries[:cap(entries)]) // no node outlives its document here
+	*w = walker{entries: entries}
 	walkers.Put(w)
 }
 
@@ -306,6 +308,10 @@ type walker struct {
 	buf    [16]pathElem
 	// exact is WalkExact's reading: keys as written, null a value.
 	exact bool
+	// entries is a stack of the entries of the mappings being walked,
+	// kept with the walker: an allocation per mapping had been a ninth of
+	// what validating a catalog allocated.
+	entries []declcfg.MapEntry
 }
 
 type pathElem struct {
@@ -390,10 +396,16 @@ func (s *Shape) walk(n *declcfg.Node, w *walker) {
 }
 
 func (s *Shape) walkStruct(n *declcfg.Node, w *walker) {
-	entries, err := declcfg.MappingEntries(n)
+	base := len(w.entries)
+	all, err := declcfg.AppendMappingEntries(w.entries, n)
 	if err != nil {
 		return // duplicate keys: the loader reports them
 	}
+	// The nested walks below push their entries past these and pop them;
+	// entries stays valid if they move the stack to a larger array.
+	w.entries = all
+	entries := all[base:]
+	defer func() { w.entries = w.entries[:base] }()
 	// seen marks the fields present: bits of a word for structs of up to
 	// 64 fields (all of the built-in schemas), else a slice.
 	var seenBits uint64
