@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/fbc-project/fbc/declcfg/internal/fastyaml"
 	"github.com/fbc-project/fbc/declcfg/internal/jsonstream"
@@ -178,11 +179,12 @@ func parseChunk(data []byte, c yamlChunk, borrow, resumed bool, scratch *fastyam
 // which Document.Release gives back once each of them has been released.
 func parseYAMLEach(data []byte, borrow bool, each func(n *Node, a *docArena)) []skipped {
 	var skips []skipped
-	var scratch fastyaml.Scratch
+	scratch := scratches.Get().(*fastyaml.Scratch)
+	defer scratches.Put(scratch)
 	chunks := yamlChunks(data)
 	for i, c := range chunks {
 		a := &docArena{}
-		got, fast, skip := parseChunk(data, c, borrow, i < len(chunks)-1, &scratch, &a.arena)
+		got, fast, skip := parseChunk(data, c, borrow, i < len(chunks)-1, scratch, &a.arena)
 		if skip != nil {
 			skips = append(skips, *skip)
 		}
@@ -206,6 +208,11 @@ func parseYAMLEach(data []byte, borrow bool, each func(n *Node, a *docArena)) []
 	}
 	return skips
 }
+
+// scratches keeps the fast parser's line index and node stack from file to
+// file: a new one per file had been 4% of what validating certified v4.18
+// allocated. ParseIn leaves no node in a scratch it is done with.
+var scratches = sync.Pool{New: func() any { return new(fastyaml.Scratch) }}
 
 // shiftLines moves every node of a tree down by lines.
 func shiftLines(root *Node, lines int) {
