@@ -184,7 +184,57 @@ func TestWalkStream(t *testing.T) {
 	if strings.Join(once, "\n") != strings.Join(streamed, "\n") {
 		t.Errorf("walked:\n%s\nstreamed:\n%s", strings.Join(once, "\n"), strings.Join(streamed, "\n"))
 	}
+	if late := walk(WalkOptions{Stream: true, ReadInEach: true, Borrow: true}); strings.Join(late, "\n") != strings.Join(streamed, "\n") {
+		t.Errorf("read in Each:\n%s\nstreamed:\n%s", strings.Join(late, "\n"), strings.Join(streamed, "\n"))
+	}
 	if !strings.Contains(strings.Join(streamed, "\n"), IgnoreFile) {
 		t.Errorf("the binary file's error has no %s hint:\n%s", IgnoreFile, strings.Join(streamed, "\n"))
+	}
+}
+
+// TestWalkReadInEach: with ReadInEach the walk hands over files unread;
+// Each reads what the file holds then, and a file that is gone or has
+// grown past the limit since it was listed gets an io-error from Each.
+func TestWalkReadInEach(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.yaml", "schema: olm.package\nname: a\n")
+	write("b.yaml", "schema: olm.package\nname: b\n")
+	write("c.yaml", "schema: olm.package\nname: c\n")
+	var out []string
+	opts := WalkOptions{Concurrency: 1, Ahead: 1, Stream: true, ReadInEach: true, MaxFileSize: 64}
+	err := WalkPath(context.Background(), dir, nil, opts, func(f *File) error {
+		switch filepath.Base(f.Path) {
+		case "a.yaml":
+			// Changed after the walk listed it: Each reads it as it is now.
+			write("a.yaml", "schema: olm.package\nname: changed\n")
+		case "b.yaml":
+			if err := os.Remove(filepath.Join(dir, "b.yaml")); err != nil {
+				t.Fatal(err)
+			}
+		case "c.yaml":
+			write("c.yaml", "schema: olm.package\nname: c\ndescription: "+strings.Repeat("x", 64)+"\n")
+		}
+		f.Each(func(d Document) { out = append(out, f.Path+" "+scalarAt(t, d.Node, "name")) })
+		out = append(out, errorList(f.Errors)...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(out, "\n")
+	for _, want := range []string{
+		"a.yaml changed",
+		"b.yaml io-error cannot open: no such file or directory io=true",
+		"c.yaml io-error file is larger than the 64-byte limit io=true",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
 	}
 }

@@ -217,7 +217,7 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 // its whole text held in memory.
 func WalkOptions(concurrency int) declcfg.WalkOptions {
 	concurrency = workerCount(concurrency)
-	return declcfg.WalkOptions{Concurrency: concurrency, Ahead: 1, Stream: true, Borrow: true}
+	return declcfg.WalkOptions{Concurrency: concurrency, Ahead: 1, Stream: true, ReadInEach: true, Borrow: true}
 }
 
 // ValidateConfig checks an in-memory catalog, such as one a template
