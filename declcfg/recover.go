@@ -209,6 +209,31 @@ func parseYAMLEach(data []byte, borrow bool, each func(n *Node, a *docArena)) []
 	return skips
 }
 
+// skipToDocMarker moves from the line at off, numbered line, to the next
+// line that starts with "---" (that line itself if it does), with one
+// search where a look at every line costs a call per line; found is
+// false when no line after it does.
+func skipToDocMarker(data []byte, off, line int) (next, nextLine int, found bool) {
+	if bytes.HasPrefix(data[off:], docMarker) {
+		return off, line, true
+	}
+	i := bytes.Index(data[off:], newlineDocMarker)
+	if i < 0 {
+		return off, line, false
+	}
+	return off + i + 1, line + bytes.Count(data[off:off+i+1], newline), true
+}
+
+// lineAt returns the line at off without its \n, and the offset of the
+// line after it.
+func lineAt(data []byte, off int) (l []byte, next int) {
+	next = len(data)
+	if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+		next = off + i + 1
+	}
+	return bytes.TrimSuffix(data[off:next], newline), next
+}
+
 // scratches keeps the fast parser's line index and node stack from file to
 // file: a new one per file had been 4% of what validating certified v4.18
 // allocated. ParseIn leaves no node in a scratch it is done with.
@@ -243,21 +268,15 @@ func yamlChunks(data []byte) []yamlChunk {
 	content := false
 	off, line := 0, 1
 	for off < len(data) {
-		if content && !bytes.HasPrefix(data[off:], docMarker) {
+		if content {
 			// Once the part has content, only the next line that starts
 			// with "---" can change anything: skip to it.
-			i := bytes.Index(data[off:], newlineDocMarker)
-			if i < 0 {
+			var found bool
+			if off, line, found = skipToDocMarker(data, off, line); !found {
 				break
 			}
-			line += bytes.Count(data[off:off+i+1], newline)
-			off += i + 1
 		}
-		next := len(data)
-		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
-			next = off + i + 1
-		}
-		l := bytes.TrimSuffix(data[off:next], newline)
+		l, next := lineAt(data, off)
 		if isDocStart(l) && content {
 			cur.end = off
 			chunks = append(chunks, cur)

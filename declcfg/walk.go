@@ -765,26 +765,19 @@ func scanChunks(data []byte) chunkScan {
 		}
 		firstComment, content = 0, false
 	}
-	off, line := 0, 0
+	off, line := 0, 0 // line: the lines before off
 	for off < len(data) {
-		if content && !bytes.HasPrefix(data[off:], docMarker) {
+		if content {
 			// The rest of a chunk with content does not matter: skip to
-			// the next line that starts with "---" (one search, where a
-			// look at every line costs a call per line).
-			i := bytes.Index(data[off:], newlineDocMarker)
-			if i < 0 {
+			// the next line that starts with "---".
+			var found bool
+			if off, line, found = skipToDocMarker(data, off, line); !found {
 				break
 			}
-			line += bytes.Count(data[off:off+i+1], newline)
-			off += i + 1
 		}
-		next := len(data)
-		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
-			next = off + i + 1
-		}
+		var l []byte
+		l, off = lineAt(data, off)
 		line++
-		l := bytes.TrimSuffix(data[off:next], newline)
-		off = next
 		if bytes.HasPrefix(l, docMarker) {
 			s.separators++
 			if rest := bytes.TrimSpace(l[3:]); len(rest) > 0 && rest[0] != '#' {
