@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // Two scans that run over every YAML file before it is parsed take
@@ -16,60 +15,25 @@ import (
 // hold them to the plain reading, on random texts made of the lines and
 // bytes that matter to them.
 
+// scanChunksByLine is scanChunks without its skip: every line read.
 func scanChunksByLine(data []byte) chunkScan {
-	var s chunkScan
-	firstComment, content := 0, false
-	endChunk := func() {
-		if firstComment > 0 && !content {
-			s.commentOnly = append(s.commentOnly, firstComment)
-		}
-		firstComment, content = 0, false
-	}
-	line := 0
+	var c chunkScanner
+	n := 0
 	for raw := range bytes.Lines(data) {
-		line++
-		l := bytes.TrimSuffix(raw, []byte("\n"))
-		if bytes.HasPrefix(l, []byte("---")) {
-			s.separators++
-			if rest := bytes.TrimSpace(l[3:]); len(rest) > 0 && rest[0] != '#' {
-				s.badSeparators = append(s.badSeparators, line)
-			}
-			endChunk()
-			continue
-		}
-		if content {
-			continue
-		}
-		switch t := bytes.TrimSpace(l); {
-		case len(t) == 0:
-		case t[0] == '#':
-			if firstComment == 0 {
-				firstComment = line
-			}
-		default:
-			content = true
-		}
+		n++
+		c.line(bytes.TrimSuffix(raw, []byte("\n")), n)
 	}
-	endChunk()
-	return s
+	c.endChunk()
+	return c.s
 }
 
+// binaryOffsetByRune is binaryOffset without its utf8.Valid shortcut.
 func binaryOffsetByRune(data []byte) (int, bool) {
 	head := data[:min(len(data), 64<<10)]
 	if i := bytes.IndexByte(head, 0); i >= 0 {
 		return i, true
 	}
-	for i := 0; i < len(head); {
-		r, size := utf8.DecodeRune(head[i:])
-		if r == utf8.RuneError && size == 1 {
-			if len(head)-i < utf8.UTFMax && len(head) < len(data) {
-				return 0, false
-			}
-			return i, true
-		}
-		i += size
-	}
-	return 0, false
+	return invalidRune(head, len(head) < len(data))
 }
 
 // randomText joins lines of the kinds the scans tell apart, each ending in
