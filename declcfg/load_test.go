@@ -174,8 +174,24 @@ func TestCommentOnlyDocuments(t *testing.T) {
 		{"schema: x\n---\n# c\n---\nschema: y\n", []string{"3:document holds only comments"}},
 		{"# licence\n---\nschema: x\n", []string{"1:document holds only comments"}},
 		{"# Title\n", []string{"1:file holds only comments"}},
-		{"---\n---\nschema: x\n---\n", nil},
-		{"---\n\n   \n", nil},
+		// As opm v1.73.0 reads them (its validate, one file beside a valid
+		// package): a "---" opens a chunk when it comes first, and ends one
+		// that has lines; a chunk of lines without content is an empty
+		// object, which opm rejects.
+		{"---\n---\nschema: x\n---\n", []string{"1:document after this '---' is empty"}},
+		{"---\n\n   \n", []string{"1:document after this '---' is empty"}},
+		{"---\n", []string{"1:document after this '---' is empty"}},
+		{"--- # x\n\n", []string{"1:document after this '---' is empty"}},
+		{"schema: x\n---\n---\n", []string{"3:document after this '---' is empty"}},
+		{"schema: x\n---\n\n", []string{"3:document holds only blank lines"}},
+		{"\n\n---\nschema: x\n", []string{"1:document holds only blank lines"}},
+		{"\n", []string{"1:file holds only blank lines"}},
+		{"   ", []string{"1:file holds only blank lines"}},
+		{"---\n# c\n", []string{"2:document holds only comments"}},
+		{"", nil},
+		{"---\nschema: x\n---\n", nil},
+		{"schema: x\n---\n---\nschema: y\n", nil},
+		{"schema: x\n\n\n", nil},
 		{"schema: x\n# trailing comment in a document with content\n", nil},
 		{"schema: x\n--- # a separator with a comment\nschema: y\n", nil},
 		{"a: |\n  ---\n  # not a comment: block content\nschema: x\n", nil},

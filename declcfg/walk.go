@@ -54,6 +54,10 @@ type LoadError struct {
 	// Lost is set on a syntax error that made the loader skip a document:
 	// what can be read of that document.
 	Lost *LostDoc
+	// Blank marks an empty-document made of blank lines or a lone "---",
+	// no comment: readers that take only a file's first document, as opm's
+	// templates do, never see it.
+	Blank bool
 }
 
 // FaultKind is Run for a file that could not be read and Input for bad
@@ -721,13 +725,19 @@ func (f *File) parse(data []byte, borrow, stream bool, each func(Document)) {
 			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: line, Col: 1}, Rule: RuleSyntax,
 				Msg: "a line starting with '---' separates documents and may hold only a comment after it (opm: invalid Yaml document separator); move the rest to the next line"})
 		}
-		for _, line := range scan.commentOnly {
-			what := "document"
+		for _, e := range scan.empty {
+			what, holds := "document", "holds only comments"
 			if scan.separators == 0 {
 				what = "file"
 			}
-			msg := what + " holds only comments; opm rejects it (object '' is missing root schema field): remove it"
-			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: line}, Rule: RuleEmptyDocument, Msg: msg})
+			switch {
+			case e.blank && e.marker:
+				holds = "after this '---' is empty"
+			case e.blank:
+				holds = "holds only blank lines"
+			}
+			msg := what + " " + holds + "; opm rejects it (object '' is missing root schema field): remove it"
+			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: e.line}, Rule: RuleEmptyDocument, Msg: msg, Blank: e.blank})
 		}
 		if stream && splittable(data) {
 			skips = parseYAMLEach(data, borrow, addRootIn)
@@ -752,8 +762,21 @@ func (f *File) parse(data []byte, borrow, stream bool, each func(Document)) {
 // comment after the dashes.
 type chunkScan struct {
 	separators    int
-	badSeparators []int // lines of "---" followed by content
-	commentOnly   []int // first comment line of each chunk with only comments
+	badSeparators []int        // lines of "---" followed by content
+	empty         []emptyChunk // chunks of lines with no content
+}
+
+// emptyChunk is a chunk that holds lines but no content: opm decodes any
+// chunk of at least one line, even a blank one, and an empty object fails
+// its schema check. A "---" line ends a chunk that has lines; one that comes
+// first (at the start of the text, or right after another) is the first
+// line of the next chunk instead, so "---" alone, two at the start or two at
+// the end of a text make an empty document, while "---" at the end of the
+// text or between two documents does not.
+type emptyChunk struct {
+	line   int  // its first comment line, or its first line when blank
+	blank  bool // it holds only blank lines (spaces, tabs) and no comment
+	marker bool // its first line is a "---" line
 }
 
 // scanChunks reads the text itself: opm decodes a comment-only chunk as an
@@ -783,6 +806,8 @@ func scanChunks(data []byte) chunkScan {
 // chunkScanner reads a YAML text's lines for scanChunks, one at a time.
 type chunkScanner struct {
 	s            chunkScan
+	firstLine    int  // of the chunk
+	marker       bool // the chunk's first line is a "---" line
 	firstComment int  // of the chunk, until it has content
 	content      bool // the chunk has a line of content
 }
@@ -791,11 +816,21 @@ type chunkScanner struct {
 func (c *chunkScanner) line(l []byte, n int) {
 	if bytes.HasPrefix(l, docMarker) {
 		c.s.separators++
-		if rest := bytes.TrimSpace(l[3:]); len(rest) > 0 && rest[0] != '#' {
+		rest := bytes.TrimSpace(l[3:])
+		bad := len(rest) > 0 && rest[0] != '#'
+		if bad {
 			c.s.badSeparators = append(c.s.badSeparators, n)
+		}
+		if c.firstLine == 0 {
+			// It opens the next chunk; what follows a bad one is content.
+			c.firstLine, c.marker, c.content = n, true, bad
+			return
 		}
 		c.endChunk()
 		return
+	}
+	if c.firstLine == 0 {
+		c.firstLine = n
 	}
 	if c.content {
 		return // the rest of a chunk with content does not matter
@@ -813,10 +848,14 @@ func (c *chunkScanner) line(l []byte, n int) {
 
 // endChunk ends a chunk at a "---" line or at the end of the text.
 func (c *chunkScanner) endChunk() {
-	if c.firstComment > 0 && !c.content {
-		c.s.commentOnly = append(c.s.commentOnly, c.firstComment)
+	switch {
+	case c.content:
+	case c.firstComment > 0:
+		c.s.empty = append(c.s.empty, emptyChunk{line: c.firstComment})
+	case c.firstLine > 0:
+		c.s.empty = append(c.s.empty, emptyChunk{line: c.firstLine, blank: true, marker: c.marker})
 	}
-	c.firstComment, c.content = 0, false
+	c.firstLine, c.marker, c.firstComment, c.content = 0, false, 0, false
 }
 
 // binaryOffset finds a NUL byte or invalid UTF-8 in the first 64 KiB.

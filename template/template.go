@@ -197,6 +197,9 @@ func parseTemplate(name string, data []byte, what string) (*document, error) {
 	for _, e := range f.Errors {
 		switch {
 		case e.Warning:
+		case e.Rule == declcfg.RuleEmptyDocument && e.Blank:
+			// Blank lines or a stray "---" around the template: opm
+			// decodes the first document and never reads them.
 		case e.Rule == declcfg.RuleEmptyDocument:
 			// The loader's advice (.indexignore) is for catalog trees; a
 			// file named on the command line is simply empty.
