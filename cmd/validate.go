@@ -46,7 +46,7 @@ PATH is a catalog directory (walked recursively, honouring .indexignore files),
 a single JSON or YAML file, - for standard input, or a catalog image (registry,
 oci:, oci-archive:, docker-archive:, pulled as fbc render pulls it; its files
 are shown as IMAGE@DIGEST:configs/...). Several paths are checked as one
-catalog. A PATH that is a bundle directory (manifests/ and metadata/) or
+catalog, each file once however many of them reach it. A PATH that is a bundle directory (manifests/ and metadata/) or
 a bundle image is checked as a bundle, on its own: the olm.bundle it renders
 to, and its contents against the profiles (operatorframework by default).
 An operator's folder of an operator repository (operators/NAME) is checked

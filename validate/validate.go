@@ -6,6 +6,7 @@ package validate
 import (
 	"context"
 	"io"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -161,6 +162,7 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 		close(merged)
 	}()
 	slots := make(chan struct{}, workers)
+	seen := newSeenFiles(len(paths))
 	var walkErr error
 	for _, p := range paths {
 		walk := func(ctx context.Context, p string, fn func(*declcfg.File) error) error {
@@ -172,6 +174,9 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 			walk = opts.Walk
 		}
 		walkErr = walk(ctx, p, func(f *declcfg.File) error {
+			if seen.again(f.Path) {
+				return nil // one file reached through two of the paths
+			}
 			res := make(chan *fileCheck, 1)
 			slots <- struct{}{}
 			pending <- res
@@ -206,6 +211,44 @@ func Validate(ctx context.Context, paths []string, opts Options) (*Result, error
 		}
 	}
 	return c.result()
+}
+
+// seenFiles are the files of a run over several paths, by the real path
+// each has on disk: paths that overlap (a directory twice, a file inside a
+// directory also given) are one catalog, each file checked once. A run over
+// one path, or a file that is not on disk (an image's, standard input),
+// is never looked up.
+type seenFiles struct {
+	mu    sync.Mutex
+	paths map[string]bool
+}
+
+func newSeenFiles(paths int) *seenFiles {
+	if paths < 2 {
+		return nil
+	}
+	return &seenFiles{paths: map[string]bool{}}
+}
+
+// again says whether the file at p was seen before, and notes it.
+func (s *seenFiles) again(p string) bool {
+	if s == nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return false
+	}
+	if real, err = filepath.Abs(real); err != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.paths[real] {
+		return true
+	}
+	s.paths[real] = true
+	return false
 }
 
 // WalkOptions is how Validate reads catalog files, for an Options.Walk of
