@@ -94,9 +94,22 @@ var yamlParserProblems = []string{
 // rather than invent one.
 var yamlComposerProblems = []string{"unknown anchor", "anchor '", "document contains excessive aliasing"}
 
-// yamlErrorLine turns the line yaml.v3 printed into the 1-based line of the
-// problem.
-func yamlErrorLine(line int, msg string) int {
+// yamlTabProblems are scanner errors yaml.v3 prints at the line of the
+// scalar it was reading (its context), not at the line of the tab: opm's
+// YAML reader (yaml.v2) names the tab's line.
+var yamlTabProblems = []string{
+	"found a tab character that violates indentation",
+	"found a tab character where an indentation space is expected",
+}
+
+// yamlErrorLine turns the line yaml.v3 printed for the YAML text data into
+// the 1-based line of the problem.
+func yamlErrorLine(data []byte, line int, msg string) int {
+	if slices.Contains(yamlTabProblems, msg) {
+		if tab := indentTabLine(data, max(line, 1)); tab > 0 {
+			return tab
+		}
+	}
 	for _, p := range yamlComposerProblems {
 		if strings.HasPrefix(msg, p) {
 			return line
@@ -109,6 +122,28 @@ func yamlErrorLine(line int, msg string) int {
 		return 1 // a scanner error on the first line
 	}
 	return line
+}
+
+// indentTabLine is the first line of data, from line from on, whose
+// indentation holds a tab; 0 if there is none.
+func indentTabLine(data []byte, from int) int {
+	n := 1
+	for len(data) > 0 {
+		l := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			l, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if n >= from {
+			indent := l[:len(l)-len(bytes.TrimLeft(l, " \t"))]
+			if bytes.IndexByte(indent, '\t') >= 0 {
+				return n
+			}
+		}
+		n++
+	}
+	return 0
 }
 
 // yamlDoc is one document of a YAML stream. Empty is set for documents with
@@ -260,7 +295,7 @@ func parseYAMLv3(data []byte, each func(d yamlDoc) error) error {
 		}
 		if err != nil {
 			line, msg := yamlErrorPos(err)
-			line = yamlErrorLine(line, msg)
+			line = yamlErrorLine(data, line, msg)
 			// Problems found at the end of the input sit on the line after
 			// a final newline: name the last line instead.
 			if last := bytes.Count(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) + 1; line > last {

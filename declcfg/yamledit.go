@@ -52,14 +52,14 @@ func (t *YAMLText) load(data []byte) error {
 	}
 	if err != nil {
 		line, msg := yamlErrorPos(err)
-		return &LoadError{Pos: Pos{File: t.name, Line: yamlErrorLine(line, msg)}, Msg: msg}
+		return &LoadError{Pos: Pos{File: t.name, Line: yamlErrorLine(data, line, msg)}, Msg: msg}
 	}
 	var more yaml.Node
 	if err := dec.Decode(&more); err == nil {
 		return &LoadError{Pos: Pos{File: t.name, Line: more.Line}, Msg: "holds more than one YAML document"}
 	} else if !errors.Is(err, io.EOF) {
 		line, msg := yamlErrorPos(err)
-		return &LoadError{Pos: Pos{File: t.name, Line: yamlErrorLine(line, msg)}, Msg: msg}
+		return &LoadError{Pos: Pos{File: t.name, Line: yamlErrorLine(data, line, msg)}, Msg: msg}
 	}
 	if len(doc.Content) == 0 {
 		return nil
