@@ -18,6 +18,7 @@ import (
 	"github.com/fbc-project/fbc/internal/atomicfile"
 	"github.com/fbc-project/fbc/internal/ctxio"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // BuildTargets say where a built catalog image goes. At least one target is
@@ -58,6 +59,9 @@ type output struct {
 func Build(ctx context.Context, dir string, opts BuildOptions, targets BuildTargets) (*BuildResult, error) {
 	tag, outputs, err := checkTargets(targets, opts.Pull)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkOutsideCatalog(dir, outputs); err != nil {
 		return nil, err
 	}
 	if platforms, err := buildPlatforms(opts); err != nil {
@@ -131,6 +135,68 @@ func checkTargets(t BuildTargets, opts Options) (name.Tag, []output, error) {
 		outs = append(outs, o)
 	}
 	return tag, outs, nil
+}
+
+// checkOutsideCatalog refuses an output that is the catalog directory dir,
+// holds it, or lies inside it: replacing it (--force) would delete the
+// catalog being built, and writing into it would add files to it. Paths are
+// compared absolute with symbolic links resolved; for an output that does
+// not exist yet, those of its nearest existing parent.
+func checkOutsideCatalog(dir string, outs []output) error {
+	catalog, err := realPath(dir)
+	if err != nil {
+		return err
+	}
+	for _, o := range outs {
+		p, err := realPath(o.ref.Path)
+		if err != nil {
+			return fmt.Errorf("output %q: %w", o.raw, err)
+		}
+		var how string
+		switch {
+		case p == catalog:
+			how = "is"
+		case safefs.Within(catalog, p):
+			how = "holds"
+		case safefs.Within(p, catalog):
+			how = "lies inside"
+		default:
+			continue
+		}
+		return fault.Errorf(fault.Usage, "output %s %s the catalog being built (%s): writing it would change or delete the catalog; choose an output outside it",
+			shownPath(o.raw, o.ref.Path, p), how, shownPath(dir, dir, catalog))
+	}
+	return nil
+}
+
+// realPath is p absolute, with symbolic links resolved as far as p exists:
+// the part below its nearest existing parent is kept as written.
+func realPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	var rest []string
+	for {
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			return filepath.Join(append([]string{real}, rest...)...), nil
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return filepath.Join(append([]string{abs}, rest...)...), nil
+		}
+		rest = append([]string{filepath.Base(abs)}, rest...)
+		abs = parent
+	}
+}
+
+// shownPath is what names a path in a message: as given, followed by where
+// it really leads when symbolic links take it elsewhere.
+func shownPath(given, path, real string) string {
+	if abs, err := filepath.Abs(path); err == nil && abs == real {
+		return given
+	}
+	return given + " (" + real + ")"
 }
 
 func (c *CatalogImage) writeOutput(ctx context.Context, o output, force bool) error {

@@ -515,6 +515,10 @@ func TestBuildTargetsChecked(t *testing.T) {
 	}{
 		{BuildTargets{Tag: "x/y:v1"}, "nothing to do"},
 		{BuildTargets{Tag: "Not A Tag", Push: true}, `invalid tag "Not A Tag"`},
+		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"oci:" + dir}, Force: true}, "is the catalog being built"},
+		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"oci:" + filepath.Dir(dir)}, Force: true}, "holds the catalog being built"},
+		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"docker-archive:" + filepath.Join(dir, "README.md")}, Force: true}, "lies inside the catalog being built"},
+		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"oci:" + filepath.Join(dir, "new", "layout")}}, "lies inside the catalog being built"},
 		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"oci-archive:f.tar"}}, "want oci:DIR[:TAG] or docker-archive:FILE[:REF]"},
 		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"quay.io/x/y:v1"}}, "want oci:DIR[:TAG]"},
 		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"oci:d@sha256:" + strings.Repeat("a", 64)}}, "a digest cannot be chosen"},
