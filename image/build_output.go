@@ -232,9 +232,33 @@ func (c *CatalogImage) WriteOCILayout(ctx context.Context, dir, refName string, 
 			opts = append(opts, layout.WithAnnotations(map[string]string{annotationRefName: refName}))
 		}
 		if c.index != nil {
-			return p.AppendIndex(c.index, opts...)
+			err = p.AppendIndex(c.index, opts...)
+		} else {
+			err = p.AppendImage(c.img, opts...)
 		}
-		return p.AppendImage(c.img, opts...)
+		if err != nil {
+			return err
+		}
+		return makeReadable(tmp)
+	})
+}
+
+// makeReadable gives the tree at dir the modes of an ordinary file tree,
+// whatever the umask and the modes go-containerregistry chose (0600 for
+// blobs, 0755 for index.json): files 0644, directories 0755, so that any
+// user can read the image.
+func makeReadable(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.Chmod(p, 0o755)
+		case d.Type().IsRegular():
+			return os.Chmod(p, 0o644)
+		}
+		return nil
 	})
 }
 

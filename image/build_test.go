@@ -472,6 +472,29 @@ func TestBuildOutputs(t *testing.T) {
 		t.Errorf("layout index %+v, want one manifest %s named v1", im.Manifests, res.Digest)
 	}
 
+	// Anyone can read the outputs, as any file tree: go-containerregistry
+	// writes blobs 0600 and index.json 0755.
+	checkMode := func(p string, want fs.FileMode) {
+		t.Helper()
+		if st, err := os.Stat(p); err != nil {
+			t.Error(err)
+		} else if st.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", p, st.Mode().Perm(), want)
+		}
+	}
+	filepath.WalkDir(ociDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.IsDir() {
+			checkMode(p, 0o755)
+		} else {
+			checkMode(p, 0o644)
+		}
+		return nil
+	})
+	checkMode(archive, 0o644)
+
 	tag, _ := name.NewTag("quay.io/example/catalog:v1")
 	fromArchive, err := tarball.ImageFromPath(archive, &tag)
 	if err != nil {
