@@ -117,6 +117,12 @@ the digest when nothing was pushed.`,
 			}
 			opts.Pull.Warn = warner(stderr)
 			res, err := image.Build(cmd.Context(), dir, opts, targets)
+			if res != nil {
+				// Also when the push then failed: the outputs are there.
+				for _, w := range res.Written {
+					fmt.Fprintf(stderr, "wrote %s\n", w)
+				}
+			}
 			if err != nil {
 				if errors.Is(err, image.ErrOffline) && opts.BaseImage == image.DefaultBaseImage && !cmd.Flags().Changed("base-image") {
 					// The default base image is opm's, pulled from quay.io:
@@ -124,9 +130,6 @@ the digest when nothing was pushed.`,
 					return fmt.Errorf("%w\nthe default base image is opm's; offline, build without one: --base-image scratch (a binary-less image, which OLM serves with its own opm) or --server fbc (fbc serves the catalog itself)", err)
 				}
 				return forceHint(err, "replace")
-			}
-			for _, w := range res.Written {
-				fmt.Fprintf(stderr, "wrote %s\n", w)
 			}
 			if res.Pushed != "" {
 				fmt.Fprintf(stderr, "pushed %s\n", targets.Tag)
