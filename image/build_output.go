@@ -127,6 +127,12 @@ func checkTargets(t BuildTargets, opts Options) (name.Tag, []output, error) {
 		case o.name == "":
 			o.name = tag.String()
 		}
+		if ref.Kind == KindDockerArchive {
+			// Up front, not once the image is built.
+			if _, err := parseTag(o.name, opts); err != nil {
+				return name.Tag{}, nil, fmt.Errorf("output %q: %w", raw, err)
+			}
+		}
 		for _, prev := range outs {
 			if filepath.Clean(prev.ref.Path) == filepath.Clean(ref.Path) {
 				return name.Tag{}, nil, fmt.Errorf("outputs %q and %q name the same path", prev.raw, raw)
@@ -327,7 +333,12 @@ func (c *CatalogImage) Push(ctx context.Context, ref string, opts Options) (stri
 func parseTag(ref string, opts Options) (name.Tag, error) {
 	tag, err := name.NewTag(ref, nameOptions(opts)...)
 	if err != nil {
-		return name.Tag{}, fmt.Errorf("invalid tag %q: %v", ref, err)
+		return name.Tag{}, fault.Errorf(fault.Usage, "invalid tag %q: %v", ref, err)
+	}
+	// go-containerregistry lets a tag start with '.' or '-', which
+	// registries refuse only once the blobs are uploaded.
+	if t := tag.TagStr(); !ociRefName().MatchString(t) {
+		return name.Tag{}, fault.Errorf(fault.Usage, "invalid tag %q: the tag %q must match %s", ref, t, ociRefName())
 	}
 	return tag, nil
 }

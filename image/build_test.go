@@ -538,6 +538,8 @@ func TestBuildTargetsChecked(t *testing.T) {
 	}{
 		{BuildTargets{Tag: "x/y:v1"}, "nothing to do"},
 		{BuildTargets{Tag: "Not A Tag", Push: true}, `invalid tag "Not A Tag"`},
+		{BuildTargets{Tag: "x/y:-v1", Push: true}, `invalid tag "x/y:-v1": the tag "-v1" must match`},
+		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"docker-archive:f.tar:x/y:.v1"}}, `invalid tag "x/y:.v1"`},
 		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"oci:" + dir}, Force: true}, "is the catalog being built"},
 		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"oci:" + filepath.Dir(dir)}, Force: true}, "holds the catalog being built"},
 		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"docker-archive:" + filepath.Join(dir, "README.md")}, Force: true}, "lies inside the catalog being built"},
