@@ -71,14 +71,20 @@ the digest when nothing was pushed.`,
 			if !targets.Push && len(targets.Outputs) == 0 {
 				return usageErrorf("nothing to do: give --push, --output oci:DIR or --output docker-archive:FILE")
 			}
+			// build's --platform is a list, not the one platform that
+			// other commands pick from an index.
+			if opts.Pull.Platform != "" {
+				opts.Platforms = strings.Split(opts.Pull.Platform, ",")
+				opts.Pull.Platform = ""
+				if err := image.CheckBuildPlatforms(opts.Platforms); err != nil {
+					return usageErrorf("--platform: %v", err)
+				}
+			}
 			if err := checkPullFlags(opts.Pull); err != nil {
 				return err
 			}
 			if opts.Pull.Offline && targets.Push {
 				return usageErrorf("--offline and --push cannot both be set: pushing connects to the registry")
-			}
-			if opts.Pull.Platform != "" {
-				opts.Platforms = strings.Split(opts.Pull.Platform, ",")
 			}
 			switch {
 			case server.String() == "fbc":

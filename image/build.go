@@ -160,27 +160,85 @@ func BuildCatalogImage(ctx context.Context, dir string, opts BuildOptions) (_ *C
 
 // buildPlatforms parses and checks the platforms to build.
 func buildPlatforms(opts BuildOptions) ([]v1.Platform, error) {
-	names := opts.Platforms
-	if len(names) == 0 {
-		names = []string{opts.Pull.Platform}
+	if len(opts.Platforms) > 0 {
+		return parseBuildPlatforms(opts.Platforms)
 	}
+	n := opts.Pull.Platform
+	if n == "" {
+		n = DefaultPlatform
+	}
+	return parseBuildPlatforms([]string{n})
+}
+
+// CheckBuildPlatforms checks platforms as BuildOptions.Platforms takes them,
+// so that a command can refuse a bad flag before any work.
+func CheckBuildPlatforms(names []string) error {
+	_, err := parseBuildPlatforms(names)
+	return err
+}
+
+// The values an image's platform is built with: the GOOS and GOARCH values
+// that the OCI image spec says platforms use (config.md, "os" and
+// "architecture"), and the variants it lists (image-index.md) with arm's v5.
+// Written as given, a name such as Linux/AMD64 would make an image no
+// runtime picks.
+var (
+	knownOS = []string{"aix", "android", "darwin", "dragonfly", "freebsd", "illumos", "ios", "js",
+		"linux", "netbsd", "openbsd", "plan9", "solaris", "wasip1", "windows"}
+	knownArch = []string{"386", "amd64", "arm", "arm64", "loong64", "mips", "mips64", "mips64le", "mipsle",
+		"ppc64", "ppc64le", "riscv64", "s390x", "wasm"}
+	knownVariants = map[string][]string{"arm": {"v5", "v6", "v7", "v8"}, "arm64": {"v8"}}
+)
+
+// parseBuildPlatforms parses os/arch[/variant] platforms, each of known
+// values, none given twice.
+func parseBuildPlatforms(names []string) ([]v1.Platform, error) {
 	var out []v1.Platform
 	seen := map[string]bool{}
 	for _, n := range names {
 		if n == "" {
-			n = DefaultPlatform
+			return nil, fmt.Errorf("empty platform in %q (a comma too many?)", strings.Join(names, ","))
 		}
-		p, err := v1.ParsePlatform(n)
-		if err != nil || p.OS == "" || p.Architecture == "" {
+		p, err := parsePlatform(n)
+		if err != nil {
+			return nil, err
+		}
+		if p.OSVersion != "" || len(p.OSFeatures) > 0 {
 			return nil, fmt.Errorf("invalid platform %q: want os/arch[/variant], e.g. linux/arm64", n)
+		}
+		if err := checkPlatformValue(n, "os", p.OS, knownOS); err != nil {
+			return nil, err
+		}
+		if err := checkPlatformValue(n, "architecture", p.Architecture, knownArch); err != nil {
+			return nil, err
+		}
+		if p.Variant != "" {
+			variants := knownVariants[p.Architecture]
+			if len(variants) == 0 {
+				return nil, fmt.Errorf("invalid platform %q: architecture %s has no variants", n, p.Architecture)
+			}
+			if err := checkPlatformValue(n, p.Architecture+" variant", p.Variant, variants); err != nil {
+				return nil, err
+			}
 		}
 		if seen[p.String()] {
 			return nil, fmt.Errorf("platform %s given twice", p)
 		}
 		seen[p.String()] = true
-		out = append(out, *p)
+		out = append(out, p)
 	}
 	return out, nil
+}
+
+func checkPlatformValue(platform, what, v string, known []string) error {
+	if slices.Contains(known, v) {
+		return nil
+	}
+	hint := ""
+	if lower := strings.ToLower(v); lower != v && slices.Contains(known, lower) {
+		hint = fmt.Sprintf(" (platforms are written in lower case: %s)", lower)
+	}
+	return fmt.Errorf("invalid platform %q: %s %q is not one of %s%s", platform, what, v, strings.Join(known, ", "), hint)
 }
 
 // checkBasePlatform catches a base that is a single image of another

@@ -658,6 +658,10 @@ func TestBuildMultiPlatform(t *testing.T) {
 		{BuildOptions{BaseImage: Scratch, Platforms: []string{"linux/amd64", "linux/amd64"}}, BuildTargets{Tag: host + "/c:x", Push: true}, "given twice"},
 		{BuildOptions{BaseImage: Scratch, Platforms: []string{"linux/amd64", "linux/arm64"}}, BuildTargets{Tag: host + "/c:x", Outputs: []string{"docker-archive:" + filepath.Join(t.TempDir(), "x.tar")}}, "a docker archive holds one image"},
 		{BuildOptions{BaseImage: Scratch, Platforms: []string{"amd64"}}, BuildTargets{Tag: host + "/c:x", Push: true}, "invalid platform"},
+		{BuildOptions{BaseImage: Scratch, Platforms: []string{"Linux/amd64"}}, BuildTargets{Tag: host + "/c:x", Push: true}, `os "Linux" is not one of`},
+		{BuildOptions{BaseImage: Scratch, Platforms: []string{"linux/arm64", "linux/bogus"}}, BuildTargets{Tag: host + "/c:x", Push: true}, `architecture "bogus" is not one of`},
+		{BuildOptions{BaseImage: Scratch, Platforms: []string{"linux/arm64/v7"}}, BuildTargets{Tag: host + "/c:x", Push: true}, `arm64 variant "v7"`},
+		{BuildOptions{BaseImage: Scratch, Platforms: []string{"linux/amd64", ""}}, BuildTargets{Tag: host + "/c:x", Push: true}, "empty platform"},
 	} {
 		if _, err := Build(ctx, dir, tc.opts, tc.targets); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: err = %v, want %q", tc.opts.Platforms, err, tc.want)
