@@ -217,6 +217,9 @@ func checkMapping(m repo.Mapping) error {
 // stageCatalog adds a catalog's file to the batch and removes any other
 // file of its folder, which the Makefile's clean would have removed.
 func (p *run) stageCatalog(c rendered) error {
+	if err := p.noLinks(c.path); err != nil {
+		return err
+	}
 	folder := filepath.Dir(c.path)
 	ents, err := os.ReadDir(folder)
 	if err != nil && !missing(err) {
@@ -233,20 +236,26 @@ func (p *run) stageCatalog(c rendered) error {
 			exists = true
 			continue
 		}
-		p.remove(p2)
+		if err := p.remove(p2); err != nil {
+			return err
+		}
 	}
-	p.stage(c.path, c.data, old, exists)
-	return nil
+	return p.stage(c.path, c.data, old, exists)
 }
 
-// remove adds a path to remove to the batch, or records it as stale.
-func (p *run) remove(path string) {
+// remove adds a path to remove to the batch, or records it as stale. A
+// path through a symbolic link, or a link itself, is refused (see noLinks).
+func (p *run) remove(path string) error {
+	if err := p.noLinks(path); err != nil {
+		return err
+	}
 	p.res.Removed = append(p.res.Removed, p.show(path))
 	if p.opts.Check {
 		p.res.Stale = append(p.res.Stale, p.show(path))
-		return
+		return nil
 	}
 	p.batch.RemoveAll(path)
+	return nil
 }
 
 // removeUnmapped removes the package's folder from every catalog that
@@ -268,7 +277,9 @@ func (p *run) removeUnmapped(mapped map[string]bool) error {
 	for _, c := range sortedCatalogs(names) {
 		folder := p.op.Repo.CatalogDir(c, p.op.Name)
 		if _, err := os.Lstat(folder); err == nil {
-			p.remove(folder)
+			if err := p.remove(folder); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -290,18 +291,48 @@ func (p *run) validate(ctx context.Context, cats []rendered) error {
 }
 
 // stage adds a file to the batch, or records it as unchanged (or stale,
-// with Check).
-func (p *run) stage(path string, data []byte, old []byte, exists bool) {
+// with Check). A path through a symbolic link is refused (see noLinks).
+func (p *run) stage(path string, data []byte, old []byte, exists bool) error {
+	if err := p.noLinks(path); err != nil {
+		return err
+	}
 	if exists && bytes.Equal(old, data) {
 		p.res.Unchanged = append(p.res.Unchanged, p.show(path))
-		return
+		return nil
 	}
 	p.res.Written = append(p.res.Written, p.show(path))
 	if p.opts.Check {
 		p.res.Stale = append(p.res.Stale, p.show(path))
-		return
+		return nil
 	}
 	p.batch.Write(path, data, 0o644)
+	return nil
+}
+
+// noLinks refuses a path to write or remove when any part of it below the
+// repository's root, itself included, is a symbolic link: writing through
+// catalogs/<catalog>/ or catalogs/<catalog>/<pkg>/ linked elsewhere would
+// change another catalog's files, or files outside the repository. Parts
+// that do not exist yet are made by the batch, as folders.
+func (p *run) noLinks(path string) error {
+	root := p.op.Repo.Root
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fault.Errorf(fault.Run, "%s is not inside the repository %s: fbc writes only inside the repository's folders", p.show(path), p.show(root))
+	}
+	at := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		at = filepath.Join(at, part)
+		fi, err := os.Lstat(at)
+		if err != nil {
+			return nil // missing (made by the batch), or not a folder: writing says so
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(at)
+			return fault.Errorf(fault.Run, "%s is a symbolic link (to %s): fbc writes only inside the repository's own folders, never through a link, so it does not write %s; nothing was changed", p.show(at), target, p.show(path))
+		}
+	}
+	return nil
 }
 
 // land writes the batch, unless checking.

@@ -155,7 +155,9 @@ func Release(ctx context.Context, bundleDir, image string, opts Options) (*Resul
 		st := states[name]
 		p.res.Templates = append(p.res.Templates, TemplateChange{File: p.show(st.path), Created: st.created, Changed: st.changed, Rewritten: st.text.Rewritten})
 		if st.created || st.changed {
-			p.stage(st.path, st.text.Bytes(), st.old, !st.created)
+			if err := p.stage(st.path, st.text.Bytes(), st.old, !st.created); err != nil {
+				return p.res, err
+			}
 		}
 	}
 	for _, c := range cats {
@@ -163,7 +165,9 @@ func Release(ctx context.Context, bundleDir, image string, opts Options) (*Resul
 		if err != nil {
 			return p.res, err
 		}
-		p.stage(c.path, c.data, old, exists)
+		if err := p.stage(c.path, c.data, old, exists); err != nil {
+			return p.res, err
+		}
 	}
 	return p.res, p.land(ctx)
 }
