@@ -17,10 +17,10 @@ import (
 )
 
 // Finder finds bundle images in an operator repository, offline: the
-// bundle blob with that image in the package's published catalogs
-// (catalogs/*/<pkg>/), or the bundle directory of the image's version in
-// operators/<pkg>/ (named by the image's tag, or by the version of the
-// blob found). Each catalog file and each bundle directory is read once,
+// bundle blob with that image in the operator's published catalogs
+// (catalogs/*/<operator>/, whatever package the blob names), or the
+// bundle directory of the image's version in operators/<operator>/ (named
+// by the image's tag, or by the version of the blob found). Each catalog file and each bundle directory is read once,
 // on first need, however many templates and catalogs ask.
 //
 // Catalogs from v4.17 on hold bundles with olm.csv.metadata instead of
@@ -143,7 +143,12 @@ func (f *Finder) load(ctx context.Context) error {
 			continue
 		}
 		for _, b := range cfg.Bundles {
-			if b.Image == "" || b.Package != f.op.Name {
+			// The folder is the operator's (catalogs/<catalog>/<operator>/),
+			// and the package its blobs name may have another name
+			// (certified isovalent-networking publishes package clife): a
+			// blob with the image is that image's bundle, whatever its
+			// package.
+			if b.Image == "" {
 				continue
 			}
 			full := hasProperty(b.Properties, declcfg.PropertyBundleObject)
