@@ -198,10 +198,15 @@ func (p *run) jobsOf(ci *repo.CI, order []string, texts map[string][]byte, fail 
 }
 
 // checkMapping refuses what the pipelines cannot render: an unknown type,
+// no catalog to render into (the pipelines' schema wants catalog_names
+// non-empty; rendering nothing would remove every published catalog),
 // names that lead out of their folders.
 func checkMapping(m repo.Mapping) error {
 	if m.Type != repo.TypeBasic && m.Type != repo.TypeSemver {
 		return repo.ProblemAt(m.TypePos, fmt.Sprintf("unknown template type %q: the pipelines render %s and %s templates", m.Type, repo.TypeBasic, repo.TypeSemver))
+	}
+	if len(m.Catalogs) == 0 {
+		return repo.ProblemAt(m.CatalogsPos, fmt.Sprintf("catalog_names of %s is empty: the template is mapped to no catalog, so there is nothing to render (the pipelines refuse an empty list)", m.Template))
 	}
 	if err := checkName(m.Template, "template_name", m.TemplatePos, true); err != nil {
 		return err

@@ -38,7 +38,8 @@ type Mapping struct {
 	TemplatePos declcfg.Pos
 	Type        string // olm.template.basic or olm.semver
 	TypePos     declcfg.Pos
-	Catalogs    []string // catalog_names
+	Catalogs    []string    // catalog_names
+	CatalogsPos declcfg.Pos // the list's
 	CatalogPos  []declcfg.Pos
 }
 
@@ -132,6 +133,7 @@ func (d *doc) mapping(n *declcfg.Node, i int) (Mapping, bool) {
 	if v := need("catalog_names"); v != nil {
 		var good bool
 		m.Catalogs, m.CatalogPos, good = d.strings(v, what+".catalog_names")
+		m.CatalogsPos = d.at(v)
 		ok = ok && good
 	}
 	return m, ok
