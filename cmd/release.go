@@ -46,7 +46,8 @@ Exit status: 0 when the release was written, 1 when a catalog it renders
 is not valid or a template cannot take the bundle (diagnostics on standard
 error), 2 when it could not run: release-config.yaml or ci.yaml missing or
 unusable, a template not mapped in ci.yaml, BUNDLE_DIR without a CSV, REF
-the image of another bundle, a file that cannot be written.`,
+the image of another bundle, another bundle image found nowhere, a file that
+cannot be written.`,
 		Example: `  fbc release operators/my-operator/1.2.0 --image quay.io/me/my-operator-bundle:1.2.0
   fbc release operators/my-operator/1.2.0 --image registry.example.com/op@sha256:... --offline
   fbc release operators/my-operator/1.2.0 --image quay.io/me/my-operator-bundle:1.2.0 --dry-run`,

@@ -82,8 +82,9 @@ The result is validated like fbc validate before anything is written; on
 errors the diagnostics go to standard error, nothing goes to standard output,
 and the exit status is 1. Exit status 2 means the template could not be
 rendered for reasons outside it (unreadable files, a registry that cannot be
-reached) or holds nothing to render (an empty file, a basic template without
-entries, a semver template without bundles).`,
+reached, a bundle image found nowhere, as fbc render of it) or holds nothing
+to render (an empty file, a basic template without entries, a semver template
+without bundles).`,
 		Example: `  fbc template catalog-templates/basic.yaml -o yaml
   fbc template semver semver.yaml --image-map images.yaml --offline
   fbc template semver.yaml --explain > catalog.json

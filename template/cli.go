@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/render"
 )
 
@@ -111,8 +112,8 @@ func Sources(opts SourceOptions) BundleRenderer {
 
 // findingSource renders references the image map does not hold from the
 // image cache, the finder, and the registry (not offline), in that order.
-// A reference found nowhere is a problem of the template (exit 1) that
-// says where fbc looked.
+// A reference found nowhere is an image fbc could not obtain (see
+// notObtained: exit 2), and says where fbc looked.
 func findingSource(m *ImageMap, sources *bundleSources, f Finder) BundleRenderer {
 	cache := &bundleSources{r: sources.r.CacheOnly(), memo: sources.memo, cache: true}
 	offline := sources.r.Offline()
@@ -131,7 +132,7 @@ func findingSource(m *ImageMap, sources *bundleSources, f Finder) BundleRenderer
 		}
 		looked := fmt.Sprintf("%s; the image cache: %v; the repository: %s", where, cerr, f.Where(ref))
 		if offline {
-			return nil, problemAt(declcfg.Pos{}, looked+"; offline, no registry was asked")
+			return nil, notObtained(looked + "; offline, no registry was asked")
 		}
 		bs, err := sources.pull(ctx, ref)
 		if err != nil && ctx.Err() == nil {
@@ -156,8 +157,9 @@ func localSource(sources *bundleSources) LocalRenderer {
 }
 
 // remoteSource renders references the image map does not hold. Offline,
-// only the image cache can serve them; a miss is a problem of the template
-// and its map (exit 1), said together with what the cache lacked.
+// only the image cache can serve them; a miss is an image fbc could not
+// obtain (see notObtained: exit 2), said together with what the cache
+// lacked.
 func remoteSource(m *ImageMap, sources *bundleSources, offline bool) BundleRenderer {
 	if !offline {
 		return sources.pull
@@ -171,8 +173,18 @@ func remoteSource(m *ImageMap, sources *bundleSources, offline bool) BundleRende
 		if m != nil {
 			where = fmt.Sprintf("it is not in image map %s", m.File)
 		}
-		return nil, problemAt(declcfg.Pos{}, fmt.Sprintf("%s, and %v", where, err))
+		return nil, notObtained(fmt.Sprintf("%s, and %v", where, err))
 	}
+}
+
+// notObtained is a bundle image found nowhere fbc may look (offline: the
+// image map, the image cache, the repository). The template is not at
+// fault, the run is: fbc could not get the image, as a registry that
+// cannot be reached (exit 2), and as fbc render of the image offline.
+// It stays a finding underneath, so that renderRefs lets the other
+// references go on and reports the first in template order.
+func notObtained(msg string) error {
+	return fault.Wrap(fault.Run, problemAt(declcfg.Pos{}, msg))
 }
 
 func isImageSource(s string) bool {

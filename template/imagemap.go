@@ -189,7 +189,7 @@ func MappedRenderer(m *ImageMap, local LocalRenderer, remote BundleRenderer) Bun
 			if m != nil {
 				where = fmt.Sprintf("it is not in image map %s", m.File)
 			}
-			return nil, problemAt(declcfg.Pos{}, fmt.Sprintf("cannot pull %q while offline: %s", ref, where))
+			return nil, notObtained(fmt.Sprintf("cannot pull %q while offline: %s", ref, where))
 		}
 		return remote(ctx, ref)
 	}
