@@ -20,8 +20,9 @@ import (
 // bundle blob with that image in the operator's published catalogs
 // (catalogs/*/<operator>/, whatever package the blob names), or the
 // bundle directory of the image's version in operators/<operator>/ (named
-// by the image's tag, or by the version of the blob found). Each catalog file and each bundle directory is read once,
-// on first need, however many templates and catalogs ask.
+// by the image's tag, or by the version of the blob found). Each catalog
+// file and each bundle directory is read once, on first need, however many
+// templates and catalogs ask.
 //
 // Catalogs from v4.17 on hold bundles with olm.csv.metadata instead of
 // their manifests (olm.bundle.object). For a catalog rendered without that
