@@ -54,7 +54,7 @@ func (br bundleReader) read(ctx context.Context, ref string) (*validate.BundleSo
 			return nil, res.Err
 		}
 		src.Problem = problemText(res.Err)
-		src.Pos = declcfg.Pos{File: res.Err.File, Line: res.Err.Line}
+		src.Pos = declcfg.Pos{File: res.Err.File, Line: res.Err.Line, Col: res.Err.Col}
 		src.Unreadable = !res.Err.Invalid
 		return src, nil
 	}

@@ -64,6 +64,21 @@ func (p *bundleParser) invalid(file string, line int, err error) *Error {
 	return e
 }
 
+// invalidMetadata is invalid for a problem with an item of a metadata
+// file's dependencies or properties (a *metadataError): it names the line
+// and column of what is at fault, or the document's line when the file's
+// text cannot say.
+func (p *bundleParser) invalidMetadata(file string, data []byte, docLine int, err error) *Error {
+	e := p.invalid(file, docLine, err)
+	var me *metadataError
+	if errors.As(err, &me) {
+		if line, col := me.locate(data); line > 0 {
+			e.Line, e.Col = line, col
+		}
+	}
+	return e
+}
+
 func (p *bundleParser) ioError(file string, err error) *Error {
 	e := &Error{Source: p.files.Source, Err: err}
 	if file != "" {
@@ -89,6 +104,7 @@ func (p *bundleParser) readDocument(name string) (document, *Error) {
 		}
 		return document{}, p.invalid(name, 0, err)
 	}
+	doc.Data = data
 	return doc, nil
 }
 
@@ -192,6 +208,11 @@ type bundleMetadata struct {
 	properties   []typedProperty
 	depsFile     string
 	propsFile    string
+	// depsData and propsData are the files' text, and depsLine and
+	// propsLine the lines their documents start at, for the positions of
+	// errors.
+	depsData, propsData []byte
+	depsLine, propsLine int
 }
 
 // readMetadata tries every file of the metadata directory as annotations,
@@ -233,16 +254,16 @@ func (p *bundleParser) readMetadata() (*bundleMetadata, *Error) {
 				p.warnf("%s: ignored: %v", p.files.Display(name), err)
 				continue
 			}
-			return nil, p.invalid(name, doc.Line, err)
+			return nil, p.invalidMetadata(name, doc.Data, doc.Line, err)
 		}
 		if md.annotations == nil && !af.empty() {
 			md.annotations = af
 		}
 		if md.dependencies == nil && len(df.Dependencies) > 0 {
-			md.dependencies, md.depsFile = df.Dependencies, name
+			md.dependencies, md.depsFile, md.depsData, md.depsLine = df.Dependencies, name, doc.Data, doc.Line
 		}
 		if md.properties == nil && len(pf.Properties) > 0 {
-			md.properties, md.propsFile = pf.Properties, name
+			md.properties, md.propsFile, md.propsData, md.propsLine = pf.Properties, name, doc.Data, doc.Line
 		}
 	}
 	if md.annotations == nil {

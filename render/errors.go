@@ -18,7 +18,9 @@ type Error struct {
 	// directories, "REF: path" inside images. Empty when no file is at fault.
 	File string
 	Line int
-	Err  error
+	// Col is the column at fault on Line, when it is known (0 otherwise).
+	Col int
+	Err error
 	// Invalid marks a problem with the input's content (a finding, exit 1)
 	// as opposed to a failure to read it (exit 2).
 	Invalid bool
@@ -34,6 +36,8 @@ func (e *Error) Error() string {
 	case e.File == "" && (strings.HasPrefix(msg, "pulling "+e.Source+":") || strings.HasPrefix(msg, "image "+e.Source+":")):
 		// Image errors already name the image.
 		return msg
+	case e.File != "" && e.Line > 0 && e.Col > 0:
+		return fmt.Sprintf("%s:%d:%d: %v", e.File, e.Line, e.Col, e.Err)
 	case e.File != "" && e.Line > 0:
 		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
 	case e.File != "":

@@ -33,6 +33,8 @@ type document struct {
 	// Empty reports a file that holds no document at all (blank or only
 	// comments and separators).
 	Empty bool
+	// Data is the file's whole text, for positions inside the document.
+	Data []byte
 }
 
 // docError is a problem at a line of a file.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/fbc-project/fbc/declcfg"
 )
 
 // Annotation keys of metadata/annotations.yaml (and bundle image labels).
@@ -114,15 +116,15 @@ func metadataKinds(doc []byte) (*annotationsFile, *dependenciesFile, *properties
 	}
 	for i, d := range df.Dependencies {
 		if d.Type == "" {
-			return nil, nil, nil, fmt.Errorf("dependencies[%d]: \"type\" is missing", i)
+			return nil, nil, nil, itemError("dependencies", i, "", fmt.Errorf("dependencies[%d]: \"type\" is missing", i))
 		}
 	}
 	for i, p := range pf.Properties {
 		if p.Type == "" {
-			return nil, nil, nil, fmt.Errorf("properties[%d]: \"type\" is missing", i)
+			return nil, nil, nil, itemError("properties", i, "", fmt.Errorf("properties[%d]: \"type\" is missing", i))
 		}
 		if len(p.Value) == 0 {
-			return nil, nil, nil, fmt.Errorf("properties[%d] (%s): \"value\" is missing", i, p.Type)
+			return nil, nil, nil, itemError("properties", i, "", fmt.Errorf("properties[%d] (%s): \"value\" is missing", i, p.Type))
 		}
 	}
 	return &af, &df, &pf, nil
@@ -137,9 +139,96 @@ func fieldError(key string, err error) error {
 		if field == "" {
 			field = key
 		}
-		return fmt.Errorf("%q: expected %s, found a JSON %s", field, goTypeWords(te.Type.String()), te.Value)
+		return &metadataError{Key: key, Index: -1, Field: strings.TrimPrefix(strings.TrimPrefix(field, key), "."),
+			Err: fmt.Errorf("%q: expected %s, found a JSON %s", field, goTypeWords(te.Type.String()), te.Value)}
 	}
-	return fmt.Errorf("%q: %v", key, strings.TrimPrefix(err.Error(), "json: "))
+	return &metadataError{Key: key, Index: -1, Err: fmt.Errorf("%q: %v", key, strings.TrimPrefix(err.Error(), "json: "))}
+}
+
+// metadataError is a problem with a top-level key of a metadata file
+// (annotations, dependencies, properties), with what locates it in the
+// file's text: an item of the key's list (Index), a field of that item or
+// of the key's mapping (Field), or the key itself.
+type metadataError struct {
+	Key string
+	// Index is the item of the list at fault; -1 when the error does not
+	// say, and then the first item whose Field (or which itself) is not
+	// what decoding wants is taken.
+	Index int
+	Field string
+	Err   error
+}
+
+func (e *metadataError) Error() string { return e.Err.Error() }
+func (e *metadataError) Unwrap() error { return e.Err }
+
+// itemError is a metadataError at item i of key's list, or at one of its
+// fields.
+func itemError(key string, i int, field string, err error) error {
+	return &metadataError{Key: key, Index: i, Field: field, Err: err}
+}
+
+// locate finds the error in the metadata file's text: the line and column
+// of the field's value, the item or the key; 0, 0 when the text does not
+// parse as fbc reads YAML, or does not hold the key. Errors are rare, so
+// the file is parsed into a tree only for them.
+func (e *metadataError) locate(data []byte) (line, col int) {
+	f := declcfg.ParseFile("", data)
+	if len(f.Docs) == 0 {
+		return 0, 0
+	}
+	k, v := declcfg.LookupFold(f.Docs[0].Node, e.Key)
+	if k == nil {
+		return 0, 0
+	}
+	at := k
+	switch {
+	case v != nil && v.Kind == declcfg.SequenceNode:
+		item := e.item(v)
+		if item == nil {
+			break
+		}
+		at = item
+		if e.Field == "" {
+			break
+		}
+		if fk, fv := declcfg.LookupFold(item, e.Field); fv != nil {
+			at = fv
+		} else if fk != nil {
+			at = fk
+		}
+	case v != nil && e.Field != "":
+		if fk, fv := declcfg.LookupFold(v, e.Field); fv != nil {
+			at = fv
+		} else if fk != nil {
+			at = fk
+		}
+	}
+	return at.Line, at.Column
+}
+
+// item is the list item the error is about: Index, or the first item that
+// is not a mapping or whose Field is not a string.
+func (e *metadataError) item(list *declcfg.Node) *declcfg.Node {
+	if e.Index >= 0 {
+		if e.Index < len(list.Content) {
+			return declcfg.Deref(list.Content[e.Index])
+		}
+		return nil
+	}
+	for _, it := range list.Content {
+		it = declcfg.Deref(it)
+		if it == nil || it.Kind != declcfg.MappingNode {
+			return it
+		}
+		if e.Field == "" {
+			continue
+		}
+		if _, fv := declcfg.LookupFold(it, e.Field); fv != nil && (fv.Kind != declcfg.ScalarNode || fv.Tag != "!!str") {
+			return it
+		}
+	}
+	return nil
 }
 
 func asTypeError(err error, target **json.UnmarshalTypeError) bool {

@@ -57,14 +57,18 @@ func bundleProperties(p *bundleParser, pkg string, csv *csvInfo, csvM *manifest,
 	}
 	listed = dedupe(listed)
 
-	// where names the file a listed property came from, for errors.
-	where := func(tp typedProperty) (string, int) {
-		for _, q := range md.properties {
+	// bad is the error for a listed property: at its value in the
+	// properties file it came from, or at the CSV.
+	bad := func(tp typedProperty, err error) *Error {
+		for i, q := range md.properties {
 			if q.Type == tp.Type && bytes.Equal(q.Value, tp.Value) {
-				return md.propsFile, 0
+				return p.invalidMetadata(md.propsFile, md.propsData, md.propsLine, itemError("properties", i, "value", err))
 			}
 		}
-		return csvM.file, csvM.line
+		return p.invalid(csvM.file, csvM.line, err)
+	}
+	badDep := func(i int, field string, err error) *Error {
+		return p.invalidMetadata(md.depsFile, md.depsData, md.depsLine, itemError("dependencies", i, field, err))
 	}
 
 	var (
@@ -86,15 +90,13 @@ func bundleProperties(p *bundleParser, pkg string, csv *csvInfo, csvM *manifest,
 		case declcfg.PropertyGVK:
 			var g declcfg.GVK
 			if err := json.Unmarshal(tp.Value, &g); err != nil {
-				f, l := where(tp)
-				return nil, "", p.invalid(f, l, fmt.Errorf("property %s %s: %s", tp.Type, tp.Value, typeErrorWords(err)))
+				return nil, "", bad(tp, fmt.Errorf("property %s %s: %s", tp.Type, tp.Value, typeErrorWords(err)))
 			}
 			addGVK(gvks, declcfg.PropertyGVK, g)
 		case declcfg.PropertyPackage:
 			pp, err := decodePackage(tp.Value)
 			if err != nil {
-				f, l := where(tp)
-				return nil, "", p.invalid(f, l, fmt.Errorf("property %s %s: %v", tp.Type, tp.Value, err))
+				return nil, "", bad(tp, fmt.Errorf("property %s %s: %v", tp.Type, tp.Value, err))
 			}
 			if !sawPackage {
 				firstVersion, sawPackage = pp.Version, true
@@ -110,7 +112,7 @@ func bundleProperties(p *bundleParser, pkg string, csv *csvInfo, csvM *manifest,
 		case declcfg.PropertyGVK:
 			var g declcfg.GVK
 			if err := json.Unmarshal(d.Value, &g); err != nil {
-				return nil, "", p.invalid(md.depsFile, 0, fmt.Errorf("dependencies[%d] (%s): value %s", i, d.Type, typeErrorWords(err)))
+				return nil, "", badDep(i, "value", fmt.Errorf("dependencies[%d] (%s): value %s", i, d.Type, typeErrorWords(err)))
 			}
 			addGVK(gvkRequired, declcfg.PropertyGVKRequired, g)
 		case declcfg.PropertyPackage:
@@ -119,12 +121,12 @@ func bundleProperties(p *bundleParser, pkg string, csv *csvInfo, csvM *manifest,
 				Version     string `json:"version"`
 			}
 			if err := json.Unmarshal(d.Value, &v); err != nil {
-				return nil, "", p.invalid(md.depsFile, 0, fmt.Errorf("dependencies[%d] (%s): value %s", i, d.Type, typeErrorWords(err)))
+				return nil, "", badDep(i, "value", fmt.Errorf("dependencies[%d] (%s): value %s", i, d.Type, typeErrorWords(err)))
 			}
 			out = append(out, declcfg.Property{Type: declcfg.PropertyPackageRequired, Value: compactJSON(declcfg.PackageRequired{PackageName: v.PackageName, VersionRange: v.Version})})
 		default:
 			if len(d.Value) == 0 {
-				return nil, "", p.invalid(md.depsFile, 0, fmt.Errorf("dependencies[%d] (%s): \"value\" is missing", i, d.Type))
+				return nil, "", badDep(i, "", fmt.Errorf("dependencies[%d] (%s): \"value\" is missing", i, d.Type))
 			}
 			out = append(out, declcfg.Property{Type: d.Type, Value: d.Value})
 		}
