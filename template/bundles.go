@@ -123,7 +123,12 @@ feed:
 	}
 	out := make([]renderedBundle, len(stubs))
 	for i, s := range stubs {
-		out[i] = renderedBundle{Bundle: results[index[s.ref]][0]}
+		// The bundle is where the template names it: what validation finds
+		// wrong with it (in no channel, of no package) points at the stub
+		// to change, not at a catalog file the bundle may never reach.
+		b := results[index[s.ref]][0]
+		b.Pos = s.pos
+		out[i] = renderedBundle{Bundle: b}
 	}
 	return out, nil
 }
