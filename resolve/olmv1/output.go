@@ -58,6 +58,7 @@ func writeResult(tw *textout.Writer, r *Result) {
 		if r.Admission.Unchecked {
 			tw.Printf("  (the CRD's CEL rules run once these are corrected)\n")
 		}
+		writePruned(tw, r)
 		tw.Printf("  if it were admitted, operator-controller: %s\n", r.headline())
 		if r.Err != nil {
 			tw.Printf("    %s\n", r.Err)
@@ -76,9 +77,7 @@ func writeResult(tw *textout.Writer, r *Result) {
 		tw.Printf("%s: %s\n", name, r.headline())
 		tw.Printf("  image %s\n", r.Bundle.Image)
 	}
-	for _, p := range r.Admission.Pruned {
-		tw.Printf("  note: %s: the API server drops it\n", p.Pos.Prefix(p.Message))
-	}
+	writePruned(tw, r)
 	writeCatalogs(tw, r)
 	if len(r.PassedOver) > 0 {
 		what := "passed over"
@@ -112,6 +111,14 @@ func writeResult(tw *textout.Writer, r *Result) {
 		for _, n := range ic.Notes {
 			tw.Printf("  note: %s\n", n)
 		}
+	}
+}
+
+// writePruned notes the fields the API server would drop, whether or not
+// it admits the extension.
+func writePruned(tw *textout.Writer, r *Result) {
+	for _, p := range r.Admission.Pruned {
+		tw.Printf("  note: %s: the API server drops it\n", p.Pos.Prefix(p.Message))
 	}
 }
 
