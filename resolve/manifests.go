@@ -10,7 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
@@ -34,6 +36,30 @@ type Manifests struct {
 	ClusterExtensions []olmv1.ClusterExtension
 	// Skipped counts the objects of other kinds, by kind.
 	Skipped map[string]int
+	// Elsewhere are objects of a kind resolve reads but of another API
+	// group (another product's Subscription, say): skipped, and each said.
+	Elsewhere []ForeignObject
+}
+
+// ForeignObject is an object whose kind resolve reads in another
+// apiVersion.
+type ForeignObject struct {
+	Kind, Name, APIVersion string
+	// Want is the apiVersion resolve reads the kind in.
+	Want string
+	// Pos is the apiVersion field's.
+	Pos declcfg.Pos
+}
+
+// readKinds are the kinds resolve reads, and the apiVersion of each.
+var readKinds = map[string]string{
+	"Subscription":          "operators.coreos.com/v1alpha1",
+	"CatalogSource":         "operators.coreos.com/v1alpha1",
+	"ClusterServiceVersion": "operators.coreos.com/v1alpha1",
+	"OperatorGroup":         "operators.coreos.com/v1",
+	"Namespace":             "v1",
+	"ClusterCatalog":        olmv1.Group + "/v1",
+	"ClusterExtension":      olmv1.Group + "/v1",
 }
 
 // NamespaceManifest is a Namespace.
@@ -297,8 +323,10 @@ func (m *Manifests) parse(name string, data []byte) []*ManifestError {
 	return errs
 }
 
-// object files one Kubernetes object by kind.
+// object files one Kubernetes object by kind. node is its document tree,
+// when it has one, for the positions of fields.
 func (m *Manifests) object(pos declcfg.Pos, raw []byte, node *declcfg.Node, depth int) []*ManifestError {
+	at := func(path ...string) declcfg.Pos { return olmv1.FieldPos(pos, node, path...) }
 	var head struct {
 		APIVersion string            `json:"apiVersion"`
 		Kind       string            `json:"kind"`
@@ -311,7 +339,14 @@ func (m *Manifests) object(pos declcfg.Pos, raw []byte, node *declcfg.Node, dept
 		} `json:"metadata"`
 	}
 	if err := json.Unmarshal(raw, &head); err != nil {
-		return []*ManifestError{{Pos: pos, Msg: jsonProblem("object", err)}}
+		// encoding/json reads what it can before it reports the first
+		// mismatch: the kind and name are known, when the object has them.
+		what := "object"
+		if head.Kind != "" {
+			what = head.Kind + " " + objectName(head.Metadata.Namespace, head.Metadata.Name)
+		}
+		p, msg := decodeProblem(pos, node, err)
+		return []*ManifestError{{Pos: p, Msg: what + ": " + msg}}
 	}
 	if head.Kind == "" {
 		m.Skipped[noKind]++
@@ -322,33 +357,57 @@ func (m *Manifests) object(pos declcfg.Pos, raw []byte, node *declcfg.Node, dept
 		group = ""
 	}
 	what := head.Kind + " " + objectName(head.Metadata.Namespace, head.Metadata.Name)
-	fail := func(format string, args ...any) []*ManifestError {
-		return []*ManifestError{{Pos: pos, Msg: what + ": " + fmt.Sprintf(format, args...)}}
+	// failAt is a problem with the field at path (the object's start when
+	// the document does not have it).
+	failAt := func(path []string, format string, args ...any) []*ManifestError {
+		return []*ManifestError{{Pos: at(path...), Msg: what + ": " + fmt.Sprintf(format, args...)}}
+	}
+	fail := func(format string, args ...any) []*ManifestError { return failAt(nil, format, args...) }
+	// failDecode is a decoding error: at the field it names.
+	failDecode := func(err error) []*ManifestError {
+		p, msg := decodeProblem(pos, node, err)
+		return []*ManifestError{{Pos: p, Msg: what + ": " + msg}}
 	}
 	switch {
 	case head.Kind == "List" || strings.HasSuffix(head.Kind, "List") && head.Items != nil:
 		if depth > 0 {
 			return fail("a list inside a list")
 		}
+		// Each item is at its own place in the document, when the List
+		// has a tree whose items are the decoded ones.
+		_, items := declcfg.LookupFold(node, "items")
+		if items != nil && (items.Kind != declcfg.SequenceNode || len(items.Content) != len(head.Items)) {
+			items = nil
+		}
 		var errs []*ManifestError
-		for _, item := range head.Items {
-			errs = append(errs, m.object(pos, item, nil, depth+1)...)
+		for i, item := range head.Items {
+			ipos, inode := pos, (*declcfg.Node)(nil)
+			if items != nil {
+				inode = declcfg.Deref(items.Content[i])
+				ipos = declcfg.Pos{File: pos.File, Line: inode.Line, Col: inode.Column}
+			}
+			errs = append(errs, m.object(ipos, item, inode, depth+1)...)
 		}
 		return errs
 	case group == olmv1.Group && (head.Kind == "ClusterCatalog" || head.Kind == "ClusterExtension"):
 		return m.olmv1Object(pos, raw, node, head.Kind, head.APIVersion)
 	case group == "" && head.Kind == "Namespace":
 		if head.Metadata.Name == "" {
-			return fail("metadata.name is required")
+			return failAt([]string{"metadata", "name"}, "metadata.name is required")
 		}
 		m.Namespaces = append(m.Namespaces, NamespaceManifest{Name: head.Metadata.Name, Labels: head.Metadata.Labels, Pos: pos})
 		return nil
 	case group != "operators.coreos.com":
+		if want, ok := readKinds[head.Kind]; ok {
+			m.Elsewhere = append(m.Elsewhere, ForeignObject{Kind: head.Kind, Name: objectName(head.Metadata.Namespace, head.Metadata.Name),
+				APIVersion: head.APIVersion, Want: want, Pos: at("apiVersion")})
+			return nil
+		}
 		m.Skipped[head.Kind]++
 		return nil
 	}
 	if head.Metadata.Name == "" {
-		return fail("metadata.name is required")
+		return failAt([]string{"metadata", "name"}, "metadata.name is required")
 	}
 	switch head.Kind {
 	case "Subscription":
@@ -365,13 +424,13 @@ func (m *Manifests) object(pos declcfg.Pos, raw []byte, node *declcfg.Node, dept
 			} `json:"status"`
 		}
 		if err := json.Unmarshal(raw, &o); err != nil {
-			return fail("%s", jsonProblem("", err))
+			return failDecode(err)
 		}
 		// The CRD requires these; the API server refuses the object
 		// without them.
-		for _, f := range []struct{ name, value string }{{"spec.name", o.Spec.Package}, {"spec.source", o.Spec.Source}, {"spec.sourceNamespace", o.Spec.SourceNamespace}} {
+		for _, f := range []struct{ name, value string }{{"name", o.Spec.Package}, {"source", o.Spec.Source}, {"sourceNamespace", o.Spec.SourceNamespace}} {
 			if f.value == "" {
-				return fail("%s is required", f.name)
+				return failAt([]string{"spec", f.name}, "spec.%s is required", f.name)
 			}
 		}
 		m.Subscriptions = append(m.Subscriptions, SubscriptionManifest{Pos: pos, Subscription: Subscription{
@@ -389,7 +448,7 @@ func (m *Manifests) object(pos declcfg.Pos, raw []byte, node *declcfg.Node, dept
 			} `json:"spec"`
 		}
 		if err := json.Unmarshal(raw, &o); err != nil {
-			return fail("%s", jsonProblem("", err))
+			return failDecode(err)
 		}
 		m.CatalogSources = append(m.CatalogSources, CatalogSourceManifest{Pos: pos,
 			Key:      CatalogKey{Namespace: head.Metadata.Namespace, Name: head.Metadata.Name},
@@ -402,8 +461,12 @@ func (m *Manifests) object(pos declcfg.Pos, raw []byte, node *declcfg.Node, dept
 			return nil
 		}
 		csv, err := parseCSV(raw)
-		if err != nil {
-			return fail("%s", err)
+		var fe *olmv1.FieldError
+		switch {
+		case errors.As(err, &fe):
+			return failAt(fe.Path, "%s", fe.Msg)
+		case err != nil:
+			return failDecode(err)
 		}
 		csv.Name, csv.Namespace, csv.Pos = head.Metadata.Name, head.Metadata.Namespace, pos
 		if anno, ok := head.Metadata.Annotations[propertiesAnnotation]; ok {
@@ -411,7 +474,7 @@ func (m *Manifests) object(pos declcfg.Pos, raw []byte, node *declcfg.Node, dept
 				Properties []Property `json:"properties"`
 			}
 			if err := json.Unmarshal([]byte(anno), &props); err != nil {
-				return fail("annotation %s: %s", propertiesAnnotation, jsonProblem("", err))
+				return failAt([]string{"metadata", "annotations", propertiesAnnotation}, "annotation %s: %s", propertiesAnnotation, annotationProblem(err))
 			}
 			csv.Properties, csv.HasProperties = props.Properties, true
 		}
@@ -419,7 +482,7 @@ func (m *Manifests) object(pos declcfg.Pos, raw []byte, node *declcfg.Node, dept
 	case "OperatorGroup":
 		og, err := parseOperatorGroup(raw)
 		if err != nil {
-			return fail("%s", err)
+			return failDecode(err)
 		}
 		og.Pos, og.Name, og.Namespace = pos, head.Metadata.Name, head.Metadata.Namespace
 		og.ExcludeGlobal = head.Metadata.Annotations[excludeGlobalAnno] == "true"
@@ -454,7 +517,7 @@ func parseOperatorGroup(raw []byte) (OperatorGroupManifest, error) {
 		} `json:"status"`
 	}
 	if err := json.Unmarshal(raw, &o); err != nil {
-		return OperatorGroupManifest{}, errors.New(jsonProblem("", err))
+		return OperatorGroupManifest{}, err
 	}
 	og := OperatorGroupManifest{TargetNamespaces: o.Spec.TargetNamespaces, StaticProvidedAPIs: o.Spec.StaticProvidedAPIs, StatusNamespaces: o.Status.Namespaces}
 	if sel := o.Spec.Selector; sel != nil {
@@ -469,10 +532,15 @@ func parseOperatorGroup(raw []byte) (OperatorGroupManifest, error) {
 // olmv1Object files a ClusterCatalog or ClusterExtension.
 func (m *Manifests) olmv1Object(pos declcfg.Pos, raw []byte, node *declcfg.Node, kind, apiVersion string) []*ManifestError {
 	fail := func(err error) []*ManifestError {
-		return []*ManifestError{{Pos: pos, Msg: kind + ": " + err.Error()}}
+		at := pos
+		var fe *olmv1.FieldError
+		if errors.As(err, &fe) {
+			at = olmv1.FieldPos(pos, node, fe.Path...)
+		}
+		return []*ManifestError{{Pos: at, Msg: kind + ": " + err.Error()}}
 	}
 	if apiVersion != olmv1.Group+"/v1" {
-		return fail(fmt.Errorf("apiVersion %s: fbc reads %s/v1", apiVersion, olmv1.Group))
+		return fail(&olmv1.FieldError{Path: []string{"apiVersion"}, Msg: fmt.Sprintf("apiVersion %s: fbc reads %s/v1", apiVersion, olmv1.Group)})
 	}
 	switch kind {
 	case "ClusterCatalog":
@@ -511,27 +579,28 @@ func parseCSV(raw []byte) (CSVManifest, error) {
 		} `json:"spec"`
 	}
 	if err := json.Unmarshal(raw, &o); err != nil {
-		return CSVManifest{}, errors.New(jsonProblem("", err))
+		return CSVManifest{}, err
 	}
 	var csv CSVManifest
 	csv.Version = o.Spec.Version
-	crd := func(a api, field string) (gvk, error) {
+	crd := func(a api, list string, i int) (gvk, error) {
 		// A CRD is named PLURAL.GROUP.
 		_, group, ok := strings.Cut(a.Name, ".")
 		if !ok {
-			return gvk{}, fmt.Errorf("%s: CRD name %q is not PLURAL.GROUP", field, a.Name)
+			return gvk{}, &olmv1.FieldError{Path: []string{"spec", "customresourcedefinitions", list, strconv.Itoa(i), "name"},
+				Msg: fmt.Sprintf("spec.customresourcedefinitions.%s[%d].name: CRD name %q is not PLURAL.GROUP", list, i, a.Name)}
 		}
 		return gvk{Group: group, Version: a.Version, Kind: a.Kind}, nil
 	}
-	for _, a := range o.Spec.CRDs.Owned {
-		g, err := crd(a, "spec.customresourcedefinitions.owned")
+	for i, a := range o.Spec.CRDs.Owned {
+		g, err := crd(a, "owned", i)
 		if err != nil {
 			return csv, err
 		}
 		csv.Owned = append(csv.Owned, g)
 	}
-	for _, a := range o.Spec.CRDs.Required {
-		g, err := crd(a, "spec.customresourcedefinitions.required")
+	for i, a := range o.Spec.CRDs.Required {
+		g, err := crd(a, "required", i)
 		if err != nil {
 			return csv, err
 		}
@@ -546,17 +615,116 @@ func parseCSV(raw []byte) (CSVManifest, error) {
 	return csv, nil
 }
 
-// jsonProblem words a decoding error by field.
-func jsonProblem(what string, err error) string {
+// decodeProblem words a decoding error of an object by the field it is
+// about, and finds where that field is written: what the field should be
+// and what it is, in YAML's words. A field whose items (or values) have the
+// wrong type is named with the first such item.
+func decodeProblem(pos declcfg.Pos, node *declcfg.Node, err error) (declcfg.Pos, string) {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return pos, err.Error()
+	}
+	want, got := goTypeWords(te.Type), jsonValueWords(te.Value)
+	field := te.Field
+	if field == "" {
+		return pos, fmt.Sprintf("want %s, got %s", want, got)
+	}
+	path := strings.Split(field, ".")
+	at := olmv1.FieldPos(pos, node, path...)
+	// The field itself is of the right kind (a list, a mapping): one of
+	// its items or values is not.
+	if n := fieldNode(node, path); n != nil && valueWords(n) != got {
+		for i := 0; i < len(n.Content); i++ {
+			var key, name string
+			var item *declcfg.Node
+			switch n.Kind {
+			case declcfg.SequenceNode:
+				key, item = strconv.Itoa(i), declcfg.Deref(n.Content[i])
+				name = fmt.Sprintf("%s[%d]", te.Field, i)
+			case declcfg.MappingNode:
+				if i%2 == 1 || i+1 >= len(n.Content) {
+					continue
+				}
+				key, item = n.Content[i].Value, declcfg.Deref(n.Content[i+1])
+				name = fmt.Sprintf("%s[%q]", te.Field, key)
+			}
+			if item != nil && valueWords(item) == got {
+				field, at = name, olmv1.FieldPos(pos, node, slices.Concat(path, []string{key})...)
+				break
+			}
+		}
+	}
+	return at, fmt.Sprintf("%s: want %s, got %s", field, want, got)
+}
+
+// annotationProblem words an error decoding the JSON of an annotation,
+// whose text has no positions of its own.
+func annotationProblem(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		field := te.Field
 		if field == "" {
-			field = what
+			field = "the value"
 		}
-		return fmt.Sprintf("%s: a %s, want %s", field, te.Value, te.Type)
+		return fmt.Sprintf("%s: want %s, got %s", field, goTypeWords(te.Type), jsonValueWords(te.Value))
 	}
 	return err.Error()
+}
+
+// fieldNode is the value at path in an object's tree (keys as exactly
+// written), or nil.
+func fieldNode(n *declcfg.Node, path []string) *declcfg.Node {
+	for _, k := range path {
+		if _, n = declcfg.Lookup(n, k); n == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+// goTypeWords names what a Go type decodes from.
+func goTypeWords(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "a mapping"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return t.String()
+}
+
+// jsonValueWords names the JSON value an UnmarshalTypeError found.
+func jsonValueWords(v string) string {
+	switch {
+	case v == "object":
+		return "a mapping"
+	case v == "array":
+		return "a list"
+	case v == "bool":
+		return "a boolean"
+	case v == "string":
+		return "a string"
+	case strings.HasPrefix(v, "number"):
+		return "a number"
+	}
+	return v
+}
+
+// valueWords names a tree node's value as jsonValueWords does.
+func valueWords(n *declcfg.Node) string {
+	if w := declcfg.KindName(n); w != "an object" {
+		return w
+	}
+	return "a mapping"
 }
 
 func objectName(ns, name string) string {

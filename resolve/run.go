@@ -104,8 +104,13 @@ func requestField(f string) RequestField {
 	return FieldCatalogs
 }
 
-// noteSkipped says once which documents no part of resolution reads.
+// noteSkipped says once which documents no part of resolution reads, and
+// for each object of a kind it reads in another apiVersion, where it is.
 func noteSkipped(req Request, m *Manifests) {
+	for _, o := range m.Elsewhere {
+		req.Warn.Printf("%s", o.Pos.Prefix(fmt.Sprintf("skipped %s %s: its apiVersion is %s; resolve reads %s objects of apiVersion %s",
+			o.Kind, o.Name, o.APIVersion, o.Kind, o.Want)))
+	}
 	if len(m.Skipped) == 0 {
 		return
 	}

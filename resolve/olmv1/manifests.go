@@ -167,13 +167,13 @@ func ParseClusterCatalog(pos declcfg.Pos, raw []byte) (ClusterCatalog, error) {
 	}
 	c := ClusterCatalog{Name: str(at(obj, "metadata", "name")), Pos: pos, Labels: map[string]string{}}
 	if c.Name == "" {
-		return c, fmt.Errorf("metadata.name is required")
+		return c, fieldError([]string{"metadata", "name"}, "metadata.name is required")
 	}
 	if labels, ok := at(obj, "metadata", "labels").(map[string]any); ok {
 		for k, v := range labels {
 			s, ok := v.(string)
 			if !ok {
-				return c, fmt.Errorf("metadata.labels.%s: a %s, want a string", k, typeName(v))
+				return c, fieldError([]string{"metadata", "labels", k}, "metadata.labels.%s: want a string, got %s", k, withArticle(typeName(v)))
 			}
 			c.Labels[k] = s
 		}
@@ -183,18 +183,18 @@ func ParseClusterCatalog(pos declcfg.Pos, raw []byte) (ClusterCatalog, error) {
 	case nil:
 	case int64:
 		if p < -2147483648 || p > 2147483647 {
-			return c, fmt.Errorf("spec.priority: %d is outside the 32-bit range the CRD allows", p)
+			return c, fieldError([]string{"spec", "priority"}, "spec.priority: %d is outside the 32-bit range the CRD allows", p)
 		}
 		c.Priority = int32(p)
 	default:
-		return c, fmt.Errorf("spec.priority: a %s, want an integer", typeName(p))
+		return c, fieldError([]string{"spec", "priority"}, "spec.priority: want an integer, got %s", withArticle(typeName(p)))
 	}
 	switch m := at(obj, "spec", "availabilityMode"); m {
 	case nil, "Available":
 	case "Unavailable":
 		c.Unavailable = true
 	default:
-		return c, fmt.Errorf("spec.availabilityMode: Unsupported value: %s: supported values: \"Available\", \"Unavailable\"", quoteValue(m))
+		return c, fieldError([]string{"spec", "availabilityMode"}, "spec.availabilityMode: Unsupported value: %s: supported values: \"Available\", \"Unavailable\"", quoteValue(m))
 	}
 	c.Image = str(at(obj, "spec", "source", "image", "ref"))
 	if conds, ok := at(obj, "status", "conditions").([]any); ok {
@@ -226,7 +226,7 @@ func ParseClusterExtension(pos declcfg.Pos, raw []byte, node *declcfg.Node) (Clu
 	}
 	e := ClusterExtension{Name: str(at(obj, "metadata", "name")), Pos: pos, object: obj, node: node}
 	if e.Name == "" {
-		return e, fmt.Errorf("metadata.name is required")
+		return e, fieldError([]string{"metadata", "name"}, "metadata.name is required")
 	}
 	e.Namespace = str(at(obj, "spec", "namespace"))
 	e.SourceType = str(at(obj, "spec", "source", "sourceType"))
@@ -287,8 +287,16 @@ func ParseClusterExtension(pos declcfg.Pos, raw []byte, node *declcfg.Node) (Clu
 // has none, or for an item of a List). Path elements are mapping keys or,
 // for sequences, indexes.
 func (e *ClusterExtension) FieldPos(path ...string) declcfg.Pos {
-	pos := e.Pos
-	n := e.node
+	return FieldPos(e.Pos, e.node, path...)
+}
+
+// FieldPos is where a field of a manifest is written: the position of the
+// deepest part of path the document tree node has, in the file of pos
+// (pos itself when node is nil or has none of path). Path elements are
+// mapping keys or, for sequences, indexes.
+func FieldPos(pos declcfg.Pos, node *declcfg.Node, path ...string) declcfg.Pos {
+	at := pos
+	n := node
 	if n == nil {
 		return pos
 	}
@@ -314,13 +322,37 @@ func (e *ClusterExtension) FieldPos(path ...string) declcfg.Pos {
 		if next == nil {
 			break
 		}
-		pos = declcfg.Pos{File: e.Pos.File, Line: key.Line, Col: key.Column}
+		at = declcfg.Pos{File: pos.File, Line: key.Line, Col: key.Column}
 		if next.Kind == declcfg.ScalarNode {
-			pos = declcfg.Pos{File: e.Pos.File, Line: next.Line, Col: next.Column}
+			at = declcfg.Pos{File: pos.File, Line: next.Line, Col: next.Column}
 		}
 		n = next
 	}
-	return pos
+	return at
+}
+
+// FieldError is a problem with one field of a manifest, which Path (as
+// FieldPos takes it) locates.
+type FieldError struct {
+	Path []string
+	Msg  string
+}
+
+func (e *FieldError) Error() string { return e.Msg }
+
+func fieldError(path []string, format string, args ...any) *FieldError {
+	return &FieldError{Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// withArticle puts "a" or "an" before an OpenAPI type name.
+func withArticle(t string) string {
+	switch {
+	case t == "null":
+		return t
+	case strings.IndexByte("aeiou", t[0]) >= 0:
+		return "an " + t
+	}
+	return "a " + t
 }
 
 // typeName names a JSON value's type the way OpenAPI does.
