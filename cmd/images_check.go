@@ -73,7 +73,7 @@ unchecked are named on standard error.`,
 			if err != nil {
 				return err
 			}
-			s, err := scanForImages(cmd, pull, 0, args, images.ScanOptions{BundleImagesOnly: bundleOnly})
+			s, err := scanForImages(cmd, pull, 0, args, images.ScanOptions{BundleImagesOnly: bundleOnly, KeepUnread: true})
 			if err != nil {
 				return err
 			}

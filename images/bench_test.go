@@ -11,10 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-containerregistry/pkg/authn"
+
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/image/imagetest"
 	"github.com/fbc-project/fbc/internal/sharedtest"
-	"github.com/google/go-containerregistry/pkg/authn"
 )
 
 // BenchmarkScanCertifiedV416 is the scan `fbc images list` makes of

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fbc-project/fbc/image/imagetest"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/fbc-project/fbc/image/imagetest"
 )
 
 const opmCache = "../testdata/image/opmcache"

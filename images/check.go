@@ -174,6 +174,17 @@ func Check(ctx context.Context, scan *Scan, opts CheckOptions) (*CheckResult, er
 		}
 		checkPlatforms(b, answers, report)
 	}
+	// A stub's bundle image that could not be read for its related images:
+	// when the registry answered that it is missing, or it is no reference,
+	// the findings say so; when its registry could not be reached, it is
+	// not checked already. An image that is there leaves its related images
+	// unchecked.
+	for _, f := range scan.Unread {
+		if a := answers[Normalize(f.Ref)]; a != nil && a.err == nil {
+			res.NotChecked = append(res.NotChecked, Failure{Pos: f.Pos, Ref: f.Ref,
+				Err: fmt.Errorf("the bundle image is there, but its related images could not be read: %w", f.Err)})
+		}
+	}
 	slices.SortStableFunc(res.Diagnostics, func(x, y declcfg.Finding) int {
 		return cmp.Or(strings.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line), cmp.Compare(x.Col, y.Col), strings.Compare(x.Rule, y.Rule))
 	})

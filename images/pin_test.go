@@ -9,10 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fbc-project/fbc/image"
-	"github.com/fbc-project/fbc/image/imagetest"
 	"github.com/google/go-containerregistry/pkg/authn"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/image/imagetest"
 )
 
 func must[T any](v T, err error) T {

@@ -34,6 +34,12 @@ type ScanOptions struct {
 	// templates, bundle directories): image sources are refused and
 	// template stubs are not rendered. Pin needs nothing else.
 	Files bool
+	// KeepUnread, when set, keeps a template stub whose bundle image
+	// cannot be read with its bundle image alone, and records why in
+	// Scan.Unread, instead of failing the scan: Check asks about the image
+	// itself, and reports it as missing, or its related images as not
+	// checked.
+	KeepUnread bool
 }
 
 // Scan is what a scan found.
@@ -42,6 +48,10 @@ type Scan struct {
 	Bundles []*Bundle
 	// Files counts the files read.
 	Files int
+	// Unread are the template stubs whose bundle images could not be read
+	// for their related images (with ScanOptions.KeepUnread): their
+	// bundles hold the bundle image alone.
+	Unread []Failure
 }
 
 // Refs lists every reference of every bundle, in order.
@@ -78,9 +88,14 @@ func ScanSources(ctx context.Context, sources []string, opts ScanOptions) (*Scan
 		return nil, errs
 	}
 	if len(stubs) > 0 && !opts.BundleImagesOnly && !opts.Files {
-		if err := expandStubs(ctx, stubs, opts); err != nil {
+		unread, err := expandStubs(ctx, stubs, opts)
+		switch {
+		case err != nil:
 			return nil, err
+		case len(unread) > 0 && !opts.KeepUnread:
+			return nil, stubErrors(unread)
 		}
+		res.Unread = unread
 	}
 	if opts.BundleImagesOnly {
 		for _, b := range res.Bundles {

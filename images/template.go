@@ -2,10 +2,12 @@ package images
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/render"
 	"github.com/fbc-project/fbc/template"
 )
@@ -85,10 +87,12 @@ func scanTemplate(file, src, schema string, root *declcfg.Node, fr *fileScan) {
 
 // expandStubs renders the bundle image of every stub (each image once,
 // several at a time) and adds its related images and operator containers
-// to the stub's bundle, named as the template names the bundle image.
-func expandStubs(ctx context.Context, stubs []*stub, opts ScanOptions) error {
+// to the stub's bundle, named as the template names the bundle image. A
+// stub whose bundle image could not be read keeps its bundle image alone;
+// the failures are returned, one for each such stub, with its position.
+func expandStubs(ctx context.Context, stubs []*stub, opts ScanOptions) ([]Failure, error) {
 	if opts.Renderer == nil {
-		return fmt.Errorf("no renderer to read the bundle images of templates with")
+		return nil, fmt.Errorf("no renderer to read the bundle images of templates with")
 	}
 	index := map[string]int{}
 	var srcs []render.BundleSource
@@ -98,26 +102,25 @@ func expandStubs(ctx context.Context, stubs []*stub, opts ScanOptions) error {
 			srcs = append(srcs, render.BundleSource{Ref: s.image, Image: s.image})
 		}
 	}
-	rendered, err := opts.Renderer.RenderBundles(ctx, srcs, render.Request{Allowed: render.KindBundleImage})
+	rendered, err := opts.Renderer.RenderBundlesEach(ctx, srcs, render.Request{Allowed: render.KindBundleImage})
 	if err != nil {
-		if ctx.Err() != nil {
-			return err
-		}
-		// Name the template line of the image that failed.
-		var at *stub
-		for _, s := range stubs {
-			if strings.Contains(err.Error(), s.image) && (at == nil || len(s.image) > len(at.image)) {
-				at = s
-			}
-		}
-		err = fmt.Errorf("reading the bundle images templates name, for their related images: %w", err)
-		if at != nil {
-			err = fmt.Errorf("%s: %w", at.pos, err)
-		}
-		return err
+		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var failed []Failure
 	for _, s := range stubs {
-		rb := &rendered[index[s.image]]
+		got := rendered[index[s.image]]
+		if got.Err != nil {
+			failed = append(failed, Failure{Pos: s.pos, Ref: s.image, Err: got.Err})
+			continue
+		}
+		if got.Config == nil || len(got.Config.Bundles) != 1 {
+			failed = append(failed, Failure{Pos: s.pos, Ref: s.image, Err: fmt.Errorf("%s: not read as one bundle", s.image)})
+			continue
+		}
+		rb := &got.Config.Bundles[0]
 		full := typedFacts(rb).bundle(s.bundle.Source)
 		b := s.bundle
 		if b.Package == "" {
@@ -138,5 +141,25 @@ func expandStubs(ctx context.Context, stubs []*stub, opts ScanOptions) error {
 			b.Refs = append(b.Refs, r)
 		}
 	}
-	return nil
+	return failed, nil
+}
+
+// stubErrors is the error of stubs whose bundle images could not be read:
+// one line each, with the stub's position. It is an Input error when every
+// image failed for its content, and a Run error otherwise.
+func stubErrors(failed []Failure) error {
+	var errs []error
+	var rerrs render.Errors
+	for _, f := range failed {
+		errs = append(errs, fmt.Errorf("%s: reading the bundle image a template names, for its related images: %w", f.Pos, f.Err))
+		var re *render.Error
+		if errors.As(f.Err, &re) {
+			rerrs = append(rerrs, re)
+		}
+	}
+	kind := fault.Run
+	if len(rerrs) == len(failed) {
+		kind = rerrs.FaultKind()
+	}
+	return fault.Wrap(kind, errors.Join(errs...))
 }

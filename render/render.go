@@ -495,6 +495,31 @@ func (r *Renderer) RenderBundles(ctx context.Context, srcs []BundleSource, req R
 	return out.Bundles, nil
 }
 
+// RenderBundlesEach renders bundle sources as RenderBundles does, and
+// returns what became of each, in order, instead of failing as a whole:
+// the one olm.bundle of each source that could be read, or why it could
+// not. Once a registry could not be reached, sources not yet rendered are
+// not started, and their Err says so.
+func (r *Renderer) RenderBundlesEach(ctx context.Context, srcs []BundleSource, req Request) ([]Rendered, error) {
+	c, err := r.start(req)
+	if err != nil {
+		return nil, err
+	}
+	ss := make([]source, len(srcs))
+	for i, s := range srcs {
+		ss[i] = source{ref: s.Ref, image: s.Image, bundle: true}
+	}
+	results := c.run(ctx, ss, true, nil)
+	out := make([]Rendered, len(results))
+	for i, res := range results {
+		out[i] = Rendered{Config: res.cfg, Err: res.err}
+		if res.err == nil && res.cfg == nil {
+			out[i].Err = &Error{Source: ss[i].ref, Err: errors.New("not read: the reading stopped when a registry could not be reached")}
+		}
+	}
+	return out, nil
+}
+
 // RenderBundle renders one bundle source; see RenderBundles.
 func (r *Renderer) RenderBundle(ctx context.Context, ref, image string, req Request) (*declcfg.Bundle, error) {
 	bs, err := r.RenderBundles(ctx, []BundleSource{{Ref: ref, Image: image}}, req)
