@@ -130,7 +130,7 @@ unchecked are named on standard error.`,
 	}
 	output.register(cmd, "output", "o", "output format")
 	cmd.Flags().StringArrayVar(&mirrorSets, "mirror-set", nil, "look images up through the mirrors of this ImageDigestMirrorSet, ImageTagMirrorSet or ImageContentSourcePolicy `FILE` (repeatable)")
-	cmd.Flags().StringArrayVar(&allow, "allow-registry", nil, "allow images from this `REGISTRY` (host[:port], or host/namespace); others are findings (repeatable)")
+	cmd.Flags().StringArrayVar(&allow, "allow-registry", nil, "allow images from this `REGISTRY` (host[:port]), or namespace or repository under it (host/namespace[/repo]); others are findings (repeatable)")
 	cmd.Flags().BoolVar(&bundleOnly, "bundle-images-only", false, "check bundle images only, not related images or operator containers")
 	cmd.Flags().IntVar(&jobs, "jobs", 0, "images asked about at once (default 16)")
 	addPullFlags(cmd.Flags(), &pull)

@@ -51,7 +51,8 @@ type CheckOptions struct {
 	// Mirrors, when set, are looked through as a cluster pulls.
 	Mirrors *MirrorSets
 	// AllowRegistries, when set, are the registries (host[:port], or a
-	// namespace under one: quay.io/org) references may name.
+	// namespace or repository under one: quay.io/org, quay.io/org/op)
+	// references may name.
 	AllowRegistries []string
 	// Jobs bounds the references asked about at once (default 16).
 	Jobs int
@@ -237,10 +238,13 @@ func normalizeAllowed(list []string) []string {
 	return out
 }
 
+// registryAllowed reports whether r's repository is an allowed registry,
+// namespace or repository, or lies under one, a path segment at a time:
+// quay.io/org allows quay.io/org and quay.io/org/op, not quay.io/organic.
 func registryAllowed(r imageref.Ref, allowed []string) bool {
 	repo := r.Domain + "/" + r.Path
 	for _, a := range allowed {
-		if r.Domain == a || strings.HasPrefix(repo, a+"/") {
+		if r.Domain == a || repo == a || strings.HasPrefix(repo, a+"/") {
 			return true
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image/imagetest"
+	"github.com/fbc-project/fbc/internal/imageref"
 )
 
 func diagLines(ds []declcfg.Finding) string {
@@ -148,5 +149,33 @@ func TestCheckUnreachable(t *testing.T) {
 	}
 	if skipped != 19 {
 		t.Errorf("%d skipped after the registry failed, want 19", skipped)
+	}
+}
+
+func TestRegistryAllowed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		ref   string
+		allow string
+		want  bool
+	}{
+		{"quay.io/org/op@sha256:" + strings.Repeat("a", 64), "quay.io", true},
+		{"quay.io/org/op:v1", "quay.io/org", true},
+		{"quay.io/org/op:v1", "quay.io/org/op", true},
+		{"quay.io/org/op/sub:v1", "quay.io/org/op", true},
+		{"quay.io/org/operator:v1", "quay.io/org/op", false},
+		{"quay.io/organic/op:v1", "quay.io/org", false},
+		{"quay.io/org:v1", "quay.io/org/op", false},
+		{"127.0.0.1:5000/test/op@sha256:" + strings.Repeat("a", 64), "127.0.0.1:5000/test/op", true},
+		{"127.0.0.1:5000/test/op:v1", "127.0.0.1:5000/test/o", false},
+		{"registry.redhat.io/x/y:v1", "quay.io", false},
+	} {
+		ir, err := imageref.Parse(tc.ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := registryAllowed(ir, normalizeAllowed([]string{tc.allow})); got != tc.want {
+			t.Errorf("%s allowed by %s: %v, want %v", tc.ref, tc.allow, got, tc.want)
+		}
 	}
 }
