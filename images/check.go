@@ -84,7 +84,7 @@ func (r *CheckResult) Unchecked() int {
 // Result is the findings as a validation result, with the scan's counts,
 // for validate's report writers.
 func (r *CheckResult) Result(s *Scan) *validate.Result {
-	res := &validate.Result{Diagnostics: r.Diagnostics, Stats: validate.Stats{Files: s.Files, Bundles: len(s.Bundles)}}
+	res := &validate.Result{Diagnostics: r.Diagnostics, Stats: validate.Stats{Files: s.Files, Channels: s.Channels, Bundles: len(s.Bundles)}}
 	pkgs := map[string]bool{}
 	for _, b := range s.Bundles {
 		if b.Package != "" {

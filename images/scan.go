@@ -48,6 +48,9 @@ type Scan struct {
 	Bundles []*Bundle
 	// Files counts the files read.
 	Files int
+	// Channels counts the olm.channel blobs read (in catalogs, catalog
+	// images and basic templates), for the report's summary.
+	Channels int
 	// Unread are the template stubs whose bundle images could not be read
 	// for their related images (with ScanOptions.KeepUnread): their
 	// bundles hold the bundle image alone.
@@ -164,9 +167,10 @@ func isBundleDir(dir string) bool {
 
 // fileScan is what one file holds.
 type fileScan struct {
-	bundles []*Bundle
-	stubs   []*stub
-	errs    []*declcfg.LoadError
+	bundles  []*Bundle
+	channels int
+	stubs    []*stub
+	errs     []*declcfg.LoadError
 }
 
 // scanFiles walks a catalog or template tree, a file or standard input.
@@ -181,6 +185,7 @@ func scanFiles(ctx context.Context, src string, opts ScanOptions, res *Scan, err
 	err := declcfg.WalkPath(ctx, src, opts.Stdin, declcfg.WalkOptions{Stream: true, Borrow: true, Reuse: true, Ahead: 2}, func(f *declcfg.File) error {
 		fr := scanFile(f, src, csvs)
 		res.Files++
+		res.Channels += fr.channels
 		res.Bundles = append(res.Bundles, fr.bundles...)
 		stubs = append(stubs, fr.stubs...)
 		*errs = append(*errs, fr.errs...)
@@ -249,6 +254,8 @@ func scanFile(f *declcfg.File, src string, csvs *csvReaders) *fileScan {
 				pending.Add(1)
 				csvs.jobs <- csvJob{bf, &pending}
 			}
+		case declcfg.SchemaChannel:
+			fr.channels++
 		case schemaBasic, schemaSemver, schemaSubstitutes:
 			scanTemplate(f.Path, src, schema, root, fr)
 		}
@@ -280,6 +287,7 @@ func scanImage(ctx context.Context, ref string, opts ScanOptions, res *Scan) err
 	}
 	req := render.Request{Allowed: render.KindBundleImage | render.KindCatalogImage, CatalogsAsLoaded: true}
 	return opts.Renderer.RenderTo(ctx, []string{ref}, req, func(_ int, part *declcfg.DeclarativeConfig) error {
+		res.Channels += len(part.Channels)
 		for i := range part.Bundles {
 			res.Bundles = append(res.Bundles, typedFacts(&part.Bundles[i]).bundle(ref))
 		}

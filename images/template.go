@@ -37,8 +37,11 @@ func scanTemplate(file, src, schema string, root *declcfg.Node, fr *fileScan) {
 	if schema != schemaSemver {
 		entries = items(foldField(root, "entries"))
 		for _, e := range entries {
-			if strValue(field(e, "schema")) == declcfg.SchemaPackage {
+			switch strValue(field(e, "schema")) {
+			case declcfg.SchemaPackage:
 				pkgs = append(pkgs, strValue(field(e, "name")))
+			case declcfg.SchemaChannel:
+				fr.channels++
 			}
 		}
 	}
