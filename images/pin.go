@@ -182,6 +182,12 @@ func Pin(ctx context.Context, scan *Scan, opts PinOptions) (*PinResult, error) {
 		failed := false
 		seen := map[declcfg.Pos]bool{}
 		for _, r := range byFile[file] {
+			// The same file named twice, or a YAML alias: the value is
+			// written once, at its anchor.
+			if seen[r.Pos] {
+				continue
+			}
+			seen[r.Pos] = true
 			j := jobs[r.Image]
 			if j.err != nil {
 				failed = true
@@ -198,10 +204,6 @@ func Pin(ctx context.Context, scan *Scan, opts PinOptions) (*PinResult, error) {
 			if j.mirror {
 				reasons = append(reasons, "mirror")
 			}
-			if seen[r.Pos] {
-				continue // the same file named twice
-			}
-			seen[r.Pos] = true
 			c := Change{Pos: r.Pos, Old: r.Image, New: j.newRef, From: j.from, Reason: strings.Join(reasons, "+")}
 			if opts.Check && !j.tag {
 				c.New = j.source

@@ -22,7 +22,9 @@ type Edit struct {
 // checked against the text: the scalar must be written exactly as its
 // value (quoted references never need escapes, so one that has them is
 // refused rather than guessed at), and New must read back as itself in
-// the same style. The edits must not overlap.
+// the same style. A YAML anchor or tag written before the scalar stays,
+// and so the scalar's aliases read the new value. The edits must not
+// overlap.
 func Rewrite(data []byte, edits []Edit) ([]byte, error) {
 	type span struct {
 		start, end int
@@ -42,6 +44,9 @@ func Rewrite(data []byte, edits []Edit) ([]byte, error) {
 			_, size := utf8.DecodeRune(data[off:])
 			off += size
 		}
+		// A YAML anchor (&name) or tag (!tag) before the value: the
+		// value's text follows it, and the anchor stays.
+		off = skipProperties(data, off)
 		start, end := off, off+len(e.Old)
 		switch e.Quoted {
 		case 0:
@@ -78,6 +83,24 @@ func Rewrite(data []byte, edits []Edit) ([]byte, error) {
 	}
 	out.Write(data[last:])
 	return out.Bytes(), nil
+}
+
+// skipProperties skips the YAML node properties that start at off, an
+// anchor (&name) and a tag (!tag), in either order, and the white space
+// after each, to the value's first byte. Without properties it returns off.
+func skipProperties(data []byte, off int) int {
+	for range 2 {
+		if off >= len(data) || (data[off] != '&' && data[off] != '!') {
+			return off
+		}
+		for off < len(data) && bytes.IndexByte([]byte(" \t\r\n,[]{}"), data[off]) < 0 {
+			off++
+		}
+		for off < len(data) && bytes.IndexByte([]byte(" \t\r\n"), data[off]) >= 0 {
+			off++
+		}
+	}
+	return off
 }
 
 // checkNew refuses a replacement that would not read back as itself where

@@ -48,6 +48,8 @@ e: {k: q.io/x@sha256:1}
 `, ""},
 		{"JSON, characters before", `{"é":"ü","a":"q.io/x:v1"}`, `{"é":"ü","a":"q.io/x@sha256:1"}`, ""},
 		{"CRLF", "a: q.io/x:v1\r\nb: q.io/x:v1\r\n", "a: q.io/x@sha256:1\r\nb: q.io/x@sha256:1\r\n", ""},
+		{"anchors and tags kept, aliases follow", "a: &x q.io/x:v1\nb: *x\nc: &y \"q.io/x:v1\"\nd: !!str &z q.io/x:v1\ne: [&w q.io/x:v1, *w]\nf: &v\n  q.io/x:v1\n",
+			"a: &x q.io/x@sha256:1\nb: *x\nc: &y \"q.io/x@sha256:1\"\nd: !!str &z q.io/x@sha256:1\ne: [&w q.io/x@sha256:1, *w]\nf: &v\n  q.io/x@sha256:1\n", ""},
 		{"escaped", `{"a":"q.io\/x:v1"}`, "", "escapes"},
 		{"block", "a: |\n  q.io/x:v1\n", "", "block scalar"},
 		{"folded over lines", "a: q.io/x:v1\n  more\n", "", "not written there as it reads"},
