@@ -117,13 +117,13 @@ func ScanSources(ctx context.Context, sources []string, opts ScanOptions) (*Scan
 // scanSource scans one source into res, adding its file problems to errs.
 func scanSource(ctx context.Context, src string, opts ScanOptions, res *Scan, errs *declcfg.LoadErrors) ([]*stub, error) {
 	if src != "-" && image.IsLocalReference(src) {
-		return nil, scanImage(ctx, src, opts, res)
+		return scanImage(ctx, src, opts, res, errs)
 	}
 	if src != "-" {
 		st, err := os.Stat(src)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && looksLikeImage(src):
-			return nil, scanImage(ctx, src, opts, res)
+			return scanImage(ctx, src, opts, res, errs)
 		case err != nil:
 			return nil, fault.Wrap(fault.Run, fmt.Errorf("%s: %w", src, unwrapPath(err)))
 		case st.IsDir() && isBundleDir(src):
@@ -179,17 +179,8 @@ type fileScan struct {
 // the CSVs of its bundles are read meanwhile on other goroutines, while
 // the walk reads the next files.
 func scanFiles(ctx context.Context, src string, opts ScanOptions, res *Scan, errs *declcfg.LoadErrors) ([]*stub, error) {
-	csvs := newCSVReaders(runtime.GOMAXPROCS(0))
-	defer csvs.close()
-	var stubs []*stub
-	err := declcfg.WalkPath(ctx, src, opts.Stdin, declcfg.WalkOptions{Stream: true, Borrow: true, Reuse: true, Ahead: 2}, func(f *declcfg.File) error {
-		fr := scanFile(f, src, csvs)
-		res.Files++
-		res.Channels += fr.channels
-		res.Bundles = append(res.Bundles, fr.bundles...)
-		stubs = append(stubs, fr.stubs...)
-		*errs = append(*errs, fr.errs...)
-		return ctx.Err()
+	stubs, err := scanWalk(ctx, src, res, errs, func(wo declcfg.WalkOptions, fn func(*declcfg.File) error) error {
+		return declcfg.WalkPath(ctx, src, opts.Stdin, wo, fn)
 	})
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -198,6 +189,25 @@ func scanFiles(ctx context.Context, src string, opts ScanOptions, res *Scan, err
 		return nil, fault.Wrap(fault.Run, fmt.Errorf("%s: %w", src, unwrapPath(err)))
 	}
 	return stubs, nil
+}
+
+// scanWalk scans the files walk hands over (walked with the options it is
+// given) into res, adding their problems to errs, and returns the
+// templates' stubs.
+func scanWalk(ctx context.Context, src string, res *Scan, errs *declcfg.LoadErrors, walk func(declcfg.WalkOptions, func(*declcfg.File) error) error) ([]*stub, error) {
+	csvs := newCSVReaders(runtime.GOMAXPROCS(0))
+	defer csvs.close()
+	var stubs []*stub
+	err := walk(declcfg.WalkOptions{Stream: true, Borrow: true, Reuse: true, Ahead: 2}, func(f *declcfg.File) error {
+		fr := scanFile(f, src, csvs)
+		res.Files++
+		res.Channels += fr.channels
+		res.Bundles = append(res.Bundles, fr.bundles...)
+		stubs = append(stubs, fr.stubs...)
+		*errs = append(*errs, fr.errs...)
+		return ctx.Err()
+	})
+	return stubs, err
 }
 
 // csvReaders read bundles' CSVs on a few goroutines, each with a buffer
@@ -277,17 +287,34 @@ func scanFile(f *declcfg.File, src string, csvs *csvReaders) *fileScan {
 	return fr
 }
 
-// scanImage renders a bundle or catalog image and reads its bundles.
-func scanImage(ctx context.Context, ref string, opts ScanOptions, res *Scan) error {
+// scanImage reads a catalog image's files as a catalog directory's are read
+// (the same references, at the same lines and columns of the same files),
+// or renders a bundle image and reads its bundle.
+func scanImage(ctx context.Context, ref string, opts ScanOptions, res *Scan, errs *declcfg.LoadErrors) ([]*stub, error) {
 	if opts.Files {
-		return fault.Errorf(fault.Usage, "%s is an image: only files can be changed", ref)
+		return nil, fault.Errorf(fault.Usage, "%s is an image: only files can be changed", ref)
 	}
 	if opts.Renderer == nil {
-		return fmt.Errorf("%s: no renderer to read images with", ref)
+		return nil, fmt.Errorf("%s: no renderer to read images with", ref)
+	}
+	catalog := false
+	stubs, err := scanWalk(ctx, ref, res, errs, func(wo declcfg.WalkOptions, fn func(*declcfg.File) error) error {
+		var err error
+		catalog, err = opts.Renderer.WalkCatalogImage(ctx, ref, wo, fn)
+		return err
+	})
+	var re *render.Error
+	switch {
+	case err == nil && catalog:
+		return stubs, nil
+	case err == nil:
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &re):
+		return nil, err
+	default:
+		return nil, fault.Wrap(fault.Run, fmt.Errorf("%s: %w", ref, unwrapPath(err)))
 	}
 	req := render.Request{Allowed: render.KindBundleImage | render.KindCatalogImage, CatalogsAsLoaded: true}
-	return opts.Renderer.RenderTo(ctx, []string{ref}, req, func(_ int, part *declcfg.DeclarativeConfig) error {
-		res.Channels += len(part.Channels)
+	return nil, opts.Renderer.RenderTo(ctx, []string{ref}, req, func(_ int, part *declcfg.DeclarativeConfig) error {
 		for i := range part.Bundles {
 			res.Bundles = append(res.Bundles, typedFacts(&part.Bundles[i]).bundle(ref))
 		}

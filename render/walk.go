@@ -44,6 +44,38 @@ func (r *Renderer) IsCatalogImage(ctx context.Context, ref string) (bool, error)
 	return img.Labels()[image.LabelCatalogConfigs] != "", nil
 }
 
+// WalkCatalogImage walks the configs directory of the catalog image ref
+// names as WalkCatalog does: each file parsed, in catalog order, named
+// REF@DIGEST:path (InImage). When the image is not a catalog image (no
+// configs label), it walks nothing and returns false, without an error.
+func (r *Renderer) WalkCatalogImage(ctx context.Context, ref string, opts declcfg.WalkOptions, fn func(*declcfg.File) error) (bool, error) {
+	if opts.Progress == nil {
+		opts.Progress = r.opts.Progress
+	}
+	c, err := r.images()
+	if err != nil {
+		return false, &Error{Source: ref, Err: err}
+	}
+	img, err := c.Open(ctx, ref)
+	if err != nil {
+		return false, &Error{Source: ref, Err: err, Invalid: imageContentProblem(err)}
+	}
+	configs := img.Labels()[image.LabelCatalogConfigs]
+	if configs == "" {
+		return false, nil
+	}
+	dir := labelDir(configs, "configs")
+	fsys, err := img.ReadFiles(ctx, []string{dir}, image.Limits{})
+	if err != nil {
+		return true, &Error{Source: ref, Err: err, Invalid: imageContentProblem(err)}
+	}
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		return true, &Error{Source: ref, Err: err}
+	}
+	return true, declcfg.WalkFS(ctx, sub, InImage(ref, img.Digest(), dir), opts, fn)
+}
+
 // WalkCatalog calls fn with each file of the catalog ref names, parsed, in
 // catalog order, without gathering the catalog in memory: a catalog
 // directory, a catalog file or "-" is read where it is, a catalog image's
@@ -63,25 +95,8 @@ func (r *Renderer) WalkCatalog(ctx context.Context, ref string, opts declcfg.Wal
 	case KindCatalogDir, KindCatalogFile, KindStdin:
 		return declcfg.WalkPath(ctx, ref, r.opts.Stdin, opts, fn)
 	case kindImage:
-		c, err := r.images()
-		if err != nil {
-			return &Error{Source: ref, Err: err}
-		}
-		img, err := c.Open(ctx, ref)
-		if err != nil {
-			return &Error{Source: ref, Err: err, Invalid: imageContentProblem(err)}
-		}
-		if configs := img.Labels()[image.LabelCatalogConfigs]; configs != "" {
-			dir := labelDir(configs, "configs")
-			fsys, err := img.ReadFiles(ctx, []string{dir}, image.Limits{})
-			if err != nil {
-				return &Error{Source: ref, Err: err, Invalid: imageContentProblem(err)}
-			}
-			sub, err := fs.Sub(fsys, dir)
-			if err != nil {
-				return &Error{Source: ref, Err: err}
-			}
-			return declcfg.WalkFS(ctx, sub, InImage(ref, img.Digest(), dir), opts, fn)
+		if ok, err := r.WalkCatalogImage(ctx, ref, opts, fn); ok || err != nil {
+			return err
 		}
 	}
 	// A bundle: render it as render would and hand the blob over as JSON.
