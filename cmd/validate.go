@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/graph"
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/images"
 	"github.com/fbc-project/fbc/internal/buildinfo"
@@ -149,6 +150,17 @@ targets too.`,
 				if err != nil {
 					return usageErrorf("--target-ocp: %v", err)
 				}
+				// The release picks the rules: a typo (14.18, 4.81) must
+				// not quietly pick another set. The releases fbc knows are
+				// upgrade-path --cluster-version's OpenShift ones.
+				switch _, err := graph.ParseClusterVersion(targetOCP); {
+				case v.Major == 1:
+					return usageErrorf("--target-ocp: %q is a Kubernetes release; give the OpenShift release the catalog is published for, such as 4.18", targetOCP)
+				case v.Major != 4 && v.Major != 5:
+					return usageErrorf("--target-ocp: %q: fbc knows the releases of OpenShift 4 and 5 only (4.N, 5.N)", targetOCP)
+				case err != nil:
+					return usageErrorf("--target-ocp: %s", strings.Replace(err.Error(), "cluster version", "OpenShift release", 1))
+				}
 				target = &v
 			}
 			rp, args, err := expandRepoArgs(cmd, r, args, target)
@@ -270,7 +282,7 @@ targets too.`,
 	output.register(cmd, "output", "o", "output format")
 	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings about probable typos (unknown fields, property types, schemas) as errors")
 	cmd.Flags().StringArrayVar(&schemaDirs, "schema", nil, "also apply the CUE definitions in `DIR` (repeatable)")
-	cmd.Flags().StringVar(&targetOCP, "target-ocp", "", "OpenShift release the catalog is published for (`VERSION`, e.g. 4.17): apply its pipelines' rules, such as olm.csv.metadata from 4.17 on")
+	cmd.Flags().StringVar(&targetOCP, "target-ocp", "", "OpenShift release the catalog is published for (`VERSION`, e.g. 4.17): apply its pipelines' rules, such as olm.csv.metadata from 4.17 on (4.1-4.22 or 5.N)")
 	_ = cmd.MarkFlagDirname("schema")
 	cmd.Flags().StringArrayVar(&gates, "feature-gates", nil, "operator-controller feature gates the olmv1 profile follows: `NAME=BOOL,...` (repeatable; v1.11's defaults otherwise)")
 	cmd.Flags().StringArrayVar(&profileFlags, "profile", nil, "check bundle contents against profiles `NAME[,NAME...]`: operatorframework, operatorhub, good-practices, olmv1, k8s-version=X.Y; konflux adds the Konflux pipeline's catalog rules (repeatable)")
