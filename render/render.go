@@ -480,13 +480,9 @@ type BundleSource struct {
 // olm.bundle each, in order. Catalog sources are refused. Migrations and the
 // image reference template apply as in Render; WithChannels does not.
 func (r *Renderer) RenderBundles(ctx context.Context, srcs []BundleSource, req Request) ([]declcfg.Bundle, error) {
-	c, err := r.start(req)
+	c, ss, err := r.startBundles(srcs, req)
 	if err != nil {
 		return nil, err
-	}
-	ss := make([]source, len(srcs))
-	for i, s := range srcs {
-		ss[i] = source{ref: s.Ref, image: s.Image, bundle: true}
 	}
 	out, _, err := collect(c.run(ctx, ss, true, nil))
 	if err != nil {
@@ -495,19 +491,28 @@ func (r *Renderer) RenderBundles(ctx context.Context, srcs []BundleSource, req R
 	return out.Bundles, nil
 }
 
+// startBundles starts a rendering of bundle sources only.
+func (r *Renderer) startBundles(srcs []BundleSource, req Request) (*call, []source, error) {
+	c, err := r.start(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	ss := make([]source, len(srcs))
+	for i, s := range srcs {
+		ss[i] = source{ref: s.Ref, image: s.Image, bundle: true}
+	}
+	return c, ss, nil
+}
+
 // RenderBundlesEach renders bundle sources as RenderBundles does, and
 // returns what became of each, in order, instead of failing as a whole:
 // the one olm.bundle of each source that could be read, or why it could
 // not. Once a registry could not be reached, sources not yet rendered are
 // not started, and their Err says so.
 func (r *Renderer) RenderBundlesEach(ctx context.Context, srcs []BundleSource, req Request) ([]Rendered, error) {
-	c, err := r.start(req)
+	c, ss, err := r.startBundles(srcs, req)
 	if err != nil {
 		return nil, err
-	}
-	ss := make([]source, len(srcs))
-	for i, s := range srcs {
-		ss[i] = source{ref: s.Ref, image: s.Image, bundle: true}
 	}
 	results := c.run(ctx, ss, true, nil)
 	out := make([]Rendered, len(results))

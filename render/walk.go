@@ -33,15 +33,24 @@ func IsImage(ref string) bool {
 // IsCatalogImage opens an image and reports whether its labels make it a
 // catalog image (the configs label), as render decides.
 func (r *Renderer) IsCatalogImage(ctx context.Context, ref string) (bool, error) {
+	img, err := r.openImage(ctx, ref)
+	if err != nil {
+		return false, err
+	}
+	return img.Labels()[image.LabelCatalogConfigs] != "", nil
+}
+
+// openImage opens the image ref names; its errors are render Errors.
+func (r *Renderer) openImage(ctx context.Context, ref string) (*image.Image, error) {
 	c, err := r.images()
 	if err != nil {
-		return false, &Error{Source: ref, Err: err}
+		return nil, &Error{Source: ref, Err: err}
 	}
 	img, err := c.Open(ctx, ref)
 	if err != nil {
-		return false, &Error{Source: ref, Err: err, Invalid: imageContentProblem(err)}
+		return nil, &Error{Source: ref, Err: err, Invalid: imageContentProblem(err)}
 	}
-	return img.Labels()[image.LabelCatalogConfigs] != "", nil
+	return img, nil
 }
 
 // WalkCatalogImage walks the configs directory of the catalog image ref
@@ -52,13 +61,9 @@ func (r *Renderer) WalkCatalogImage(ctx context.Context, ref string, opts declcf
 	if opts.Progress == nil {
 		opts.Progress = r.opts.Progress
 	}
-	c, err := r.images()
+	img, err := r.openImage(ctx, ref)
 	if err != nil {
-		return false, &Error{Source: ref, Err: err}
-	}
-	img, err := c.Open(ctx, ref)
-	if err != nil {
-		return false, &Error{Source: ref, Err: err, Invalid: imageContentProblem(err)}
+		return false, err
 	}
 	configs := img.Labels()[image.LabelCatalogConfigs]
 	if configs == "" {
