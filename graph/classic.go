@@ -67,8 +67,14 @@ func (cp *classicPlan) step(from *Installed) (*Step, error) {
 	}
 	st := &Step{From: from}
 	if from == nil {
+		// The first entry of each channel OLM passed over: its head, when
+		// that cannot be installed.
+		passed := map[string]*Entry{}
 		for _, e := range cp.order {
 			if reason := classicIneligible(e); reason != "" {
+				if passed[e.Channel.Name] == nil {
+					passed[e.Channel.Name] = e
+				}
 				continue
 			}
 			st.Next = e.Bundle
@@ -77,6 +83,10 @@ func (cp *classicPlan) step(from *Installed) (*Step, error) {
 				st.Reason = fmt.Sprintf("a fresh install without a channel takes the head of the default channel %q", e.Channel.Name)
 			} else if cp.channel == "" {
 				st.Reason = fmt.Sprintf("a fresh install without a channel takes the first installable head (default channel first, then by name): channel %q", e.Channel.Name)
+			}
+			if h := passed[e.Channel.Name]; h != nil {
+				st.Reason = fmt.Sprintf("the head %s of channel %q cannot be installed (it %s); a fresh install falls back down the channel to %s",
+					h.Name, e.Channel.Name, classicIneligible(h), e.Bundle.Name)
 			}
 			return cp.dependencies(st, from)
 		}
