@@ -33,7 +33,11 @@ func binaryOffsetByRune(data []byte) (int, bool) {
 	if i := bytes.IndexByte(head, 0); i >= 0 {
 		return i, true
 	}
-	return invalidRune(head, len(head) < len(data))
+	off, bad := invalidRune(head, len(head) < len(data))
+	if !bad || !hasControl(head) {
+		return 0, false
+	}
+	return off, true
 }
 
 // randomText joins lines of the kinds the scans tell apart, each ending in
@@ -72,7 +76,7 @@ func TestScanChunksSkipsAsLineByLine(t *testing.T) {
 
 func TestBinaryOffsetAsRuneByRune(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	bad := [][]byte{{0}, {0xff}, {0xc3}, {0xe2, 0x82}, {0xed, 0xa0, 0x80}, []byte("\u00e9"), []byte("\u20ac"), []byte("\U0001F600")}
+	bad := [][]byte{{0}, {0xff}, {0xc3}, {0xe2, 0x82}, {0xed, 0xa0, 0x80}, []byte("\u00e9"), []byte("\u20ac"), []byte("\U0001F600"), {0x1f}, {0x08}}
 	for range 20000 {
 		var b []byte
 		for range r.IntN(20) {
@@ -90,7 +94,7 @@ func TestBinaryOffsetAsRuneByRune(t *testing.T) {
 	}
 	// A rune cut by the 64 KiB window is no binary byte; the same bytes at
 	// the end of the whole text are.
-	long := append(bytes.Repeat([]byte("a"), 64<<10-1), "\u20ac more"...)
+	long := append(append([]byte{0x1f}, bytes.Repeat([]byte("a"), 64<<10-2)...), "\u20ac more"...)
 	if _, bin := binaryOffset(long); bin {
 		t.Error("a rune cut by the window was called binary")
 	}

@@ -32,6 +32,7 @@ const IgnoreFile = ".indexignore"
 const (
 	RuleIO            = "io-error"
 	RuleBinaryFile    = "binary-file"
+	RuleNotUTF8       = "not-utf8"
 	RuleSyntax        = "syntax"
 	RuleEmptyDocument = "empty-document"
 	RuleNotObject     = "not-object"
@@ -702,6 +703,25 @@ func (f *File) parse(data []byte, borrow, stream bool, each func(Document)) {
 			Msg: fmt.Sprintf("not a text file (binary byte at offset %d); a catalog holds only JSON or YAML", off)})
 		return
 	}
+	isJSON := isJSONStream(data)
+	if !utf8.Valid(data) {
+		// Text in another encoding (a Latin-1 letter): opm's JSON reader
+		// turns each such byte into U+FFFD, and its YAML reader rejects
+		// the file.
+		off, _ := invalidRune(data, false)
+		line := bytes.Count(data[:off], []byte("\n")) + 1
+		col := off - (bytes.LastIndexByte(data[:off], '\n') + 1) + 1
+		e := &LoadError{Pos: Pos{File: name, Line: line, Col: col}, Rule: RuleNotUTF8}
+		if isJSON {
+			e.Warning = true
+			e.Msg = fmt.Sprintf("byte 0x%02X is not UTF-8; opm reads it as U+FFFD, losing the character: save the file as UTF-8", data[off])
+			f.Errors = append(f.Errors, e)
+		} else {
+			e.Msg = fmt.Sprintf("byte 0x%02X is not UTF-8; opm rejects the file (yaml: invalid UTF-8): save it as UTF-8", data[off])
+			f.Errors = append(f.Errors, e)
+			return
+		}
+	}
 	addRootIn := func(n *Node, a *docArena) {
 		pos := Pos{File: name, Line: n.Line, Col: n.Column}
 		if n.Kind == AliasNode && n.Alias != nil {
@@ -717,7 +737,7 @@ func (f *File) parse(data []byte, borrow, stream bool, each func(Document)) {
 	}
 	addRoot := func(n *Node) { addRootIn(n, nil) }
 	var skips []skipped
-	if isJSONStream(data) {
+	if isJSON {
 		skips = parseJSONRecovering(data, borrow, addRoot)
 	} else {
 		scan := scanChunks(data)
@@ -858,7 +878,10 @@ func (c *chunkScanner) endChunk() {
 	c.firstLine, c.marker, c.firstComment, c.content = 0, false, 0, false
 }
 
-// binaryOffset finds a NUL byte or invalid UTF-8 in the first 64 KiB.
+// binaryOffset finds a NUL byte in the first 64 KiB, or invalid UTF-8 in a
+// first 64 KiB that also holds a control character no text has (a gzip or
+// image header): text in another encoding, such as a Latin-1 letter in a
+// description, is not binary (parse reports it as not-utf8).
 func binaryOffset(data []byte) (int, bool) {
 	head := data[:min(len(data), 64<<10)]
 	if i := bytes.IndexByte(head, 0); i >= 0 {
@@ -867,7 +890,22 @@ func binaryOffset(data []byte) (int, bool) {
 	if utf8.Valid(head) {
 		return 0, false // the usual case, checked a word at a time
 	}
-	return invalidRune(head, len(head) < len(data))
+	off, bad := invalidRune(head, len(head) < len(data))
+	if !bad || !hasControl(head) {
+		return 0, false
+	}
+	return off, true
+}
+
+// hasControl reports whether text holds a C0 control character other than
+// tab, line feed and carriage return, which neither JSON nor YAML allows.
+func hasControl(text []byte) bool {
+	for _, c := range text {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+			return true
+		}
+	}
+	return false
 }
 
 // invalidRune finds the first byte of head that is not UTF-8, rune by rune;
