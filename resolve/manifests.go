@@ -633,7 +633,7 @@ func decodeProblem(pos declcfg.Pos, node *declcfg.Node, err error) (declcfg.Pos,
 	at := olmv1.FieldPos(pos, node, path...)
 	// The field itself is of the right kind (a list, a mapping): one of
 	// its items or values is not.
-	if n := fieldNode(node, path); n != nil && valueWords(n) != got {
+	if n := olmv1.FieldNode(node, path...); n != nil && valueWords(n) != got {
 		for i := 0; i < len(n.Content); i++ {
 			var key, name string
 			var item *declcfg.Node
@@ -669,17 +669,6 @@ func annotationProblem(err error) string {
 		return fmt.Sprintf("%s: want %s, got %s", field, goTypeWords(te.Type), jsonValueWords(te.Value))
 	}
 	return err.Error()
-}
-
-// fieldNode is the value at path in an object's tree (keys as exactly
-// written), or nil.
-func fieldNode(n *declcfg.Node, path []string) *declcfg.Node {
-	for _, k := range path {
-		if _, n = declcfg.Lookup(n, k); n == nil {
-			return nil
-		}
-	}
-	return n
 }
 
 // goTypeWords names what a Go type decodes from.

@@ -295,30 +295,12 @@ func (e *ClusterExtension) FieldPos(path ...string) declcfg.Pos {
 // (pos itself when node is nil or has none of path). Path elements are
 // mapping keys or, for sequences, indexes.
 func FieldPos(pos declcfg.Pos, node *declcfg.Node, path ...string) declcfg.Pos {
-	at := pos
-	n := node
-	if n == nil {
+	if node == nil {
 		return pos
 	}
-	n = declcfg.Deref(n)
-	if n.Kind == declcfg.DocumentNode && len(n.Content) > 0 {
-		n = declcfg.Deref(n.Content[0])
-	}
+	at, n := pos, fieldRoot(node)
 	for _, p := range path {
-		var next, key *declcfg.Node
-		switch n.Kind {
-		case declcfg.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == p {
-					key, next = n.Content[i], declcfg.Deref(n.Content[i+1])
-				}
-			}
-		case declcfg.SequenceNode:
-			if i, err := strconv.Atoi(p); err == nil && i >= 0 && i < len(n.Content) {
-				next = declcfg.Deref(n.Content[i])
-				key = next
-			}
-		}
+		key, next := fieldStep(n, p)
 		if next == nil {
 			break
 		}
@@ -329,6 +311,49 @@ func FieldPos(pos declcfg.Pos, node *declcfg.Node, path ...string) declcfg.Pos {
 		n = next
 	}
 	return at
+}
+
+// FieldNode is the value at path in a manifest's document tree node, as
+// FieldPos walks it; nil when the tree has no such field.
+func FieldNode(node *declcfg.Node, path ...string) *declcfg.Node {
+	if node == nil {
+		return nil
+	}
+	n := fieldRoot(node)
+	for _, p := range path {
+		if _, n = fieldStep(n, p); n == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+// fieldRoot is the object a document tree node holds.
+func fieldRoot(node *declcfg.Node) *declcfg.Node {
+	n := declcfg.Deref(node)
+	if n.Kind == declcfg.DocumentNode && len(n.Content) > 0 {
+		n = declcfg.Deref(n.Content[0])
+	}
+	return n
+}
+
+// fieldStep is the key (for a sequence, the item) and value of path element
+// p in n: a mapping key, or a sequence index; nil when n has none.
+func fieldStep(n *declcfg.Node, p string) (key, value *declcfg.Node) {
+	switch n.Kind {
+	case declcfg.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == p {
+				key, value = n.Content[i], declcfg.Deref(n.Content[i+1])
+			}
+		}
+	case declcfg.SequenceNode:
+		if i, err := strconv.Atoi(p); err == nil && i >= 0 && i < len(n.Content) {
+			value = declcfg.Deref(n.Content[i])
+			key = value
+		}
+	}
+	return key, value
 }
 
 // FieldError is a problem with one field of a manifest, which Path (as
