@@ -189,22 +189,29 @@ func (e *metadataError) locate(data []byte) (line, col int) {
 			break
 		}
 		at = item
-		if e.Field == "" {
-			break
+		if f := fieldOf(item, e.Field); f != nil {
+			at = f
 		}
-		if fk, fv := declcfg.LookupFold(item, e.Field); fv != nil {
-			at = fv
-		} else if fk != nil {
-			at = fk
-		}
-	case v != nil && e.Field != "":
-		if fk, fv := declcfg.LookupFold(v, e.Field); fv != nil {
-			at = fv
-		} else if fk != nil {
-			at = fk
+	case v != nil:
+		if f := fieldOf(v, e.Field); f != nil {
+			at = f
 		}
 	}
 	return at.Line, at.Column
+}
+
+// fieldOf is where field of mapping n is written: its value, else its key;
+// nil for no field, or one n does not have.
+func fieldOf(n *declcfg.Node, field string) *declcfg.Node {
+	if field == "" {
+		return nil
+	}
+	if fk, fv := declcfg.LookupFold(n, field); fv != nil {
+		return fv
+	} else if fk != nil {
+		return fk
+	}
+	return nil
 }
 
 // item is the list item the error is about: Index, or the first item that
