@@ -25,6 +25,7 @@ import (
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/atomicfile"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/safefs"
 	"github.com/fbc-project/fbc/render"
 	"github.com/fbc-project/fbc/repo"
 	"github.com/fbc-project/fbc/template"
@@ -317,7 +318,7 @@ func (p *run) stage(path string, data []byte, old []byte, exists bool) error {
 func (p *run) noLinks(path string) error {
 	root := p.op.Repo.Root
 	rel, err := filepath.Rel(root, path)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if err != nil || rel == "." || !safefs.Within(path, root) {
 		return fault.Errorf(fault.Run, "%s is not inside the repository %s: fbc writes only inside the repository's folders", p.show(path), p.show(root))
 	}
 	at := root
