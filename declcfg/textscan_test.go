@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Two scans that run over every YAML file before it is parsed take
@@ -86,7 +87,7 @@ func TestBinaryOffsetAsRuneByRune(t *testing.T) {
 				b = append(b, "name: a\n"...)
 			}
 		}
-		gotOff, gotBin := binaryOffset(b)
+		gotOff, gotBin := binaryOffset(b, utf8.Valid(b))
 		wantOff, wantBin := binaryOffsetByRune(b)
 		if gotOff != wantOff || gotBin != wantBin {
 			t.Fatalf("%q: %d %v, rune by rune %d %v", b, gotOff, gotBin, wantOff, wantBin)
@@ -95,10 +96,10 @@ func TestBinaryOffsetAsRuneByRune(t *testing.T) {
 	// A rune cut by the 64 KiB window is no binary byte; the same bytes at
 	// the end of the whole text are.
 	long := append(append([]byte{0x1f}, bytes.Repeat([]byte("a"), 64<<10-2)...), "\u20ac more"...)
-	if _, bin := binaryOffset(long); bin {
+	if _, bin := binaryOffset(long, utf8.Valid(long)); bin {
 		t.Error("a rune cut by the window was called binary")
 	}
-	if off, bin := binaryOffset(long[:64<<10]); !bin || off != 64<<10-1 {
+	if off, bin := binaryOffset(long[:64<<10], utf8.Valid(long[:64<<10])); !bin || off != 64<<10-1 {
 		t.Errorf("a rune cut by the end of the text: %d %v", off, bin)
 	}
 }

@@ -697,20 +697,20 @@ func parseFile(name string, data []byte, borrow bool) *File {
 func (f *File) parse(data []byte, borrow, stream bool, each func(Document)) {
 	name := f.Path
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if off, ok := binaryOffset(data); ok {
-		line := bytes.Count(data[:off], []byte("\n")) + 1
+	valid := utf8.Valid(data) // the usual case, checked a word at a time
+	if off, ok := binaryOffset(data, valid); ok {
+		line, _ := lineCol(data, off)
 		f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: line}, Rule: RuleBinaryFile,
 			Msg: fmt.Sprintf("not a text file (binary byte at offset %d); a catalog holds only JSON or YAML", off)})
 		return
 	}
 	isJSON := isJSONStream(data)
-	if !utf8.Valid(data) {
+	if !valid {
 		// Text in another encoding (a Latin-1 letter): opm's JSON reader
 		// turns each such byte into U+FFFD, and its YAML reader rejects
 		// the file.
 		off, _ := invalidRune(data, false)
-		line := bytes.Count(data[:off], []byte("\n")) + 1
-		col := off - (bytes.LastIndexByte(data[:off], '\n') + 1) + 1
+		line, col := lineCol(data, off)
 		e := &LoadError{Pos: Pos{File: name, Line: line, Col: col}, Rule: RuleNotUTF8}
 		if isJSON {
 			e.Warning = true
@@ -882,19 +882,25 @@ func (c *chunkScanner) endChunk() {
 // first 64 KiB that also holds a control character no text has (a gzip or
 // image header): text in another encoding, such as a Latin-1 letter in a
 // description, is not binary (parse reports it as not-utf8).
-func binaryOffset(data []byte) (int, bool) {
+// valid says whether all of data is UTF-8.
+func binaryOffset(data []byte, valid bool) (int, bool) {
 	head := data[:min(len(data), 64<<10)]
 	if i := bytes.IndexByte(head, 0); i >= 0 {
 		return i, true
 	}
-	if utf8.Valid(head) {
-		return 0, false // the usual case, checked a word at a time
+	if valid {
+		return 0, false
 	}
 	off, bad := invalidRune(head, len(head) < len(data))
 	if !bad || !hasControl(head) {
 		return 0, false
 	}
 	return off, true
+}
+
+// lineCol is the 1-based line and column (in bytes) of offset off of data.
+func lineCol(data []byte, off int) (line, col int) {
+	return bytes.Count(data[:off], []byte("\n")) + 1, off - bytes.LastIndexByte(data[:off], '\n')
 }
 
 // hasControl reports whether text holds a C0 control character other than
