@@ -105,13 +105,16 @@ func (c *fileCheck) lifecycleBlob(d *docContext, root *declcfg.Node) {
 // missing, or null.
 func absentField(n *declcfg.Node) bool { return n == nil || shape.IsNull(n) }
 
-// phaseDate reads a phase's date; nil when it is absent (the shape walk
-// reports a missing one) or not a YYYY-MM-DD date, which it reports.
+// phaseDate reads a phase's date; nil when it is absent or not a string
+// (the shape walk reports those) or not a YYYY-MM-DD date, which it
+// reports. An empty string is not absent: fbc-update-planner decodes every
+// date it is given, and "" fails as any other text does (only null and a
+// missing field leave a phase without the date).
 func phaseDate(d *docContext, n *declcfg.Node, version, phase, which string) *time.Time {
-	s := strValue(n)
-	if s == "" {
+	if !isString(n) {
 		return nil
 	}
+	s := n.Value
 	t, err := time.Parse(lifecycleDate, s)
 	if err != nil {
 		d.reportf(RuleLifecycleDate, n, "version %q phase %q: invalid %s date %q; expected YYYY-MM-DD", version, phase, which, s)
