@@ -31,7 +31,7 @@ import (
 //
 //	freeport VAR...                 set each VAR to a free loopback port
 //	grpcready ADDR                  wait (up to 60s) until health says SERVING
-//	grpchealth ADDR                 print the health status
+//	grpchealth ADDR [SERVICE]       print the health status (of SERVICE)
 //	grpc ADDR METHOD [JSON] [K=V]   call a registry method; answers on stdout,
 //	                                one compact JSON per line; a failed call
 //	                                prints CODE: MESSAGE on stderr and fails
@@ -72,7 +72,11 @@ func init() {
 		defer conn.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		res, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
+		req := &healthpb.HealthCheckRequest{}
+		if len(args) > 1 {
+			req.Service = args[1]
+		}
+		res, err := healthpb.NewHealthClient(conn).Check(ctx, req)
 		ts.Check(err)
 		fmt.Fprintln(ts.Stdout(), res.Status)
 	}

@@ -8,10 +8,19 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
 
-// healthServer is grpc's health service, except that a Watch ends once the
-// server is stopping and the watcher has been told it is not serving.
-// grpc's own keeps every Watch open until the client leaves, and a graceful
-// stop waits for every call: one watcher would hold up the whole drain.
+// healthServer is grpc's health service, except that every service name
+// has the server's status and a Watch ends once the server is stopping and
+// the watcher has been told it is not serving.
+//
+// Every name: opm's health service answers SERVING whatever service is
+// asked about, and clients rely on it: operator-registry's own
+// client.HealthCheck asks about "Registry", which names no gRPC service,
+// and grpc's health service would answer NotFound. So the name is not
+// looked up: Check and Watch report on the server as a whole ("").
+//
+// Watch: grpc's own keeps every Watch open until the client leaves, and a
+// graceful stop waits for every call: one watcher would hold up the whole
+// drain.
 type healthServer struct {
 	*health.Server
 	mu       sync.Mutex
@@ -55,8 +64,19 @@ func (w *watchStream) endIfTold() {
 	}
 }
 
-// Watch is grpc's Watch, ended by the server when it stops.
-func (h *healthServer) Watch(req *healthpb.HealthCheckRequest, stream healthpb.Health_WatchServer) error {
+// wholeServer is a request about the server as a whole, which is what a
+// request about any service name is answered with.
+var wholeServer = &healthpb.HealthCheckRequest{}
+
+// Check answers with the server's status, whatever service is named.
+func (h *healthServer) Check(ctx context.Context, _ *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+	return h.Server.Check(ctx, wholeServer)
+}
+
+// Watch is grpc's Watch of the server's status, whatever service is
+// named, ended by the server when it stops.
+func (h *healthServer) Watch(_ *healthpb.HealthCheckRequest, stream healthpb.Health_WatchServer) error {
+	req := wholeServer
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
 	w := &watchStream{Health_WatchServer: stream, ctx: ctx, cancel: cancel, h: h}

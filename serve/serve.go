@@ -136,8 +136,10 @@ type Server struct {
 	grpcCalls, httpCalls atomic.Int64
 }
 
-// servingNames are the service names health reports on: "" (the whole
-// server, what grpc_health_probe and OLM ask about) and the registry.
+// servingNames are the service names health keeps a status for: "" (the
+// whole server, what grpc_health_probe and OLM ask about) and the
+// registry, which List shows. Check and Watch answer any name with the
+// whole server's status (healthServer).
 var servingNames = []string{"", "api.Registry"}
 
 // Listen binds the addresses and starts serving: health says NOT_SERVING

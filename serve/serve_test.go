@@ -55,7 +55,10 @@ func TestLifecycle(t *testing.T) {
 	rc := api.NewRegistryClient(conn)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for _, svc := range []string{"", "api.Registry"} {
+	// Every name has the server's status, as opm answers: "Registry" is
+	// what operator-registry's client.HealthCheck asks about.
+	names := []string{"", "api.Registry", "Registry", "no.such.Service"}
+	for _, svc := range names {
 		if got := healthOf(t, hc, svc); got != healthpb.HealthCheckResponse_NOT_SERVING {
 			t.Errorf("health %q while loading: %v", svc, got)
 		}
@@ -85,6 +88,13 @@ func TestLifecycle(t *testing.T) {
 	if first, err := watch.Recv(); err != nil || first.Status != healthpb.HealthCheckResponse_NOT_SERVING {
 		t.Fatalf("first watched status: %v %v", first, err)
 	}
+	watchNamed, err := hc.Watch(ctx, &healthpb.HealthCheckRequest{Service: "Registry"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, err := watchNamed.Recv(); err != nil || first.Status != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Fatalf("first watched status of \"Registry\": %v %v", first, err)
+	}
 	cat, err := Load(ctx, dirSource("testdata/catalog"), LoadOptions{TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -94,8 +104,13 @@ func TestLifecycle(t *testing.T) {
 	if next, err := watch.Recv(); err != nil || next.Status != healthpb.HealthCheckResponse_SERVING {
 		t.Fatalf("watched status after loading: %v %v", next, err)
 	}
-	if got := healthOf(t, hc, ""); got != healthpb.HealthCheckResponse_SERVING {
-		t.Errorf("health after loading: %v", got)
+	if next, err := watchNamed.Recv(); err != nil || next.Status != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("watched status of \"Registry\" after loading: %v %v", next, err)
+	}
+	for _, svc := range names {
+		if got := healthOf(t, hc, svc); got != healthpb.HealthCheckResponse_SERVING {
+			t.Errorf("health %q after loading: %v", svc, got)
+		}
 	}
 	if _, err := rc.GetPackage(ctx, &api.GetPackageRequest{Name: "alpha-operator"}); err != nil {
 		t.Errorf("GetPackage after loading: %v", err)
