@@ -34,10 +34,12 @@ install:
 test-deps:
 	@./scripts/test-deps.sh
 
+# The tests print each package's result as it finishes, and every minute
+# the packages still running (cmd/testprogress runs go test -json).
 test: test-deps
 	$(GO) vet ./...
 	$(GO) build ./...
-	$(GO) test -timeout 30m ./...
+	GO=$(GO) $(GO) run ./cmd/testprogress -timeout 30m ./...
 
 # test-race runs the tests under the race detector: validate, render,
 # template and compose work in parallel, and CI keeps them race-free. It runs
@@ -45,7 +47,7 @@ test: test-deps
 # (make test runs those): under the detector they take most of CI's time and
 # exercise the same concurrent code as the smaller tests.
 test-race: test-deps
-	$(GO) test -race -short -timeout 30m ./...
+	GO=$(GO) $(GO) run ./cmd/testprogress -race -short -timeout 30m ./...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt-ed:"; echo "$$out"; exit 1; fi

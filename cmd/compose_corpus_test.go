@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
 // TestComposeCorpusSubsetsValidate cuts the real catalogs (v4.18, v4.22) many ways with
@@ -24,12 +25,12 @@ func TestComposeCorpusSubsetsValidate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow: composes and validates the corpus catalogs hundreds of times")
 	}
-	corpus := filepath.Join(sharedDir(t), "corpus")
+	corpus := sharedtest.Corpus(t)
 	// v4.16 is left out: its channels are mostly those of v4.18, in files
 	// five times larger (olm.bundle.object); declcfg's subset tests cover it.
 	roots, _ := filepath.Glob(filepath.Join(corpus, "*", "catalogs", "v4.[12][28]"))
 	if len(roots) == 0 {
-		t.Skip("corpus not found")
+		sharedtest.Missing(t, "no v4.12, v4.18, v4.22 catalogs in the corpus")
 	}
 	ctx := context.Background()
 	tmp := t.TempDir()

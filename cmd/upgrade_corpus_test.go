@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
 // surveyResult is `upgrade-path --all -o json`.
@@ -105,14 +106,14 @@ func TestUpgradePathCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("corpus survey skipped in -short mode")
 	}
-	roots, _ := filepath.Glob(filepath.Join(sharedDir(t), "corpus", "*", "catalogs", "*"))
+	roots, _ := filepath.Glob(filepath.Join(sharedtest.Corpus(t), "*", "catalogs", "*"))
 	if len(roots) == 0 {
-		t.Skip("corpus catalogs not available (set FBC_SHARED to the shared folder)")
+		sharedtest.Missing(t, "no catalogs in the corpus")
 	}
 	type tally struct{ packages, bundles, deadEnds, failures int }
 	totals := map[string]map[string]*tally{}
 	for _, root := range roots {
-		catalog, _ := filepath.Rel(filepath.Join(sharedDir(t), "corpus"), root)
+		catalog, _ := filepath.Rel(sharedtest.Corpus(t), root)
 		totals[catalog] = map[string]*tally{"classic": {}, "v1": {}}
 		dirs, err := os.ReadDir(root)
 		if err != nil {

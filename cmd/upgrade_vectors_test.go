@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
 // upgradeVector is one scenario of ../shared/vectors/upgrade.json, checked
@@ -135,20 +137,13 @@ func str(p *string) string {
 // TestUpgradeVectors runs every verified scenario through `fbc upgrade-path
 // -o json` under both semantics.
 func TestUpgradeVectors(t *testing.T) {
-	file := filepath.Join(sharedDir(t), "vectors", "upgrade.json")
-	data, err := os.ReadFile(file)
-	if os.IsNotExist(err) {
-		t.Skipf("vectors not available (%s missing; set FBC_SHARED to the shared folder)", file)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := sharedtest.ReadVector(t, "upgrade.json")
 	var vectors []upgradeVector
 	if err := json.Unmarshal(data, &vectors); err != nil {
-		t.Fatalf("%s: %v", file, err)
+		t.Fatalf("upgrade.json: %v", err)
 	}
 	if len(vectors) == 0 {
-		t.Fatalf("%s holds no scenarios", file)
+		t.Fatal("upgrade.json holds no scenarios")
 	}
 	for _, v := range vectors {
 		t.Run(v.Name, func(t *testing.T) {

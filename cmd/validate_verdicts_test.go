@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/sharedtest"
 	"github.com/fbc-project/fbc/validate"
 )
 
@@ -45,11 +46,8 @@ func TestBundleVerdictsAgree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("validates every corpus bundle: make test runs it, make test-race (-short) does not")
 	}
-	shared := sharedDir(t)
-	data, err := os.ReadFile(filepath.Join(shared, "vectors", "bundle-verdicts.json"))
-	if err != nil {
-		t.Skipf("bundle verdicts not available: %v", err)
-	}
+	shared := sharedtest.Dir(t)
+	data := sharedtest.ReadVector(t, "bundle-verdicts.json")
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		t.Fatal(err)

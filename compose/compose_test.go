@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
 func TestLooksLikePath(t *testing.T) {
@@ -56,19 +57,14 @@ func TestParseConfigJSONAndImageRef(t *testing.T) {
 // with --heads-only, and writes the result: the work of `fbc compose`
 // without validation.
 func BenchmarkCompose(b *testing.B) {
-	shared := os.Getenv("FBC_SHARED")
-	if shared == "" {
-		wd, _ := os.Getwd()
-		shared = filepath.Join(filepath.Dir(filepath.Dir(wd)), "shared")
-	}
-	corpus := filepath.Join(shared, "corpus")
+	corpus := sharedtest.Corpus(b)
 	srcs := []string{
 		filepath.Join(corpus, "certified-operators", "catalogs", "v4.16"),
 		filepath.Join(corpus, "community-operators-prod", "catalogs", "v4.16"),
 	}
 	for _, s := range srcs {
 		if _, err := os.Stat(s); err != nil {
-			b.Skipf("corpus not found: %v", err)
+			sharedtest.Missing(b, "corpus not found: %v", err)
 		}
 	}
 	for _, bc := range []struct {

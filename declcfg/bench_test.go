@@ -2,24 +2,16 @@ package declcfg
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/fbc-project/fbc/declcfg/declcfgtest"
+	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
 // benchCatalog is the heaviest real catalog in the shared corpus (51 MB of
 // YAML with olm.bundle.object properties).
 func benchCatalog(b *testing.B) string {
-	dir := filepath.Join("..", "..", "shared", "corpus", "certified-operators", "catalogs", "v4.16")
-	if d := os.Getenv("FBC_SHARED"); d != "" {
-		dir = filepath.Join(d, "corpus", "certified-operators", "catalogs", "v4.16")
-	}
-	if _, err := os.Stat(dir); err != nil {
-		b.Skipf("corpus not available: %v", err)
-	}
-	return dir
+	return sharedtest.Path(b, "corpus", "certified-operators", "catalogs", "v4.16")
 }
 
 // BenchmarkLoad compares Load with a bare decode of the same files, in one

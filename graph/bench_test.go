@@ -3,12 +3,11 @@ package graph
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/procstat"
+	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
 // syntheticChannel builds one package with one channel of n entries shaped
@@ -39,15 +38,6 @@ func syntheticChannel(n int) *declcfg.DeclarativeConfig {
 	return cfg
 }
 
-// cpuTime is the process's user+system CPU time. The benchmark machine is
-// shared, so wall time per op says more about the neighbours than about
-// the code; CPU time per op is reported next to it.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkPathSynthetic times a full upgrade path from the oldest entry
 // of an n-entry channel to its head ("path"), and building the graph and
 // resolver it runs on ("setup"). ns/step staying flat as n grows is what
@@ -58,13 +48,13 @@ func BenchmarkPathSynthetic(b *testing.B) {
 			cfg := syntheticChannel(n)
 			opts := Options{Semantics: sem, Channels: []string{"stable"}}
 			b.Run(fmt.Sprintf("%s/setup/n=%d", sem, n), func(b *testing.B) {
-				start := cpuTime()
+				start := procstat.CPUTime()
 				for b.Loop() {
 					if _, err := NewResolver(New(cfg).Package("p"), opts); err != nil {
 						b.Fatal(err)
 					}
 				}
-				b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64((procstat.CPUTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 			})
 			b.Run(fmt.Sprintf("%s/path/n=%d", sem, n), func(b *testing.B) {
 				r, err := NewResolver(New(cfg).Package("p"), opts)
@@ -72,7 +62,7 @@ func BenchmarkPathSynthetic(b *testing.B) {
 					b.Fatal(err)
 				}
 				steps := 0
-				start := cpuTime()
+				start := procstat.CPUTime()
 				for b.Loop() {
 					p := r.Path(&Installed{Name: "p.v1.0.0", Version: "1.0.0"})
 					if p.Err != nil || p.Steps[len(p.Steps)-1].From.Name != fmt.Sprintf("p.v%s", lastVersion(n)) {
@@ -80,7 +70,7 @@ func BenchmarkPathSynthetic(b *testing.B) {
 					}
 					steps = len(p.Steps)
 				}
-				cpu := float64((cpuTime() - start).Nanoseconds()) / float64(b.N)
+				cpu := float64((procstat.CPUTime() - start).Nanoseconds()) / float64(b.N)
 				b.ReportMetric(cpu, "cpu-ns/op")
 				b.ReportMetric(float64(steps), "steps/op")
 				b.ReportMetric(cpu/float64(steps), "cpu-ns/step")
@@ -98,8 +88,8 @@ func BenchmarkSurveySynthetic(b *testing.B) {
 		for _, n := range []int{1000, 10000} {
 			cfg := syntheticChannel(n)
 			b.Run(fmt.Sprintf("%s/n=%d", sem, n), func(b *testing.B) {
-				start := cpuTime()
-				defer func() { b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op") }()
+				start := procstat.CPUTime()
+				defer func() { b.ReportMetric(float64((procstat.CPUTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op") }()
 				for b.Loop() {
 					s, err := SurveyUpgrades(New(cfg), UpgradeQuery{Package: "p", Options: Options{Semantics: sem}})
 					if err != nil {
@@ -119,11 +109,11 @@ func BenchmarkSurveySynthetic(b *testing.B) {
 // "load+survey" includes reading the catalog; "survey" starts from the
 // loaded blobs.
 func BenchmarkSurveyCorpus(b *testing.B) {
-	dir := filepath.Join(sharedDir(b), "corpus", "certified-operators", "catalogs", "v4.18")
+	dir := sharedtest.Path(b, "corpus", "certified-operators", "catalogs", "v4.18")
 	load := func() *declcfg.DeclarativeConfig {
 		cfg, err := declcfg.Load(context.Background(), []string{dir}, declcfg.LoadOptions{})
 		if err != nil {
-			b.Skipf("corpus catalog not available: %v", err)
+			sharedtest.Missing(b, "corpus catalog not available: %v", err)
 		}
 		return cfg
 	}
@@ -144,19 +134,19 @@ func BenchmarkSurveyCorpus(b *testing.B) {
 		return bundles
 	}
 	b.Run("survey", func(b *testing.B) {
-		start := cpuTime()
+		start := procstat.CPUTime()
 		bundles := 0
 		for b.Loop() {
 			bundles = surveyAll(cfg)
 		}
-		b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64((procstat.CPUTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 		b.ReportMetric(float64(bundles), "simulated/op")
 	})
 	b.Run("load+survey", func(b *testing.B) {
-		start := cpuTime()
+		start := procstat.CPUTime()
 		for b.Loop() {
 			surveyAll(load())
 		}
-		b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64((procstat.CPUTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	})
 }

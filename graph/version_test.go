@@ -3,25 +3,12 @@ package graph
 import (
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	blang "github.com/blang/semver/v4"
-)
 
-// sharedDir is the team's shared folder: $FBC_SHARED, or ../shared next to
-// the repository.
-func sharedDir(t testing.TB) string {
-	if d := os.Getenv("FBC_SHARED"); d != "" {
-		return d
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(filepath.Dir(filepath.Dir(wd)), "shared")
-}
+	"github.com/fbc-project/fbc/internal/sharedtest"
+)
 
 type rangeCase struct {
 	Range      string   `json:"range"`
@@ -42,20 +29,13 @@ type rangeVectors struct {
 }
 
 func loadRangeVectors(t *testing.T) rangeVectors {
-	file := filepath.Join(sharedDir(t), "vectors", "ranges.json")
-	data, err := os.ReadFile(file)
-	if os.IsNotExist(err) {
-		t.Skipf("range vectors not available (%s missing; set FBC_SHARED to the shared folder)", file)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := sharedtest.ReadVector(t, "ranges.json")
 	var rv rangeVectors
 	if err := json.Unmarshal(data, &rv); err != nil {
-		t.Fatalf("%s: %v", file, err)
+		t.Fatalf("ranges.json: %v", err)
 	}
 	if len(rv.Masterminds) == 0 || len(rv.CRD.Cases) == 0 {
-		t.Fatalf("%s: missing cases", file)
+		t.Fatal("ranges.json: missing cases")
 	}
 	return rv
 }

@@ -4,15 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/image/imagetest"
-	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/fbc-project/fbc/internal/procstat"
 )
 
 // distinctBundles pushes n bundle images that differ by one file to host
@@ -77,18 +78,6 @@ func pullAll(b testing.TB, c *image.Client, refs []string) {
 	}
 }
 
-// peakRSS is the process's peak resident set (VmHWM) in bytes.
-func peakRSS() float64 {
-	data, _ := os.ReadFile("/proc/self/status")
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb * 1024
-		}
-	}
-	return 0
-}
-
 // BenchmarkPull100Bundles pulls 100 digest-pinned bundle images and reads
 // their manifests/ and metadata/, with a cold cache (every blob fetched)
 // and a warm one (no request at all), from go-containerregistry's
@@ -126,7 +115,7 @@ func benchColdWarm(b *testing.B, refs []string, requests func() int, reset func(
 		if requests != nil {
 			b.ReportMetric(float64(requests())/float64(b.N), "requests/op")
 		}
-		b.ReportMetric(peakRSS()/(1<<20), "peakRSS-MiB")
+		b.ReportMetric(float64(procstat.PeakRSS())/(1<<20), "peakRSS-MiB")
 	})
 	b.Run("warm", func(b *testing.B) {
 		opts := testOptions(b)
@@ -146,7 +135,7 @@ func benchColdWarm(b *testing.B, refs []string, requests func() int, reset func(
 			}
 			b.ReportMetric(0, "requests/op")
 		}
-		b.ReportMetric(peakRSS()/(1<<20), "peakRSS-MiB")
+		b.ReportMetric(float64(procstat.PeakRSS())/(1<<20), "peakRSS-MiB")
 	})
 }
 

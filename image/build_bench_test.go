@@ -11,18 +11,14 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
 // benchCatalog is the heaviest real catalog of the shared corpus (53 MB,
-// olm.bundle.object everywhere): $FBC_SHARED or ../../shared next to the
-// repository.
+// olm.bundle.object everywhere).
 func benchCatalog(b *testing.B) (string, int64) {
-	shared := os.Getenv("FBC_SHARED")
-	if shared == "" {
-		wd, _ := os.Getwd()
-		shared = filepath.Join(filepath.Dir(filepath.Dir(wd)), "shared")
-	}
-	dir := filepath.Join(shared, "corpus", "certified-operators", "catalogs", "v4.16")
+	dir := sharedtest.Path(b, "corpus", "certified-operators", "catalogs", "v4.16")
 	var size int64
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
@@ -34,7 +30,7 @@ func benchCatalog(b *testing.B) (string, int64) {
 		return err
 	})
 	if err != nil {
-		b.Skipf("corpus catalog not available: %v", err)
+		sharedtest.Missing(b, "corpus catalog not available: %v", err)
 	}
 	return dir, size
 }

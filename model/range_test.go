@@ -2,41 +2,20 @@ package model
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/blang/semver/v4"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/sharedtest"
 )
-
-// sharedDir is the team's shared folder: $FBC_SHARED, or ../shared next to
-// the repository.
-func sharedDir(t testing.TB) string {
-	if d := os.Getenv("FBC_SHARED"); d != "" {
-		return d
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(filepath.Dir(filepath.Dir(wd)), "shared")
-}
 
 // TestSkipRangeVectors pins skipRange parsing to blang/semver v4 (every case
 // of ranges.json: matches, non-matches and exact error texts) and checks
 // that the edge index's intervals hold every match.
 func TestSkipRangeVectors(t *testing.T) {
-	file := filepath.Join(sharedDir(t), "vectors", "ranges.json")
-	data, err := os.ReadFile(file)
-	if os.IsNotExist(err) {
-		t.Skipf("range vectors not available (%s missing; set FBC_SHARED to the shared folder)", file)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := sharedtest.ReadVector(t, "ranges.json")
 	var rv struct {
 		Blang []struct {
 			Range      string   `json:"range"`
@@ -46,7 +25,7 @@ func TestSkipRangeVectors(t *testing.T) {
 		} `json:"skipRange_blang_semver_v4_ParseRange"`
 	}
 	if err := json.Unmarshal(data, &rv); err != nil || len(rv.Blang) == 0 {
-		t.Fatalf("%s: %v, %d cases", file, err, len(rv.Blang))
+		t.Fatalf("ranges.json: %v, %d cases", err, len(rv.Blang))
 	}
 	for _, c := range rv.Blang {
 		t.Run(c.Range, func(t *testing.T) {

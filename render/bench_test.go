@@ -14,6 +14,7 @@ import (
 
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/image/imagetest"
+	"github.com/fbc-project/fbc/internal/procstat"
 )
 
 // benchBundleDirs returns the first n corpus bundle directories that render.
@@ -66,7 +67,7 @@ func BenchmarkRender100BundleDirs(b *testing.B) {
 				b.Fatalf("%d bundles", len(cfg.Bundles))
 			}
 		}
-		b.ReportMetric(peakRSS()/(1<<20), "peakRSS-MiB")
+		b.ReportMetric(float64(procstat.PeakRSS())/(1<<20), "peakRSS-MiB")
 	})
 	b.Run("parse-only", func(b *testing.B) {
 		b.ReportAllocs()
@@ -139,7 +140,7 @@ func BenchmarkRender100BundleImages(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			render(b, filepath.Join(b.TempDir(), strconv.Itoa(i)))
 		}
-		b.ReportMetric(peakRSS()/(1<<20), "peakRSS-MiB")
+		b.ReportMetric(float64(procstat.PeakRSS())/(1<<20), "peakRSS-MiB")
 	})
 	b.Run("warm", func(b *testing.B) {
 		cache := b.TempDir()
@@ -150,7 +151,7 @@ func BenchmarkRender100BundleImages(b *testing.B) {
 			render(b, cache)
 		}
 		b.StopTimer()
-		b.ReportMetric(peakRSS()/(1<<20), "peakRSS-MiB")
+		b.ReportMetric(float64(procstat.PeakRSS())/(1<<20), "peakRSS-MiB")
 	})
 }
 
@@ -167,18 +168,6 @@ func TestPushBenchBundles(t *testing.T) {
 	if err := os.WriteFile(out, []byte(strings.Join(refs, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// peakRSS is the process's peak resident set (VmHWM) in bytes.
-func peakRSS() float64 {
-	data, _ := os.ReadFile("/proc/self/status")
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb * 1024
-		}
-	}
-	return 0
 }
 
 // mustNew returns a Renderer for a test or benchmark.

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
 // The corpus (../shared/corpus) holds real bundle directories and, in its
@@ -22,19 +23,7 @@ import (
 
 func corpusDir(t testing.TB) string {
 	t.Helper()
-	shared := os.Getenv("FBC_SHARED")
-	if shared == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		shared = filepath.Join(filepath.Dir(filepath.Dir(wd)), "shared")
-	}
-	dir := filepath.Join(shared, "corpus")
-	if _, err := os.Stat(filepath.Join(dir, "BUNDLES.tsv")); err != nil {
-		t.Skipf("corpus not found at %s", dir)
-	}
-	return dir
+	return sharedtest.Corpus(t)
 }
 
 // corpusBundle is a row of BUNDLES.tsv.

@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/procstat"
 	"github.com/fbc-project/fbc/internal/sharedtest"
 	"github.com/fbc-project/fbc/model"
 )
@@ -114,7 +114,7 @@ func BenchmarkResolveCorpus(b *testing.B) {
 	} {
 		b.Run(tc.name+"/subscriptions=20", func(b *testing.B) {
 			var res *Result
-			cpu := cpuTime()
+			cpu := procstat.CPUTime()
 			b.ResetTimer()
 			for range b.N {
 				var err error
@@ -124,7 +124,7 @@ func BenchmarkResolveCorpus(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			b.ReportMetric(float64(cpuTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(procstat.CPUTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 			if wantErr := tc.extra != nil; (res.Err != nil) != wantErr {
 				b.Fatalf("resolution error %v, want one: %v", res.Err, wantErr)
 			}
@@ -149,11 +149,11 @@ func BenchmarkResolveCorpus(b *testing.B) {
 // resolution time compares with.
 func BenchmarkLoadCorpus(b *testing.B) {
 	sharedtest.Corpus(b)
-	cpu := cpuTime()
+	cpu := procstat.CPUTime()
 	for range b.N {
 		loadCorpusCatalogs(b)
 	}
-	b.ReportMetric(float64(cpuTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(procstat.CPUTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
 
 func liveHeap() uint64 {
@@ -161,11 +161,4 @@ func liveHeap() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
-}
-
-// cpuTime is the process's user and system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

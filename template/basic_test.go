@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
 const basicTemplate = `schema: olm.template.basic
@@ -117,10 +118,10 @@ func TestBasicProblems(t *testing.T) {
 
 func TestCorpusTemplateNotYAML(t *testing.T) {
 	// The corpus's one template that is not valid YAML.
-	path := filepath.Join("..", "..", "shared", "corpus", "certified-operators", "operators", "ccnfs-operator", "catalog-templates", "basic.yaml")
+	path := sharedtest.Path(t, "corpus", "certified-operators", "operators", "ccnfs-operator", "catalog-templates", "basic.yaml")
 	data, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("corpus not available: %v", err)
+		t.Fatal(err)
 	}
 	_, err = Render(context.Background(), "basic.yaml", data, Options{Render: (&fakeRegistry{}).render})
 	var ps Problems

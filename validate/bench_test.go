@@ -10,6 +10,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/declcfg/declcfgtest"
+	"github.com/fbc-project/fbc/internal/sharedtest"
 	"github.com/fbc-project/fbc/validate"
 )
 
@@ -82,10 +83,7 @@ func timeEach(b *testing.B, name string, catalogs []benchCatalog, run func(*test
 type benchCatalog struct{ name, path, skip string }
 
 func benchCatalogs(b *testing.B) []benchCatalog {
-	shared := os.Getenv("FBC_SHARED")
-	if shared == "" {
-		shared = filepath.Join("..", "..", "shared")
-	}
+	shared := sharedtest.Dir(b)
 	out := []benchCatalog{
 		{name: "v4.16", path: filepath.Join(shared, "corpus", "certified-operators", "catalogs", "v4.16")},
 		{name: "v4.18", path: filepath.Join(shared, "corpus", "certified-operators", "catalogs", "v4.18")},

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/sharedtest"
 	"github.com/fbc-project/fbc/validate"
 )
 
@@ -154,14 +155,7 @@ func TestChannelGraph(t *testing.T) {
 // TestSkipRangeVectors pins skipRange parsing to the shared vectors:
 // exactly the ranges blang/semver rejects are reported.
 func TestSkipRangeVectors(t *testing.T) {
-	shared := os.Getenv("FBC_SHARED")
-	if shared == "" {
-		shared = "../../shared"
-	}
-	data, err := os.ReadFile(filepath.Join(shared, "vectors", "ranges.json"))
-	if err != nil {
-		t.Skipf("no shared vectors: %v", err)
-	}
+	data := sharedtest.ReadVector(t, "ranges.json")
 	var vectors struct {
 		SkipRange []struct {
 			Range string `json:"range"`

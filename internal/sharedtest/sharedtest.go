@@ -5,24 +5,43 @@
 package sharedtest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// Dir returns the shared folder: $FBC_SHARED, else the first folder named
-// "shared" with a corpus beside the working directory or one of its parents
-// (../shared next to a checkout, ../../shared next to a worktree). It skips
-// the test when there is none.
-func Dir(tb testing.TB) string {
+// Missing ends a test that needs something of the shared folder that is not
+// there: it is skipped on a developer's machine, and fails where the
+// environment variable CI is set, so that CI cannot pass without running it.
+func Missing(tb testing.TB, format string, args ...any) {
 	tb.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if InCI() {
+		tb.Fatalf("%s (CI is set: tests that need the shared folder must run there)", msg)
+	}
+	tb.Skip(msg)
+}
+
+// InCI reports whether the tests run in CI (the environment variable CI is
+// set to anything but "" or "false"), where nothing they need may be
+// missing.
+func InCI() bool {
+	v := os.Getenv("CI")
+	return v != "" && v != "false" && v != "0"
+}
+
+// Find returns the shared folder, or "" when there is none: $FBC_SHARED,
+// else the first folder named "shared" with a corpus beside the working
+// directory or one of its parents (../shared next to a checkout).
+func Find() string {
 	if d := os.Getenv("FBC_SHARED"); d != "" {
 		return d
 	}
 	wd, err := os.Getwd()
 	if err != nil {
-		tb.Skipf("shared folder not found: %v", err)
+		return ""
 	}
 	for dir := wd; ; dir = filepath.Dir(dir) {
 		d := filepath.Join(dir, "shared")
@@ -30,20 +49,52 @@ func Dir(tb testing.TB) string {
 			return d
 		}
 		if filepath.Dir(dir) == dir {
-			break
+			return ""
 		}
 	}
-	tb.Skipf("shared folder not found above %s (set FBC_SHARED)", wd)
-	return ""
 }
 
-// Corpus returns the shared corpus of real catalogs and bundles, skipping
-// the test when it is not there.
+// Dir returns the shared folder (Find); when there is none the test is
+// Missing.
+func Dir(tb testing.TB) string {
+	tb.Helper()
+	d := Find()
+	if d == "" {
+		wd, _ := os.Getwd()
+		Missing(tb, "shared folder not found above %s (set FBC_SHARED)", wd)
+	}
+	return d
+}
+
+// Path returns a file or folder of the shared folder, elem joined below it;
+// when it is not there the test is Missing.
+func Path(tb testing.TB, elem ...string) string {
+	tb.Helper()
+	p := filepath.Join(append([]string{Dir(tb)}, elem...)...)
+	if _, err := os.Stat(p); err != nil {
+		Missing(tb, "%s not found (set FBC_SHARED to the shared folder)", p)
+	}
+	return p
+}
+
+// ReadVector reads vectors/name of the shared folder; when it is not there
+// the test is Missing.
+func ReadVector(tb testing.TB, name string) []byte {
+	tb.Helper()
+	data, err := os.ReadFile(Path(tb, "vectors", name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
+// Corpus returns the shared corpus of real catalogs and bundles; when it is
+// not there the test is Missing.
 func Corpus(tb testing.TB) string {
 	tb.Helper()
 	c := filepath.Join(Dir(tb), "corpus")
 	if _, err := os.Stat(filepath.Join(c, "README.md")); err != nil {
-		tb.Skipf("corpus not found at %s", c)
+		Missing(tb, "corpus not found at %s", c)
 	}
 	return c
 }
@@ -58,7 +109,7 @@ func ReadCorpus(tb testing.TB, patterns ...string) (files [][]byte, size int64) 
 	for _, pattern := range patterns {
 		matches, err := filepath.Glob(filepath.Join(corpus, pattern))
 		if err != nil || len(matches) == 0 {
-			tb.Skipf("no corpus file matches %s: %v", pattern, err)
+			Missing(tb, "no corpus file matches %s: %v", pattern, err)
 		}
 		for _, m := range matches {
 			data, err := os.ReadFile(m)

@@ -3,7 +3,6 @@ package olmv1
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -58,10 +57,7 @@ type deprecationJSON struct {
 
 func loadVectors(t *testing.T) []vector {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(sharedtest.Dir(t), "vectors", "olmv1-resolve.json"))
-	if err != nil {
-		t.Skipf("vectors: %v", err)
-	}
+	data := sharedtest.ReadVector(t, "olmv1-resolve.json")
 	var file struct {
 		Vectors []vector `json:"vectors"`
 	}

@@ -2,13 +2,12 @@ package profile_test
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/fbc-project/fbc/internal/procstat"
 	"github.com/fbc-project/fbc/internal/sharedtest"
 	"github.com/fbc-project/fbc/validate"
 	"github.com/fbc-project/fbc/validate/profile"
@@ -41,10 +40,7 @@ import (
 // process, but Linux counts in it the benchmark process it was started
 // from, so measure it with -bench Profiles/cli alone.
 func BenchmarkProfiles(b *testing.B) {
-	dir := filepath.Join(sharedtest.Corpus(b), "certified-operators", "catalogs", "v4.16")
-	if _, err := os.Stat(dir); err != nil {
-		b.Skipf("%s not found", dir)
-	}
+	dir := sharedtest.Path(b, "corpus", "certified-operators", "catalogs", "v4.16")
 	cases := []struct{ name, profiles string }{
 		{"plain", ""},
 		{"four", "operatorframework,operatorhub,good-practices,k8s-version=1.33"},
@@ -77,7 +73,7 @@ func BenchmarkProfiles(b *testing.B) {
 			}
 			b.Run(c.name, func(b *testing.B) {
 				var diags int
-				start, startCPU := time.Now(), cpuTime()
+				start, startCPU := time.Now(), procstat.CPUTime()
 				for range b.N {
 					opts := validate.Options{}
 					if !set.Empty() {
@@ -90,7 +86,7 @@ func BenchmarkProfiles(b *testing.B) {
 					diags = len(res.Diagnostics)
 				}
 				n := time.Duration(b.N)
-				report(b, c.name, time.Since(start)/n, (cpuTime()-startCPU)/n, maxRSS())
+				report(b, c.name, time.Since(start)/n, (procstat.CPUTime()-startCPU)/n, procstat.PeakRSS())
 				b.ReportMetric(float64(diags), "diagnostics")
 			})
 		}
@@ -122,29 +118,13 @@ func BenchmarkProfiles(b *testing.B) {
 					if st := cmd.ProcessState; st == nil || st.ExitCode() > 1 {
 						b.Fatalf("fbc %v: %v", args, err)
 					}
-					cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-					if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-						rss = max(rss, int64(ru.Maxrss)<<10)
-					}
+					c, r := procstat.Child(cmd.ProcessState)
+					cpu += c
+					rss = max(rss, r)
 				}
 				n := time.Duration(b.N)
 				report(b, c.name, wall/n, cpu/n, rss)
 			})
 		}
 	})
-}
-
-// cpuTime is the process's user+system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// maxRSS is the process's peak resident memory in bytes (Linux counts
-// ru_maxrss in kilobytes).
-func maxRSS() int64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return int64(ru.Maxrss) << 10
 }

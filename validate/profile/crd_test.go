@@ -15,6 +15,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
 // corpusDir is the shared corpus of real catalogs and bundles:
@@ -22,15 +23,7 @@ import (
 // that need it skip when it is absent.
 func corpusDir(t testing.TB) string {
 	t.Helper()
-	shared := os.Getenv("FBC_SHARED")
-	if shared == "" {
-		shared = filepath.Join("..", "..", "..", "shared")
-	}
-	dir := filepath.Join(shared, "corpus")
-	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
-		t.Skipf("no corpus at %s (set FBC_SHARED)", dir)
-	}
-	return dir
+	return sharedtest.Corpus(t)
 }
 
 // baseCRD is a valid v1 CRD; mutations of it exercise the validator's

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	cueerrors "cuelang.org/go/cue/errors"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/sharedtest"
 	"github.com/fbc-project/fbc/validate/internal/shape"
 )
 
@@ -228,20 +228,13 @@ func dedupFindings(fs []finding) []finding {
 // sampleCatalog is the project's sample catalog.
 const sampleCatalog = "../../../testdata/catalog"
 
-// corpusBlobs returns the documents of the project's sample catalog and, if
-// the shared corpus is present, of two real catalogs.
+// corpusBlobs returns the documents of the project's sample catalog and of
+// two real catalogs of the shared corpus.
 func corpusBlobs(t testing.TB) []*declcfg.Node {
 	t.Helper()
-	dirs := []string{sampleCatalog}
-	shared := os.Getenv("FBC_SHARED")
-	if shared == "" {
-		shared = "../../../../shared"
-	}
-	for _, d := range []string{"corpus/community-operators-prod/catalogs/v4.22", "corpus/certified-operators/catalogs/v4.18"} {
-		if _, err := os.Stat(filepath.Join(shared, d)); err == nil {
-			dirs = append(dirs, filepath.Join(shared, d))
-		}
-	}
+	dirs := []string{sampleCatalog,
+		sharedtest.Path(t, "corpus", "community-operators-prod", "catalogs", "v4.22"),
+		sharedtest.Path(t, "corpus", "certified-operators", "catalogs", "v4.18")}
 	var docs []*declcfg.Node
 	for _, d := range dirs {
 		docs = append(docs, catalogBlobs(t, d)...)
