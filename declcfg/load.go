@@ -67,6 +67,14 @@ type LoadOptions struct {
 	// Decode says what each document's blob keeps (DecodeDocumentWith):
 	// a caller that reads few property values leaves the others unencoded.
 	Decode DecodeOptions
+	// Keep, when set, is asked about each document before anything else
+	// (Inspect, decoding): a document it refuses is skipped, its problems
+	// unreported. A reader of some packages of a catalog (OLM v1
+	// resolution, which reads a package the way operator-controller reads
+	// one from catalogd) refuses the others, which then cannot stop it
+	// however broken they are. Keep is called in catalog order, one
+	// document at a time for each Load.
+	Keep func(Document) bool
 }
 
 // Load reads catalogs named on the command line (directories, files, or "-")
@@ -125,14 +133,17 @@ func LoadEach(ctx context.Context, paths []string, opts LoadOptions, fn func(*De
 // LoadFS loads every catalog file of fsys; prefix names the tree in
 // positions.
 func LoadFS(ctx context.Context, fsys fs.FS, prefix string, opts WalkOptions) (*DeclarativeConfig, error) {
-	return gather(func(fn func(*DeclarativeConfig) error) error { return LoadFSEach(ctx, fsys, prefix, opts, fn) })
+	return gather(func(fn func(*DeclarativeConfig) error) error {
+		return LoadFSEach(ctx, fsys, prefix, LoadOptions{Walk: opts}, fn)
+	})
 }
 
-// LoadFSEach is LoadFS without gathering, as LoadEach is Load's.
-func LoadFSEach(ctx context.Context, fsys fs.FS, prefix string, opts WalkOptions, fn func(*DeclarativeConfig) error) error {
+// LoadFSEach is LoadFS without gathering, as LoadEach is Load's; of opts,
+// Walk says how the tree is walked, and Stdin means nothing.
+func LoadFSEach(ctx context.Context, fsys fs.FS, prefix string, opts LoadOptions, fn func(*DeclarativeConfig) error) error {
 	var errs LoadErrors
-	err := WalkFS(ctx, fsys, prefix, opts, func(f *File) error {
-		return loadFile(f, LoadOptions{}, &errs, fn)
+	err := WalkFS(ctx, fsys, prefix, opts.Walk, func(f *File) error {
+		return loadFile(f, opts, &errs, fn)
 	})
 	if err != nil {
 		var fe fnError
@@ -190,6 +201,9 @@ func addFile(cfg *DeclarativeConfig, f *File, opts LoadOptions) []*LoadError {
 		keep(e)
 	}
 	for _, doc := range f.Docs {
+		if opts.Keep != nil && !opts.Keep(doc) {
+			continue
+		}
 		if opts.Inspect != nil {
 			for _, e := range opts.Inspect(doc) {
 				e.Warning = true

@@ -307,3 +307,25 @@ func TestWriteMissingAndEmptyLists(t *testing.T) {
 		` { "schema": "olm.deprecations", "package": "p", "entries": null }`+
 		` { "schema": "olm.deprecations", "package": "p", "entries": [] }`, compact)
 }
+
+// Keep skips documents before they are decoded: a refused document's
+// problems are not reported. It sees each document's identity as
+// catalogd files it (keys without regard to case; an olm.package's
+// package is its name), in catalog order.
+func TestLoadKeep(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"a.yaml": "schema: olm.package\nname: foo\n---\nSchema: olm.bundle\nPACKAGE: bar\nname: bar.v1\nproperties: 5\n",
+		"b.json": `{"schema":"olm.channel","package":"foo","name":"stable","entries":[]}` + "\n" + `{"schema":"olm.bundle","package":"foo","name":7}` + "\n",
+	})
+	var seen []string
+	cfg, err := Load(context.Background(), []string{dir}, LoadOptions{Keep: func(d Document) bool {
+		schema, pkg, name := d.Identity()
+		seen = append(seen, schema+"/"+pkg+"/"+name)
+		return pkg == "foo" && name != ""
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"olm.package/foo/foo", "olm.bundle/bar/bar.v1", "olm.channel/foo/stable", "olm.bundle/foo/"}, seen)
+	assert.Len(t, cfg.Packages, 1)
+	assert.Len(t, cfg.Channels, 1)
+	assert.Empty(t, cfg.Bundles)
+}

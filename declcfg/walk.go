@@ -88,6 +88,42 @@ type Document struct {
 	arena *docArena
 }
 
+// Identity reads the document's schema, package and name the way
+// operator-registry's Meta reads them (keys matched without regard to
+// case): what catalogd files a blob under. pkg is the package the blob
+// belongs to, which for an olm.package blob is its name. Values that are
+// not strings, and a document that is not a mapping, read as "".
+func (d Document) Identity() (schema, pkg, name string) {
+	n := deref(d.Node)
+	if n == nil || n.Kind != MappingNode {
+		return "", "", ""
+	}
+	var got [3]bool
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], deref(n.Content[i+1])
+		if k.Kind != ScalarNode || v == nil || v.Kind != ScalarNode || v.Tag != "!!str" {
+			continue
+		}
+		for j, key := range [...]string{"schema", "package", "name"} {
+			if !got[j] && strings.EqualFold(k.Value, key) {
+				got[j] = true
+				switch j {
+				case 0:
+					schema = v.Value
+				case 1:
+					pkg = v.Value
+				case 2:
+					name = v.Value
+				}
+			}
+		}
+	}
+	if schema == SchemaPackage {
+		pkg = name
+	}
+	return schema, pkg, name
+}
+
 // Release says that the caller is done with the document's tree: no node
 // of it, and no slice of a node's children, will be read again. The memory
 // of the trees of a streamed file's documents (WalkOptions.Stream) is then

@@ -192,14 +192,20 @@ func (vp *v1Plan) selectBundles(from *Installed) (*selection, error) {
 	sel := &selection{from: from}
 	var pool []*Bundle
 	if from != nil {
-		vr, err := installedVR(from)
-		if err != nil {
+		// Under SelfCertified operator-controller applies no successor
+		// filter and never reads the installed version: one it cannot
+		// parse is no error, and only the edges by name are shown.
+		var v *blang.Version
+		switch vr, err := installedVR(from); {
+		case err == nil:
+			sel.instVR = vr
+			pv, _ := blang.Parse(from.Version) // installedVR parsed it
+			v = &pv
+		case vp.policy != SelfCertified:
 			return nil, err
 		}
-		sel.instVR = vr
-		v, _ := blang.Parse(from.Version) // installedVR parsed it
 		sel.succEdges = map[string][]Edge{}
-		for _, c := range vp.index.Cover(from.Name, &v) {
+		for _, c := range vp.index.Cover(from.Name, v) {
 			e := c.Entry
 			if e.Bundle == nil {
 				continue // v1 walks bundles; an entry without one is nothing
@@ -213,7 +219,7 @@ func (vp *v1Plan) selectBundles(from *Installed) (*selection, error) {
 			// Only successors and the installed version+release itself
 			// pass the successor filter: no need to look further.
 			pool = slices.Clone(sel.succ)
-			for _, b := range vp.byVersion[stayKey(vr)] {
+			for _, b := range vp.byVersion[stayKey(sel.instVR)] {
 				if _, dup := sel.succEdges[b.Name]; !dup {
 					pool = append(pool, b)
 				}

@@ -60,7 +60,8 @@ func (r *call) renderImage(ctx context.Context, s source, emit func(*declcfg.Dec
 		if err != nil {
 			return fail(err, false)
 		}
-		err = declcfg.LoadFSEach(ctx, sub, InImage(s.ref, img.Digest(), dir), declcfg.WalkOptions{Borrow: true, Progress: r.opts.Progress}, func(part *declcfg.DeclarativeConfig) error {
+		lo := declcfg.LoadOptions{Keep: s.keep, Walk: declcfg.WalkOptions{Borrow: true, Progress: r.opts.Progress}}
+		err = declcfg.LoadFSEach(ctx, sub, InImage(s.ref, img.Digest(), dir), lo, func(part *declcfg.DeclarativeConfig) error {
 			return r.emitCatalog(s.ref, part, emit)
 		})
 		if e := catalogError(s.ref, err); e != nil {

@@ -128,6 +128,14 @@ type Request struct {
 	// different sources come from several goroutines at once. An error
 	// fails the source.
 	Part func(src int, part *declcfg.DeclarativeConfig) error
+	// Keep, when set, is asked about each document of a catalog source (a
+	// directory, a file, standard input or a catalog image) before it is
+	// decoded, with the source's index (declcfg.LoadOptions.Keep): a
+	// document it refuses is skipped, problems and all. OLM v1 resolution
+	// keeps the packages it resolves, as operator-controller reads only
+	// those. Documents of one source are asked about in catalog order;
+	// those of different sources from several goroutines at once.
+	Keep func(src int, doc declcfg.Document) bool
 }
 
 func (q Request) allowed() Kind {
@@ -179,6 +187,8 @@ type source struct {
 	// warn, when set, receives this source's warnings instead of
 	// Options.Warn.
 	warn fault.Warn
+	// keep is Request.Keep for this source, nil without it.
+	keep func(declcfg.Document) bool
 }
 
 func (r *call) warnFor(s source) fault.Warn {
@@ -537,6 +547,9 @@ func (r *Renderer) RenderBundle(ctx context.Context, ref, image string, req Requ
 // renderTo renders source i into sink, or into the result's cfg when sink
 // is nil.
 func (r *call) renderTo(ctx context.Context, s source, i int, sink Sink) result {
+	if r.req.Keep != nil {
+		s.keep = func(doc declcfg.Document) bool { return r.req.Keep(i, doc) }
+	}
 	if sink == nil {
 		cfg := &declcfg.DeclarativeConfig{}
 		res := r.render(ctx, s, func(part *declcfg.DeclarativeConfig) error {
@@ -587,7 +600,7 @@ func (r *call) render(ctx context.Context, s source, emit func(*declcfg.Declarat
 		return r.emitBundle(s.ref, pb, emit)
 	}
 	blobs := 0
-	err = loadCatalog(ctx, s.ref, r.opts, func(part *declcfg.DeclarativeConfig) error {
+	err = loadCatalog(ctx, s.ref, r.opts, s.keep, func(part *declcfg.DeclarativeConfig) error {
 		blobs++
 		return r.emitCatalog(s.ref, part, emit)
 	})
@@ -597,7 +610,7 @@ func (r *call) render(ctx context.Context, s source, emit func(*declcfg.Declarat
 		}
 		return fail(err, false)
 	}
-	if blobs == 0 && r.opts.Warn != nil {
+	if blobs == 0 && r.opts.Warn != nil && s.keep == nil {
 		// Valid (opm renders it to nothing too), but an empty output file
 		// is rarely what was meant.
 		if kind == KindStdin {
@@ -725,10 +738,10 @@ func dirBundleFiles(dir string) bundleFiles {
 
 // loadCatalog loads an FBC directory, file or stream, handing fn each
 // file's blobs.
-func loadCatalog(ctx context.Context, ref string, opts Options, fn func(*declcfg.DeclarativeConfig) error) error {
+func loadCatalog(ctx context.Context, ref string, opts Options, keep func(declcfg.Document) bool, fn func(*declcfg.DeclarativeConfig) error) error {
 	// The blobs handed to fn own their values, and each file's documents
 	// are dropped once decoded: long values need not be copied first.
-	lo := declcfg.LoadOptions{Stdin: opts.Stdin, Warn: opts.Warn, Walk: declcfg.WalkOptions{Borrow: true, Progress: opts.Progress}}
+	lo := declcfg.LoadOptions{Stdin: opts.Stdin, Warn: opts.Warn, Keep: keep, Walk: declcfg.WalkOptions{Borrow: true, Progress: opts.Progress}}
 	if opts.Inspect != nil {
 		lo.Inspect = func(doc declcfg.Document) []*declcfg.LoadError {
 			found := opts.Inspect(doc)

@@ -130,6 +130,9 @@ type Result struct {
 	Bundle *Resolved
 	// Err is operator-controller's resolution error (a *ResolutionError).
 	Err error
+	// Hint, with Err, is fbc's word on it: the package the extension may
+	// have meant when no catalog has the one it names.
+	Hint string
 	// Catalogs say what each ClusterCatalog offered, in name order.
 	Catalogs []CatalogReport
 	// PassedOver are bundles ranked above the chosen one, and why they
@@ -287,6 +290,7 @@ func load(ctx context.Context, req Request, catalogs []*Catalog) error {
 		}
 		if c.config != nil {
 			c.packages = packagesOf(filterPackages(c.config, pkgs))
+			c.names = packageNamesOf(c.config)
 			c.loaded = true
 			continue
 		}
@@ -309,11 +313,17 @@ func load(ctx context.Context, req Request, catalogs []*Catalog) error {
 		}
 	}
 	srcs := make([]string, len(todo))
+	readings := make([]*packageReading, len(todo))
 	for i, c := range todo {
 		srcs[i] = c.source
+		readings[i] = newPackageReading(pkgs)
 	}
+	// Only the packages asked for are decoded, as operator-controller
+	// reads them (registryload.go): another package's broken blob does
+	// not stop resolution, and one of a package asked for fails it the
+	// way it fails on a cluster.
 	rendered, err := r.RenderEach(ctx, srcs, render.Request{Allowed: render.KindCatalogs, CatalogsAsLoaded: true,
-		Part: func(_ int, part *declcfg.DeclarativeConfig) error { keepPackages(part, pkgs); return nil }})
+		Keep: func(src int, doc declcfg.Document) bool { return readings[src].keep(doc) }})
 	if err != nil {
 		return err
 	}
@@ -328,6 +338,17 @@ func load(ctx context.Context, req Request, catalogs []*Catalog) error {
 			continue
 		}
 		c.packages = packagesOf(rendered[i].Config)
+		c.names = readings[i].packageNames()
+		for pkg := range pkgs {
+			if msg, pos := readings[i].broken(pkg); msg != "" {
+				d := c.packages[pkg]
+				if d == nil {
+					d = &packageData{}
+					c.packages[pkg] = d
+				}
+				d.broken, d.brokenPos = msg, pos
+			}
+		}
 		c.loaded = true
 	}
 	return errors.Join(errs...)
@@ -341,6 +362,28 @@ func keepPackages(cfg *declcfg.DeclarativeConfig, pkgs map[string]bool) {
 	cfg.Bundles = slices.DeleteFunc(cfg.Bundles, func(b declcfg.Bundle) bool { return !pkgs[b.Package] })
 	cfg.Deprecations = slices.DeleteFunc(cfg.Deprecations, func(d declcfg.Deprecation) bool { return !pkgs[d.Package] })
 	cfg.Others = slices.DeleteFunc(cfg.Others, func(m declcfg.Meta) bool { return !pkgs[m.Package] })
+}
+
+// packageNamesOf is every package cfg's blobs belong to, sorted.
+func packageNamesOf(cfg *declcfg.DeclarativeConfig) []string {
+	var names []string
+	for _, p := range cfg.Packages {
+		names = append(names, p.Name)
+	}
+	for _, c := range cfg.Channels {
+		names = append(names, c.Package)
+	}
+	for _, b := range cfg.Bundles {
+		names = append(names, b.Package)
+	}
+	for _, d := range cfg.Deprecations {
+		names = append(names, d.Package)
+	}
+	for _, m := range cfg.Others {
+		names = append(names, m.Package)
+	}
+	slices.Sort(names)
+	return slices.DeleteFunc(slices.Compact(names), func(n string) bool { return n == "" })
 }
 
 // filterPackages is keepPackages on a copy.

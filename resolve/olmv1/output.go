@@ -67,6 +67,9 @@ func writeResult(tw *textout.Writer, r *Result) {
 	case r.Err != nil:
 		tw.Printf("%s: does not resolve\n", name)
 		tw.Printf("  %s\n", r.Err)
+		if r.Hint != "" {
+			tw.Printf("  %s\n", e.FieldPos("spec", "source", "catalog", "packageName").Prefix(r.Hint))
+		}
 		if r.selectsNothing() {
 			tw.Printf("  %s\n", e.FieldPos("spec", "source", "catalog", "selector").Prefix("its selector matches none of the ClusterCatalogs"))
 		}
@@ -160,6 +163,8 @@ func (c CatalogReport) describe(pkg string) string {
 		return "not considered: " + c.Skipped
 	case c.NotServing != "":
 		return "not being served (" + c.NotServing + "): the walk fails here"
+	case c.Unreadable != "":
+		return c.Unreadable + ": the walk fails here"
 	case !c.PackageFound:
 		return "no package " + pkg
 	case c.Matched == 0:
@@ -184,6 +189,7 @@ type (
 		Installed        *InstalledBundle `json:"installed"`
 		Bundle           *bundleJSON      `json:"bundle"`
 		Error            *string          `json:"error"`
+		Hint             string           `json:"hint,omitempty"`
 		Admission        admissionJSON    `json:"admission"`
 		Install          *installJSON     `json:"install"`
 		Catalogs         []catalogJSON    `json:"catalogs"`
@@ -217,6 +223,7 @@ type (
 		Priority       int32  `json:"priority"`
 		Skipped        string `json:"skipped,omitempty"`
 		NotServing     string `json:"notServing,omitempty"`
+		Unreadable     string `json:"unreadable,omitempty"`
 		PackageFound   bool   `json:"packageFound"`
 		TotalBundles   int    `json:"totalBundles"`
 		MatchedBundles int    `json:"matchedBundles"`
@@ -253,6 +260,7 @@ func (r *Result) JSON() any {
 	if r.Err != nil {
 		msg := r.Err.Error()
 		out.Error = &msg
+		out.Hint = r.Hint
 	}
 	if b := r.Bundle; b != nil {
 		out.Bundle = &bundleJSON{Name: b.Name, Version: b.Version, Release: b.Release, Image: b.Image, Catalog: b.Catalog}
@@ -266,7 +274,7 @@ func (r *Result) JSON() any {
 		out.Install = j
 	}
 	for _, c := range r.Catalogs {
-		out.Catalogs = append(out.Catalogs, catalogJSON{Name: c.Name, Priority: c.Priority, Skipped: c.Skipped, NotServing: c.NotServing, PackageFound: c.PackageFound,
+		out.Catalogs = append(out.Catalogs, catalogJSON{Name: c.Name, Priority: c.Priority, Skipped: c.Skipped, NotServing: c.NotServing, Unreadable: c.Unreadable, PackageFound: c.PackageFound,
 			TotalBundles: c.Total, MatchedBundles: c.Matched, Best: c.Best, BestDeprecated: c.BestDeprecated, Outcome: c.Outcome})
 	}
 	for _, p := range r.PassedOver {
@@ -317,6 +325,8 @@ func (r *Result) Findings() []declcfg.Finding {
 		at, msg := e.FieldPos("spec", "source", "catalog", "packageName"), r.Err.Error()
 		if r.selectsNothing() {
 			at, msg = e.FieldPos("spec", "source", "catalog", "selector"), msg+" (its selector matches none of the ClusterCatalogs)"
+		} else if r.Hint != "" {
+			msg += " (" + r.Hint + ")"
 		}
 		add(RuleResolution, declcfg.SeverityError, AdmissionError{Message: msg, Pos: at})
 	case r.Install != nil && r.Install.Err != nil:

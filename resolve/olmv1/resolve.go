@@ -21,6 +21,8 @@ type Catalog struct {
 	// of it; loaded tells which packages were read.
 	packages map[string]*packageData
 	loaded   bool
+	// names are every package the catalog has, sorted (for suggestions).
+	names []string
 	// source is the content fbc reads; given says the request gave it,
 	// config when it gave it loaded.
 	source string
@@ -39,6 +41,11 @@ type packageData struct {
 	// others counts blobs of other schemas that name the package: they
 	// make the package "found" even without bundles.
 	others int
+	// broken is operator-registry's error loading the package, where a
+	// blob of it does not decode the way operator-controller decodes it
+	// (registryload.go), and brokenPos that blob; "" when it loads.
+	broken    string
+	brokenPos declcfg.Pos
 }
 
 // Resolved is the bundle operator-controller installs.
@@ -89,6 +96,9 @@ type CatalogReport struct {
 	// NotServing is the Serving condition of a catalog that is not being
 	// served: operator-controller's walk fails on it.
 	NotServing string
+	// Unreadable says where the catalog's package does not load as
+	// operator-controller loads it: the walk fails on it.
+	Unreadable string
 	// PackageFound, Total and Matched are the resolver's statistics:
 	// whether the catalog has the package, its bundles, and how many pass
 	// the filters.
@@ -198,6 +208,11 @@ func resolveOne(e *ClusterExtension, installed *InstalledBundle, catalogs []*Cat
 		if data == nil {
 			continue
 		}
+		if data.broken != "" {
+			rep.Unreadable = data.brokenPos.Prefix("a blob of the package does not load")
+			fail("error walking catalogs: error getting package %q from catalog %q: error loading package %q: %s", e.PackageName, c.Name, e.PackageName, data.broken)
+			return
+		}
 		rep.PackageFound = true
 		if data.pkg == nil {
 			continue
@@ -282,6 +297,7 @@ func resolveOne(e *ClusterExtension, installed *InstalledBundle, catalogs []*Cat
 		}
 		fail("%s", strings.TrimSpace(sb.String()))
 		res.PassedOver = passedOver(nil, walked, selections, res)
+		res.Hint = packageHint(e.PackageName, walked)
 		return
 	}
 	win := bests[0]
@@ -302,6 +318,22 @@ func resolveOne(e *ClusterExtension, installed *InstalledBundle, catalogs []*Cat
 		Catalog: win.cat.Name, Priority: win.cat.Priority, bundle: win.bundle, catalog: win.cat, sel: win.sel}
 	res.Deprecation = deprecationOf(e, win.cat.Name, win.data, win.bundle.Name)
 	res.PassedOver = passedOver(&win, walked, selections, res)
+}
+
+// packageHint names the package the extension may have meant when none of
+// the catalogs walked has the one it names: the nearest of theirs.
+func packageHint(pkg string, walked []*Catalog) string {
+	var names []string
+	for _, c := range walked {
+		if _, found := c.packages[pkg]; found {
+			return ""
+		}
+		names = append(names, c.names...)
+	}
+	if s := declcfg.Suggest(pkg, names); s != "" {
+		return fmt.Sprintf("no catalog has package %q; did you mean %q?", pkg, s)
+	}
+	return ""
 }
 
 // deprecationOf is the package's olm.deprecations blob in the winning
