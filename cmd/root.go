@@ -20,6 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/atomicfile"
 	"github.com/fbc-project/fbc/internal/ctxio"
 	"github.com/fbc-project/fbc/internal/fault"
@@ -117,9 +118,41 @@ under OLM classic and OLM v1 semantics, and composes and builds catalog images.`
 
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if s := suggestCommand(cmd, args[0]); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+		return usageErrorf("%s", msg)
 	}
 	return nil
+}
+
+// suggestCommand is the subcommand of cmd that word most likely means: the
+// nearest name or alias (declcfg.Suggest, which every "did you mean" of
+// fbc uses), else the one name it begins. Cobra suggests only for commands
+// that leave their arguments unchecked, and fbc checks them all (noArgs).
+func suggestCommand(cmd *cobra.Command, word string) string {
+	byName := map[string]string{}
+	var names, prefixed []string
+	for _, c := range cmd.Commands() {
+		if !c.IsAvailableCommand() {
+			continue
+		}
+		for _, n := range append([]string{c.Name()}, c.Aliases...) {
+			byName[n] = c.Name()
+			names = append(names, n)
+		}
+		if strings.HasPrefix(strings.ToLower(c.Name()), strings.ToLower(word)) {
+			prefixed = append(prefixed, c.Name())
+		}
+	}
+	if s := declcfg.Suggest(word, names); s != "" {
+		return byName[s]
+	}
+	if len(prefixed) == 1 {
+		return prefixed[0]
+	}
+	return ""
 }
 
 // exactArgs, minArgs and rangeArgs are cobra's validators returning usage
