@@ -24,8 +24,9 @@ func where(pkg, ch string) string {
 	return pkg + "/" + ch
 }
 
-// describe renders a change as one line with a +, - or ~ marker.
-func (c Change) describe() string {
+// Describe renders a change as one line with a +, - or ~ marker, as the
+// text report lists it.
+func (c Change) Describe() string {
 	at := where(c.Package, c.Channel)
 	withDetail := func(s string) string {
 		if c.Detail == "" {
@@ -93,7 +94,9 @@ func (f Finding) semanticsTag() string {
 	return " (" + semanticsList(f.Semantics) + ")"
 }
 
-func (d *DiffReport) verdict() string {
+// Verdict sums the findings up as the reports end: "safe", "safe, with 2
+// warnings" or "unsafe: 1 error, 0 warnings".
+func (d *DiffReport) Verdict() string {
 	errs, warns := 0, 0
 	for _, f := range d.Findings {
 		if f.Severity == SeverityError {
@@ -123,7 +126,7 @@ func (d *DiffReport) WriteText(w io.Writer) error {
 	} else {
 		t.Printf("\nchanges:\n")
 		for _, c := range d.Changes {
-			t.Printf("  %s\n", c.describe())
+			t.Printf("  %s\n", c.Describe())
 		}
 	}
 	if len(d.Findings) > 0 {
@@ -142,7 +145,7 @@ func (d *DiffReport) WriteText(w io.Writer) error {
 			t.Printf("\n%s\n", s)
 		}
 	}
-	t.Printf("\n%s\n", d.verdict())
+	t.Printf("\n%s\n", d.Verdict())
 	return t.Err()
 }
 
@@ -253,7 +256,7 @@ func (d *DiffReport) WriteGitHub(w, summary io.Writer) error {
 			}
 		}
 	}
-	t.Printf("fbc diff: %s\n", d.verdict())
+	t.Printf("fbc diff: %s\n", d.Verdict())
 	if t.Err() != nil || summary == nil {
 		return t.Err()
 	}
@@ -285,7 +288,7 @@ func mdCell(s string) string {
 // summary file is appended to by every step of the job.
 func (d *DiffReport) writeSummary(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Catalog upgrade check: %s\n\n", d.verdict())
+	fmt.Fprintf(&b, "### Catalog upgrade check: %s\n\n", d.Verdict())
 	fmt.Fprintf(&b, "`%s` → `%s`, judged under %s semantics.\n\n", mdCell(d.Old), mdCell(d.New), semanticsList(d.Semantics))
 	if s := d.scope(); s != "" {
 		fmt.Fprintf(&b, "%s.\n\n", mdCell(s))
@@ -308,7 +311,7 @@ func (d *DiffReport) writeSummary(w io.Writer) error {
 	} else {
 		fmt.Fprintf(&b, "<details><summary>%d %s</summary>\n\n```\n", len(d.Changes), plural(len(d.Changes), "change", "changes"))
 		for _, c := range d.Changes {
-			b.WriteString(strings.ReplaceAll(c.describe(), "```", "'''") + "\n")
+			b.WriteString(strings.ReplaceAll(c.Describe(), "```", "'''") + "\n")
 		}
 		b.WriteString("```\n\n</details>\n\n")
 	}

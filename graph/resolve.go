@@ -127,6 +127,32 @@ type Resolver struct {
 	opts    Options
 	classic *classicPlan
 	v1      *v1Plan
+	// memo, when set (Remember), keeps every step resolved, by installed
+	// bundle.
+	memo map[memoKey]memoStep
+}
+
+type memoKey struct {
+	fresh                  bool
+	name, version, release string
+	hasRelease             bool
+}
+
+type memoStep struct {
+	st  *Step
+	err error
+}
+
+// Remember makes the resolver keep every step it resolves, keyed by the
+// installed bundle, so that the paths of many installed bundles share the
+// steps they have in common: a path from each bundle of a channel then
+// costs one resolution per bundle, not one per step of each path. The
+// steps it returns are then shared between paths, so callers must not
+// change them.
+func (r *Resolver) Remember() {
+	if r.memo == nil {
+		r.memo = map[memoKey]memoStep{}
+	}
 }
 
 // NewResolver checks the options and prepares the package's graph for
@@ -196,6 +222,25 @@ func (r *Resolver) CheckInstalled(in Installed) error {
 // error means resolution fails, as OLM would report it; the step is then
 // still returned when the candidates were known before the failure.
 func (r *Resolver) Step(from *Installed) (*Step, error) {
+	if r.memo == nil {
+		return r.step(from)
+	}
+	k := memoKey{fresh: from == nil}
+	if from != nil {
+		k.name, k.version = from.Name, from.Version
+		if from.Release != nil {
+			k.release, k.hasRelease = *from.Release, true
+		}
+	}
+	if m, ok := r.memo[k]; ok {
+		return m.st, m.err
+	}
+	st, err := r.step(from)
+	r.memo[k] = memoStep{st, err}
+	return st, err
+}
+
+func (r *Resolver) step(from *Installed) (*Step, error) {
 	if r.classic != nil {
 		return r.classic.step(from)
 	}

@@ -503,22 +503,14 @@ func (s *Survey) writeTables(t *textout.Writer) {
 		tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "FROM\tVERSION\tNEXT\tHOPS\tNOTE")
 		for _, r := range sel.Rows {
-			next, hops, note := "-", "-", ""
+			next, hops := "-", "-"
 			if r.Next != nil {
 				next = r.Next.Name
 			}
 			if r.Hops >= 0 {
 				hops = strconv.Itoa(r.Hops)
 			}
-			switch {
-			case r.Err != nil:
-				note = "fails: " + r.Err.Error()
-			case r.DeadEnd() && r.End == r.From:
-				note = "dead end: no upgrade"
-			case r.DeadEnd():
-				note = "dead end: stops at " + r.End.Name
-			}
-			note = joinNotes(note, clusterNotes(r, s.Cluster)...)
+			note := r.Note(s.Cluster)
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.From.Name, r.From.Version, next, hops, note)
 		}
 		_ = tw.Flush() // writes to a strings.Builder
@@ -531,6 +523,22 @@ func (s *Survey) writeTables(t *textout.Writer) {
 			t.Printf("no cluster version reaches %s: %s\n", u.Bundle.Name, u.Reason)
 		}
 	}
+}
+
+// Note is what the survey's table says of the row, "" when nothing is
+// wrong: a failure, a dead end, and the steps a cluster cannot take (at is
+// the survey's cluster, nil for none).
+func (r *SurveyRow) Note(at *ClusterVersion) string {
+	note := ""
+	switch {
+	case r.Err != nil:
+		note = "fails: " + r.Err.Error()
+	case r.DeadEnd() && r.End == r.From:
+		note = "dead end: no upgrade"
+	case r.DeadEnd():
+		note = "dead end: stops at " + r.End.Name
+	}
+	return joinNotes(note, clusterNotes(r, at)...)
 }
 
 // clusterNotes are a row's notes about cluster versions.

@@ -273,30 +273,11 @@ func (p *Path) WriteText(w io.Writer, opts Options) error {
 			tw.Printf("  ! a cluster at %s cannot take this step: %s\n", p.Cluster, st.Refused)
 		}
 	}
-	names := []string{}
-	if p.From != nil {
-		names = append(names, p.From.Name)
-	}
-	names = append(names, p.Bundles()...)
 	tw.Printf("\n")
 	if p.Err != nil && (len(p.Steps) == 0 || p.Steps[len(p.Steps)-1].Err == nil) {
 		tw.Printf("error: %v\n", p.Err)
 	}
-	switch moves := len(p.Bundles()); {
-	case p.Err != nil:
-		tw.Printf("path: %s, then resolution fails\n", joinOrNone(names))
-	case moves == 0:
-		tw.Printf("path: no upgrade\n")
-	case p.From == nil:
-		// The first bundle is installed, not upgraded to.
-		what := "a fresh install"
-		if ups := moves - 1; ups > 0 {
-			what += fmt.Sprintf(", then %d %s", ups, plural(ups, "upgrade", "upgrades"))
-		}
-		tw.Printf("path: %s (%s)\n", strings.Join(names, " -> "), what)
-	default:
-		tw.Printf("path: %s (%d %s)\n", strings.Join(names, " -> "), moves, plural(moves, "upgrade", "upgrades"))
-	}
+	tw.Printf("%s\n", p.Line())
 	if p.Cluster != nil {
 		if n := p.RefusedSteps(); n > 0 {
 			tw.Printf("cluster %s: cannot take %d %s (of %d)\n", p.Cluster, n, plural(n, "step", "steps"), len(p.Bundles()))
@@ -305,6 +286,33 @@ func (p *Path) WriteText(w io.Writer, opts Options) error {
 		}
 	}
 	return tw.Err()
+}
+
+// Line sums the path up in one line, as the text output ends: the bundles
+// from the installed one on and what they amount to ("path: a.v1 -> a.v2
+// (1 upgrade)", "path: a.v3 (a fresh install)", "path: no upgrade", or
+// "path: a.v1 -> a.v2, then resolution fails").
+func (p *Path) Line() string {
+	names := []string{}
+	if p.From != nil {
+		names = append(names, p.From.Name)
+	}
+	names = append(names, p.Bundles()...)
+	switch moves := len(p.Bundles()); {
+	case p.Err != nil:
+		return fmt.Sprintf("path: %s, then resolution fails", joinOrNone(names))
+	case moves == 0:
+		return "path: no upgrade"
+	case p.From == nil:
+		// The first bundle is installed, not upgraded to.
+		what := "a fresh install"
+		if ups := moves - 1; ups > 0 {
+			what += fmt.Sprintf(", then %d %s", ups, plural(ups, "upgrade", "upgrades"))
+		}
+		return fmt.Sprintf("path: %s (%s)", strings.Join(names, " -> "), what)
+	default:
+		return fmt.Sprintf("path: %s (%d %s)", strings.Join(names, " -> "), moves, plural(moves, "upgrade", "upgrades"))
+	}
 }
 
 // RefusedSteps counts the steps the path's cluster cannot take.
@@ -331,6 +339,11 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// Describe says in one line what the text output says of a candidate of a
+// step from the installed bundle: its name and version, the edges that
+// make it a successor, and whether it is deprecated or excluded.
+func (c Candidate) Describe(from *Installed) string { return describeCandidate(c, from) }
 
 func describeCandidate(c Candidate, from *Installed) string {
 	var sb strings.Builder
