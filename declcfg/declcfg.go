@@ -19,6 +19,12 @@ const (
 	SchemaDeprecations = "olm.deprecations"
 )
 
+// SchemaLifecycle is the schema of the OpenShift lifecycle blob (a
+// package's minor versions, their support phases and the platform releases
+// each runs on). It is not modeled here: it loads as a Meta, which validate
+// checks and the upgrade-graph page reads.
+const SchemaLifecycle = "io.openshift.operators.lifecycles.v1alpha1"
+
 // Pos is a position in a source file. Line and Col are 1-based; zero means
 // unknown. File is the path as the user named it (relative paths stay
 // relative) or "-" for standard input.

@@ -142,7 +142,7 @@ func (cp *classicPlan) step(from *Installed) (*Step, error) {
 // works. With a DependencyResolver the step says which; without one it says
 // that part is not simulated.
 func (cp *classicPlan) dependencies(st *Step, from *Installed) (*Step, error) {
-	dep := dependency(st.Next)
+	dep := Dependency(st.Next)
 	if dep == "" {
 		return st, nil
 	}
@@ -170,7 +170,7 @@ func (cp *classicPlan) dependencies(st *Step, from *Installed) (*Step, error) {
 		if c.Name == next {
 			break
 		}
-		if c.Excluded == "" && c.Bundle != nil && dependency(c.Bundle) != "" {
+		if c.Excluded == "" && c.Bundle != nil && Dependency(c.Bundle) != "" {
 			c.Excluded = "its dependencies do not resolve from this catalog: " + cp.deps.Why(cp.pkg.Name, cp.channel, c.Name)
 		}
 	}

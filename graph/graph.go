@@ -79,11 +79,11 @@ func deprecated(d *model.Deprecation) string {
 	return d.Message
 }
 
-// dependency names the first property by which a bundle declares a
+// Dependency names the first property by which a bundle declares a
 // dependency OLM v1 refuses (olm.package.required, olm.gvk.required,
 // olm.constraint), "" when it has none.
 // Only the property types matter: their values are not decoded.
-func dependency(b *Bundle) string {
+func Dependency(b *Bundle) string {
 	for _, p := range b.Blob.Properties {
 		switch p.Type {
 		case declcfg.PropertyPackageRequired, declcfg.PropertyGVKRequired, declcfg.PropertyConstraint:

@@ -54,6 +54,24 @@ func resolverFor(cat *Catalog, q UpgradeQuery) (*Resolver, error) {
 	return NewResolver(p, opts)
 }
 
+// Lookup returns the named package, or an *OptionError that lists the
+// packages the catalog has and the closest name.
+func (c *Catalog) Lookup(name string) (*Package, error) {
+	if p := c.Package(name); p != nil {
+		return p, nil
+	}
+	return nil, unknownPackage(c, name)
+}
+
+// LookupChannel returns the package's channel of that name, or an
+// *OptionError that lists the channels it has and the closest name.
+func LookupChannel(p *Package, name string) (*Channel, error) {
+	if ch := p.Channel(name); ch != nil {
+		return ch, nil
+	}
+	return nil, unknownChannel(p, name)
+}
+
 // unknownPackage and unknownChannel are the *OptionError of a name the
 // catalog does not have: what it has, and the closest name.
 func unknownPackage(cat *Catalog, name string) error {
@@ -340,18 +358,11 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// Describe says in one line what the text output says of a candidate of a
-// step from the installed bundle: its name and version, the edges that
-// make it a successor, and whether it is deprecated or excluded.
-func (c Candidate) Describe(from *Installed) string { return describeCandidate(c, from) }
-
-func describeCandidate(c Candidate, from *Installed) string {
+// Explain says what the text output says of a candidate of a step from
+// the installed bundle after its name and version: the edges that make it
+// a successor, and whether it is deprecated or excluded.
+func (c Candidate) Explain(from *Installed) string {
 	var sb strings.Builder
-	sb.WriteString(c.Name)
-	if c.Bundle != nil {
-		fmt.Fprintf(&sb, " (%s)", c.Bundle.Version)
-	}
-	sb.WriteString(": ")
 	sb.WriteString(describeEdges(c.Edges, from))
 	if c.Bundle != nil && c.Bundle.Deprecation != nil {
 		sb.WriteString("; deprecated")
@@ -361,6 +372,14 @@ func describeCandidate(c Candidate, from *Installed) string {
 		sb.WriteString(c.Excluded)
 	}
 	return sb.String()
+}
+
+func describeCandidate(c Candidate, from *Installed) string {
+	name := c.Name
+	if c.Bundle != nil {
+		name += " (" + c.Bundle.Version + ")"
+	}
+	return name + ": " + c.Explain(from)
 }
 
 // describeEdges renders edges as "replaces X in alpha, beta; skipRange

@@ -271,7 +271,7 @@ func (vp *v1Plan) step(from *Installed) (*Step, error) {
 		return st.fail(vp.noBundles(from))
 	}
 	best := kept[0]
-	if dep := dependency(best); dep != "" {
+	if dep := Dependency(best); dep != "" {
 		return st.fail(fmt.Errorf("validating bundle %q: bundle %q has a dependency declared via property %q which is currently not supported", best.Name, best.Name, dep))
 	}
 	if !vp.valid(best) {

@@ -15,7 +15,7 @@ import (
 // each runs on (schema/lifecycle.cue has its shape). The rules here are
 // those of the tools that write and read it (plcc2fbc and fbc-update-planner,
 // release-engineering/fbc-update-planner pkg/fbc), in their words.
-const SchemaLifecycle = "io.openshift.operators.lifecycles.v1alpha1"
+const SchemaLifecycle = declcfg.SchemaLifecycle
 
 // majorMinor is a MAJOR.MINOR version without leading zeros.
 var majorMinor = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`) })
