@@ -3,12 +3,14 @@ package cmd
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fbc-project/fbc/graph"
+	"github.com/fbc-project/fbc/graph/page"
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/fault"
 )
@@ -18,7 +20,8 @@ func init() { register(newDiffCmd) }
 func newDiffCmd() *cobra.Command {
 	var (
 		semantics = newEnum("both", "classic", "v1", "both")
-		output    = newEnum("text", "text", "json", "github")
+		output    = newEnum("text", "text", "json", "github", "html")
+		outFile   string
 		fragment  bool
 		all       bool
 		prune     string
@@ -61,6 +64,14 @@ pruning rule to whole catalogs.
 -o github prints GitHub Actions annotations on the new catalog's files and,
 when $GITHUB_STEP_SUMMARY is set, appends a markdown summary to it.
 
+-o html writes one self-contained HTML page (it fetches nothing) for the
+change, the artifact a pull-request check attaches: the upgrade graph of
+every package the change touched, old and new merged, with the entries,
+edges, bundles and channels it added and removed marked, the bundles whose
+users it strands highlighted, the findings beside the picture, and each
+bundle's upgrade path before and after the change (simulated as diff
+simulates them: without resolving dependencies).
+
 Exit status: 0 safe, 1 unsafe, 2 usage, unreadable input, or a catalog that
 holds no packages (an empty directory or pipe is a wrong path or a failed
 checkout, never a safe change).`,
@@ -68,7 +79,8 @@ checkout, never a safe change).`,
   fbc diff /tmp/base/catalog catalog
   fbc diff old/ new/ --semantics v1 -o json
   fbc diff "$BASE/catalog" catalog -o github
-  fbc diff released-index/ fragment/ --fragment`,
+  fbc diff released-index/ fragment/ --fragment
+  fbc diff "$BASE/catalog" catalog -o html --output-file upgrade-graph.html`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if args[0] == "-" && args[1] == "-" {
@@ -77,11 +89,18 @@ checkout, never a safe change).`,
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
-			oldCat, err := loadGraph(cmd, pull, args[0], "compare", upgradeReads)
+			if outFile != "" && output.String() == "github" {
+				return usageErrorf("-o github prints workflow commands for the runner to read: it has no --output-file")
+			}
+			reads := upgradeReads
+			if output.String() == "html" {
+				reads = diffPageReads
+			}
+			oldCat, oldOthers, err := loadGraphOthers(cmd, pull, args[0], "compare", reads)
 			if err != nil {
 				return err
 			}
-			newCat, err := loadGraph(cmd, pull, args[1], "compare", upgradeReads)
+			newCat, newOthers, err := loadGraphOthers(cmd, pull, args[1], "compare", reads)
 			endProgress(cmd)
 			if err != nil {
 				return err
@@ -104,14 +123,17 @@ checkout, never a safe change).`,
 			}
 			report.Old, report.New = args[0], args[1]
 			report.All, report.ListHint = all, "`--all` lists them"
-			out := cmd.OutOrStdout()
 			switch output.String() {
-			case "json":
-				err = report.WriteJSON(out)
 			case "github":
 				err = writeGitHubDiff(report, cmd)
+			case "html":
+				doc := page.BuildDiff(oldCat, newCat, report, page.DiffOptions{Old: args[0], New: args[1],
+					OldOthers: oldOthers, NewOthers: newOthers, Warn: warner(cmd.ErrOrStderr())})
+				err = writeOutput(cmd, outFile, func(w io.Writer) error { return page.WriteHTML(w, doc) })
+			case "json":
+				err = writeOutput(cmd, outFile, report.WriteJSON)
 			default:
-				err = report.WriteText(out)
+				err = writeOutput(cmd, outFile, report.WriteText)
 			}
 			if err != nil {
 				return err
@@ -124,6 +146,7 @@ checkout, never a safe change).`,
 	}
 	semantics.register(cmd, "semantics", "", "upgrade rules to judge the change by")
 	output.register(cmd, "output", "o", "output format")
+	cmd.Flags().StringVar(&outFile, "output-file", "", "write the report to this `FILE` (whole, or not at all) instead of standard output")
 	addPullFlags(cmd.Flags(), &pull)
 	cmd.Flags().BoolVar(&all, "all", false, "also list the problems OLD had already, which the change left as they were")
 	cmd.Flags().BoolVar(&fragment, "fragment", false, "NEW is a fragment of OLD: packages absent from NEW are out of scope; released entries may not be pruned")

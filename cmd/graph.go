@@ -3,26 +3,36 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/graph"
+	"github.com/fbc-project/fbc/graph/page"
 	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/resolve"
 )
 
 // loadGraph loads a catalog for the upgrade-graph commands, keeping what
 // reads says; see loadCatalogFor.
 func loadGraph(cmd *cobra.Command, pull image.Options, path, doing string, reads catalogReads) (*graph.Catalog, error) {
+	cat, _, err := loadGraphOthers(cmd, pull, path, doing, reads)
+	return cat, err
+}
+
+// loadGraphOthers is loadGraph that also returns the catalog's blobs of
+// other schemas (what reads keeps of them).
+func loadGraphOthers(cmd *cobra.Command, pull image.Options, path, doing string, reads catalogReads) (*graph.Catalog, []declcfg.Meta, error) {
 	cfg, err := loadCatalogFor(cmd, pull, path, doing, false, reads)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cat := graph.New(cfg)
 	for _, w := range cat.Warnings {
 		warner(cmd.ErrOrStderr())(w)
 	}
-	return cat, nil
+	return cat, cfg.Others, nil
 }
 
 // loadCatalogFor loads a catalog (a path, or a catalog image pulled as
@@ -61,13 +71,14 @@ func init() { register(newGraphCmd) }
 
 func newGraphCmd() *cobra.Command {
 	var (
-		opts   graph.PictureOptions
-		output = newEnum("mermaid", "mermaid", "dot", "json")
-		pull   image.Options
+		opts    graph.PictureOptions
+		output  = newEnum("mermaid", "mermaid", "dot", "json", "html")
+		outFile string
+		pull    image.Options
 	)
 	cmd := &cobra.Command{
 		Use:   "graph CATALOG",
-		Short: "Draw the upgrade graph of a catalog (mermaid, Graphviz dot or JSON)",
+		Short: "Draw the upgrade graph of a catalog (mermaid, Graphviz dot, JSON, or an HTML page)",
 		Long: `graph draws every channel's upgrade edges: replaces, skips and the skipRange
 edges to each entry whose version the range contains, from the older bundle to
 the newer one.
@@ -81,15 +92,29 @@ them are outlined, and the edges classic ignores are drawn dashed.
 --minimum-edge NAME draws only NAME's package and only the edges from NAME's
 version or newer, as opm does; it is the way to shrink a long history.
 
+-o html writes one self-contained HTML page (script, style and data inline;
+it fetches nothing) that draws the package's versions in order down one
+axis: every channel, switched between, and all channels at once with each
+bundle once; replaces, skips and skipRange edges, heads, the default
+channel, deprecations and lifecycle phases; the dead ends upgrade-path --all
+finds and where OLM classic and OLM v1 part ways. Clicking a bundle shows
+its upgrade path under both, as fbc upgrade-path computes it. Without
+--package the page has a picker over every package; --channel opens it on
+that channel of --package.
+
 CATALOG is a directory, a file, - for standard input, or a catalog image
 (registry, oci:, oci-archive:, docker-archive:), pulled as fbc render pulls it.`,
 		Example: `  fbc graph catalog/ --package etcd > etcd.mmd
   fbc graph catalog/ --package etcd -o dot | dot -Tsvg > etcd.svg
-  fbc graph catalog/ --minimum-edge etcdoperator.v0.9.0 -o json`,
+  fbc graph catalog/ --minimum-edge etcdoperator.v0.9.0 -o json
+  fbc graph catalog/ --package etcd -o html --output-file etcd.html`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkPullFlags(pull); err != nil {
 				return err
+			}
+			if output.String() == "html" {
+				return graphPage(cmd, pull, args[0], opts, outFile)
 			}
 			cat, err := loadGraph(cmd, pull, args[0], "draw", upgradeReads)
 			if err != nil {
@@ -102,26 +127,50 @@ CATALOG is a directory, a file, - for standard input, or a catalog image
 			for _, w := range pic.Warnings {
 				warner(cmd.ErrOrStderr())(w)
 			}
-			out := cmd.OutOrStdout()
-			switch output.String() {
-			case "dot":
-				return pic.WriteDOT(out)
-			case "json":
-				return pic.WriteJSON(out, cat)
-			}
-			return pic.WriteMermaid(out)
+			return writeOutput(cmd, outFile, func(out io.Writer) error {
+				switch output.String() {
+				case "dot":
+					return pic.WriteDOT(out)
+				case "json":
+					return pic.WriteJSON(out, cat)
+				}
+				return pic.WriteMermaid(out)
+			})
 		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.Package, "package", "p", "", "draw only this package")
 	opmNames(f, map[string]string{"package-name": "package"}) // opm alpha render-graph
-	f.StringVar(&opts.Channel, "channel", "", "draw only channels of this name")
+	f.StringVar(&opts.Channel, "channel", "", "draw only channels of this name (-o html: open the page on this channel)")
 	f.StringVar(&opts.MinimumEdge, "minimum-edge", "", "draw only edges from this bundle's version or newer (and only its package)")
 	completeNames(cmd, firstArg, packageNames, "package")
 	completeNames(cmd, firstArg, channelNames, "channel")
 	completeNames(cmd, firstArg, bundleNames, "minimum-edge")
 	f.BoolVar(&opts.V0Semantics, "draw-v0-semantics", true, "mark entries and edges OLM classic ignores because a newer entry skips them")
 	output.register(cmd, "output", "o", "output format")
+	f.StringVar(&outFile, "output-file", "", "write the output to this `FILE` (whole, or not at all) instead of standard output")
 	addPullFlags(f, &pull)
 	return withProgress(cmd, "reading")
+}
+
+// graphPage writes fbc graph's HTML page: the catalog loaded whole, as
+// fbc upgrade-path loads it (cluster checks read bundles' properties and
+// manifests, classic paths resolve dependencies), one page.Build.
+func graphPage(cmd *cobra.Command, pull image.Options, path string, opts graph.PictureOptions, outFile string) error {
+	switch {
+	case opts.MinimumEdge != "":
+		return usageErrorf("--minimum-edge trims mermaid, dot and json pictures; the page (-o html) draws every edge")
+	case opts.Channel != "" && opts.Package == "":
+		return usageErrorf("--channel with -o html opens the page on a channel of --package: give --package too")
+	}
+	cat, others, err := loadGraphOthers(cmd, pull, path, "draw", catalogReads{})
+	if err != nil {
+		return err
+	}
+	doc, err := page.Build(cat, page.Options{Package: opts.Package, Channel: opts.Channel, Catalog: path, Others: others,
+		Dependencies: resolve.NewUpgradeChecker(cmd.Context(), cat.Catalog), Warn: warner(cmd.ErrOrStderr())})
+	if err != nil {
+		return err
+	}
+	return writeOutput(cmd, outFile, func(w io.Writer) error { return page.WriteHTML(w, doc) })
 }

@@ -1,0 +1,45 @@
+package cmd
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/graph"
+	"github.com/fbc-project/fbc/internal/atomicfile"
+	"github.com/fbc-project/fbc/internal/ctxio"
+)
+
+// The upgrade-graph page (fbc graph -o html, fbc diff -o html) and the
+// --output-file both commands take.
+
+// diffPageReads keeps what a diff page reads: what the simulations read
+// (graph.Slim) and the lifecycle blobs, whose phases the page shows.
+var diffPageReads = catalogReads{values: graph.ReadsValue, part: func(part *declcfg.DeclarativeConfig) {
+	kept := map[int]json.RawMessage{}
+	for i, m := range part.Others {
+		if m.Schema == declcfg.SchemaLifecycle {
+			kept[i] = m.Blob
+		}
+	}
+	graph.Slim(part)
+	for i, b := range kept {
+		part.Others[i].Blob = b
+	}
+}}
+
+// writeOutput writes a command's output to standard output, or, when path
+// is set, to that file through a temporary file renamed into place once
+// the whole output is written: an interrupt or an error leaves the file
+// as it was.
+func writeOutput(cmd *cobra.Command, path string, write func(io.Writer) error) error {
+	if path == "" {
+		return write(cmd.OutOrStdout())
+	}
+	ctx := cmd.Context()
+	return atomicfile.Write(ctx, path, 0o644, func(w io.Writer) error {
+		return write(ctxio.Writer(ctx, w))
+	})
+}
