@@ -1,8 +1,13 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -38,8 +43,16 @@ func writeOutput(cmd *cobra.Command, path string, write func(io.Writer) error) e
 	if path == "" {
 		return write(cmd.OutOrStdout())
 	}
+	// Said in the user's words before a temporary name could be.
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return usageErrorf("--output-file %s: there is no directory %s to write it in", path, filepath.Dir(path))
+	}
 	ctx := cmd.Context()
-	return atomicfile.Write(ctx, path, 0o644, func(w io.Writer) error {
+	err := atomicfile.Write(ctx, path, 0o644, func(w io.Writer) error {
 		return write(ctxio.Writer(ctx, w))
 	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("--output-file %s: %w", path, err)
+	}
+	return err
 }

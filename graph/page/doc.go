@@ -25,12 +25,12 @@ type Document struct {
 	Catalog string `json:"catalog,omitempty"`
 	Old     string `json:"old,omitempty"`
 	New     string `json:"new,omitempty"`
-	// Packages are the packages shown, by name: every package of the
-	// catalog, the one asked for, or (diff) those the change touched.
-	Packages []*Package `json:"packages"`
 	// Channel is the channel the page opens on, "" for the view of every
 	// channel.
 	Channel string `json:"channel,omitempty"`
+	// Packages are the packages shown, by name: every package of the
+	// catalog, the one asked for, or (diff) those the change touched.
+	Packages []*Package `json:"packages"`
 	// Unchanged counts, on a diff page, the packages the change left as
 	// they were (not shown).
 	Unchanged int `json:"unchanged,omitempty"`
