@@ -85,6 +85,12 @@ func TestImportRules(t *testing.T) {
 	direct := map[string][]string{
 		"image": {"render", "images", "cmd"},
 	}
+	// directPath lists packages of ours, by path, that only these
+	// top-level packages may import: the upgrade-graph page draws what
+	// graph computes, for the CLI, and nothing computes with it.
+	directPath := map[string][]string{
+		"graph/page": {"cmd"},
+	}
 	// exclusive lists third-party module prefixes only one of our top-level
 	// packages (and cmd, which wires it) may import.
 	exclusive := map[string]string{
@@ -150,6 +156,9 @@ func TestImportRules(t *testing.T) {
 				if who, ok := direct[top(d)]; ok && !contains(who, self) && !strings.HasSuffix(p.ImportPath, "test") {
 					t.Errorf("%s imports %s: only %v may import it directly", p.ImportPath, d, who)
 				}
+			}
+			if who, ok := directPath[strings.TrimPrefix(d, mod+"/")]; ok && !contains(who, self) && !strings.HasSuffix(p.ImportPath, "test") {
+				t.Errorf("%s imports %s: only %v may import it", p.ImportPath, d, who)
 			}
 		}
 	}
