@@ -153,7 +153,7 @@ func chromiumPath(t *testing.T) string {
 		}
 	}
 	msg := "chromium is not installed: the browser tests need Debian's chromium package (apt-get install -y chromium; .ci/run installs it)"
-	if os.Getenv("CI") != "" {
+	if sharedtest.InCI() {
 		t.Fatal(msg + " (CI is set: they must run)")
 	}
 	t.Skip(msg)
