@@ -421,52 +421,26 @@ func viewOf(channel string, old, cur *side, diff bool, idx map[string]int, bundl
 		return "removed"
 	}
 
-	// Edges: the new side's, then those only the old side has.
-	oldEdges, newEdges := map[edgeKey]*sideEdge{}, map[edgeKey]*sideEdge{}
+	// Edges and ranges: the new side's, then those only the old side has.
+	var oldEdges, newEdges []*sideEdge
+	var oldRanges, newRanges []*sideRange
 	if ov != nil {
-		for _, e := range ov.edges {
-			oldEdges[e.edgeKey] = e
-		}
+		oldEdges, oldRanges = ov.edges, ov.ranges
 	}
 	if nv != nil {
-		for _, e := range nv.edges {
-			newEdges[e.edgeKey] = e
-		}
+		newEdges, newRanges = nv.edges, nv.ranges
 	}
-	addEdge := func(e *sideEdge, st string) {
+	merge(oldEdges, newEdges, func(e *sideEdge) edgeKey { return e.edgeKey }, status, func(e *sideEdge, st string) {
 		ed := &Edge{From: idx[e.from], To: idx[e.to], Kind: e.kind, ClassicIgnores: e.classicIgnores, V1Ignores: e.v1Ignores, Status: st}
 		if channel == "" {
 			ed.Channels = e.channels
 		}
 		v.Edges = append(v.Edges, ed)
-	}
-	if nv != nil {
-		for _, e := range nv.edges {
-			addEdge(e, status(true, oldEdges[e.edgeKey] != nil))
-		}
-	}
-	if ov != nil {
-		for _, e := range ov.edges {
-			if newEdges[e.edgeKey] == nil {
-				addEdge(e, status(false, true))
-			}
-		}
-	}
+	})
 	slices.SortStableFunc(v.Edges, func(a, b *Edge) int {
 		return cmp.Or(cmp.Compare(a.To, b.To), cmp.Compare(a.From, b.From), cmp.Compare(a.Kind, b.Kind))
 	})
 
-	oldRanges, newRanges := map[rangeKey]bool{}, map[rangeKey]bool{}
-	if ov != nil {
-		for _, r := range ov.ranges {
-			oldRanges[r.rangeKey] = true
-		}
-	}
-	if nv != nil {
-		for _, r := range nv.ranges {
-			newRanges[r.rangeKey] = true
-		}
-	}
 	addRange := func(r *sideRange, st string) {
 		rg := &Range{To: idx[r.to], Range: r.rng, Covers: [][2]int{}, Invalid: r.invalid, ClassicIgnores: r.classicIgnores, Status: st}
 		if channel == "" {
@@ -488,18 +462,7 @@ func viewOf(channel string, old, cur *side, diff bool, idx map[string]int, bundl
 		}
 		v.Ranges = append(v.Ranges, rg)
 	}
-	if nv != nil {
-		for _, r := range nv.ranges {
-			addRange(r, status(true, oldRanges[r.rangeKey]))
-		}
-	}
-	if ov != nil {
-		for _, r := range ov.ranges {
-			if !newRanges[r.rangeKey] {
-				addRange(r, status(false, true))
-			}
-		}
-	}
+	merge(oldRanges, newRanges, func(r *sideRange) rangeKey { return r.rangeKey }, status, addRange)
 	slices.SortStableFunc(v.Ranges, func(a, b *Range) int {
 		return cmp.Or(cmp.Compare(a.To, b.To), cmp.Compare(a.Range, b.Range))
 	})
@@ -514,6 +477,24 @@ func viewOf(channel string, old, cur *side, diff bool, idx map[string]int, bundl
 		v.OldClassic, v.OldV1 = simOf(ov.sims[graph.Classic], names, idx), simOf(ov.sims[graph.V1], names, idx)
 	}
 	return v
+}
+
+// merge adds the new side's items, then those only the old side has, each
+// with its status (added, removed, or "" when both sides have it).
+func merge[K comparable, T any](olds, news []T, key func(T) K, status func(inNew, inOld bool) string, add func(T, string)) {
+	inOld, inNew := map[K]bool{}, map[K]bool{}
+	for _, x := range olds {
+		inOld[key(x)] = true
+	}
+	for _, x := range news {
+		inNew[key(x)] = true
+		add(x, status(true, inOld[key(x)]))
+	}
+	for _, x := range olds {
+		if !inNew[key(x)] {
+			add(x, status(false, true))
+		}
+	}
 }
 
 func simOf(ss *sideSim, names []string, idx map[string]int) *Sim {

@@ -102,24 +102,19 @@
     var first = stepAt(v, sim, from);
     if (!first) return null;
     var p = { bundles: [from], steps: [], error: pathError(first), moves: first.moves, fresh: false };
-    var cur = from, st = first;
-    for (var k = 0; k < first.moves && st; k++) {
-      p.steps.push({ from: cur, step: st });
-      cur = st.next;
-      if (cur < 0) break;
-      p.bundles.push(cur);
-      st = stepAt(v, sim, cur);
-    }
-    if (st && (st.next < 0 || st.error)) p.steps.push({ from: cur, step: st });
-    return p;
+    return chain(v, sim, p, from, first, first.moves);
   }
   function followFresh(v, sim) {
     var f = sim.fresh;
     var p = { bundles: [], steps: [{ from: -1, step: f }], error: pathError(f), moves: f.moves, fresh: true };
     if (f.next < 0 || f.moves === 0) return p;
-    var cur = f.next, st = stepAt(v, sim, cur);
-    p.bundles.push(cur);
-    for (var k = 1; k < f.moves && st; k++) {
+    p.bundles.push(f.next);
+    return chain(v, sim, p, f.next, stepAt(v, sim, f.next), f.moves - 1);
+  }
+  // chain follows n next steps from bundle cur, whose step is st, adding
+  // each to the path, then the step where the path stays or fails.
+  function chain(v, sim, p, cur, st, n) {
+    for (var k = 0; k < n && st; k++) {
       p.steps.push({ from: cur, step: st });
       cur = st.next;
       if (cur < 0) break;
