@@ -1,7 +1,6 @@
 package compose
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -187,7 +186,7 @@ func ParseConfig(file string, data []byte) (*CatalogConfig, error) {
 		}
 	}
 	if len(docs) > 1 {
-		problems = append(problems, &ConfigError{Pos: declcfg.Pos{File: file, Line: separatorLine(data, docs[1].Pos.Line), Col: 1},
+		problems = append(problems, &ConfigError{Pos: declcfg.Pos{File: file, Line: declcfg.DocumentStart(data, docs[1].Pos.Line), Col: 1},
 			Msg: "a catalog config is one document; remove the extra ones"})
 	}
 	if len(problems) > 0 {
@@ -204,19 +203,6 @@ func ParseConfig(file string, data []byte) (*CatalogConfig, error) {
 		return nil, errors.Join(errs...)
 	}
 	return cfg, nil
-}
-
-// separatorLine is the line of the "---" that starts the document whose
-// first line is line: the last such line at or before it ("---" alone or
-// before a space or tab, as YAML marks a document start).
-func separatorLine(data []byte, line int) int {
-	lines := bytes.SplitN(data, []byte("\n"), line+1)
-	for i := min(line, len(lines)) - 1; i >= 0; i-- {
-		if l, ok := bytes.CutPrefix(bytes.TrimSuffix(lines[i], []byte("\r")), []byte("---")); ok && (len(l) == 0 || l[0] == ' ' || l[0] == '\t') {
-			return i + 1
-		}
-	}
-	return line
 }
 
 // resolve returns where a reference's catalog is: a local directory or file

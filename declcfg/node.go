@@ -211,6 +211,21 @@ func ParseYAML(data []byte) ([]Document, error) {
 	return docs, nil
 }
 
+// DocumentStart is the line of the "---" that starts the document whose
+// first line is line (a Document's Pos.Line): the last such line at or
+// before it ("---" alone or before a space or tab, as YAML marks a document
+// start), or line itself when there is none. Errors about a document as a
+// whole (one too many) point there.
+func DocumentStart(data []byte, line int) int {
+	lines := bytes.SplitN(data, []byte("\n"), line+1)
+	for i := min(line, len(lines)) - 1; i >= 0; i-- {
+		if l, ok := bytes.CutPrefix(bytes.TrimSuffix(lines[i], []byte("\r")), []byte("---")); ok && (len(l) == 0 || l[0] == ' ' || l[0] == '\t') {
+			return i + 1
+		}
+	}
+	return line
+}
+
 // shiftDocs moves documents down by n lines.
 func shiftDocs(docs []yamlDoc, n int) {
 	for i := range docs {
