@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
@@ -39,6 +40,17 @@ type Options struct {
 	// Renderer reads every source: directories, files, standard input and
 	// catalog images (default: a Renderer with zero Options).
 	Renderer *render.Renderer
+	// Keep, when set, says as each part of a source is read whether a
+	// package's blobs are kept: the blobs of a package it refuses are
+	// dropped at once (package-less blobs are always kept), so that a
+	// caller wanting a few packages of a large catalog holds no more. It
+	// sees every package name of every source, and may be called from
+	// several goroutines at once.
+	Keep func(pkg string) bool
+	// Cut, when set, selects part of the merged catalog in place of
+	// Selection: it returns what is kept and notes for the user, and its
+	// error fails Compose as it is.
+	Cut func(*declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, []Note, error)
 }
 
 // Result is a composed catalog and where each package goes. Config holds
@@ -210,7 +222,13 @@ func compose(ctx context.Context, origins []origin, opts Options, policy Conflic
 	if err != nil {
 		return nil, err
 	}
-	out, notes, err := Filter(merged.Config, opts.Selection)
+	cut := opts.Cut
+	if cut == nil {
+		cut = func(cfg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, []Note, error) {
+			return Filter(cfg, opts.Selection)
+		}
+	}
+	out, notes, err := cut(merged.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +303,12 @@ func readSources(ctx context.Context, origins []origin, opts Options, spool *val
 	cfgs := make([]*declcfg.DeclarativeConfig, len(origins))
 	if len(locs) > 0 {
 		req := render.Request{Allowed: render.KindCatalogs, CatalogsAsLoaded: true,
-			Part: func(_ int, part *declcfg.DeclarativeConfig) error { return spool.stash(part) }}
+			Part: func(_ int, part *declcfg.DeclarativeConfig) error {
+				if opts.Keep != nil {
+					keepPackages(part, opts.Keep)
+				}
+				return spool.stash(part)
+			}}
 		rendered, err := r.RenderEach(ctx, locs, req)
 		if err != nil {
 			return nil, err
@@ -308,6 +331,28 @@ func readSources(ctx context.Context, origins []origin, opts Options, spool *val
 		return nil, failed
 	}
 	return cfgs, nil
+}
+
+// keepPackages drops from part the blobs of the packages keep refuses;
+// package-less blobs stay.
+func keepPackages(part *declcfg.DeclarativeConfig, keep func(string) bool) {
+	memo := map[string]bool{}
+	kept := func(pkg string) bool {
+		if pkg == "" {
+			return true
+		}
+		k, ok := memo[pkg]
+		if !ok {
+			k = keep(pkg)
+			memo[pkg] = k
+		}
+		return k
+	}
+	part.Packages = slices.DeleteFunc(part.Packages, func(p declcfg.Package) bool { return !kept(p.Name) })
+	part.Channels = slices.DeleteFunc(part.Channels, func(c declcfg.Channel) bool { return !kept(c.Package) })
+	part.Bundles = slices.DeleteFunc(part.Bundles, func(b declcfg.Bundle) bool { return !kept(b.Package) })
+	part.Deprecations = slices.DeleteFunc(part.Deprecations, func(d declcfg.Deprecation) bool { return !kept(d.Package) })
+	part.Others = slices.DeleteFunc(part.Others, func(m declcfg.Meta) bool { return !kept(m.Package) })
 }
 
 // checkLocal refuses a local source that does not exist or is a bundle

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -98,4 +99,50 @@ func TestParseConfigDuplicateKeysAndAliases(t *testing.T) {
 	c, err := ParseConfig("c.yaml", []byte("name: &n c\nreferences:\n- &r {name: a, image: x.json}\n- {name: *n, image: x.json}\n"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a", "c"}, []string{c.References[0].Name, c.References[1].Name})
+}
+
+// Keep drops packages as the sources are read; Cut replaces the selection.
+func TestComposeKeepAndCut(t *testing.T) {
+	dir := t.TempDir()
+	for _, pkg := range []string{"a", "b", "c"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, pkg), 0o755))
+		blob := `{"schema":"olm.package","name":"` + pkg + `","defaultChannel":"s"}
+{"schema":"olm.channel","package":"` + pkg + `","name":"s","entries":[{"name":"` + pkg + `.v1"}]}
+{"schema":"olm.bundle","package":"` + pkg + `","name":"` + pkg + `.v1","image":"x/` + pkg + `:v1","properties":[{"type":"olm.package","value":{"packageName":"` + pkg + `","version":"1.0.0"}}]}
+{"schema":"example.note","package":"` + pkg + `"}
+`
+		require.NoError(t, os.WriteFile(filepath.Join(dir, pkg, "catalog.json"), []byte(blob), 0o644))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "extra.json"), []byte(`{"schema":"example.global"}`), 0o644))
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	res, err := Compose(context.Background(), Options{
+		Sources: []string{dir},
+		Keep: func(pkg string) bool {
+			mu.Lock()
+			seen[pkg] = true
+			mu.Unlock()
+			return pkg != "c"
+		},
+		Cut: func(cfg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, []Note, error) {
+			assert.Equal(t, []string{"a", "b"}, cfg.PackageNames())
+			out := *cfg
+			out.Bundles = nil
+			return &out, []Note{{Message: "cut"}}, nil
+		},
+	})
+	require.NoError(t, err)
+	defer res.Close()
+	assert.Equal(t, map[string]bool{"a": true, "b": true, "c": true}, seen)
+	assert.Empty(t, res.Config.Bundles)
+	assert.Len(t, res.Config.Others, 3)
+	assert.Equal(t, []Note{{Message: "cut"}}, res.Notes)
+
+	// WriteTree lays the result out in a folder of its own.
+	out := filepath.Join(t.TempDir(), "tree", "catalog")
+	require.NoError(t, WriteTree(context.Background(), res.Config, out, DirOptions{Expand: res.Expand}))
+	for _, f := range []string{"catalog.json", "a/catalog.json", "b/catalog.json"} {
+		assert.FileExists(t, filepath.Join(out, f))
+	}
+	assert.NoDirExists(t, filepath.Join(out, "c"))
 }

@@ -631,6 +631,17 @@ func keepsAll(entries []declcfg.ChannelEntry, k map[string]bool) bool {
 	return true
 }
 
+// where returns the elements of s that keep admits, in a new slice.
+func where[T any](s []T, keep func(T) bool) []T {
+	var out []T
+	for _, x := range s {
+		if keep(x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -646,4 +657,77 @@ func listNames(names []string, max int) string {
 		return strings.Join(names, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
+}
+
+// AddDependencies adds to cut, a valid part of cfg made by some other
+// selection, what its bundles require, by Filter's WithDependencies rules:
+// for each olm.package.required, olm.gvk.required and olm.constraint that no
+// bundle of the result satisfies, every bundle of cfg that does, in each
+// channel that lists it (only the head of those, per channel, with
+// headsOnly), transitively; a requirement nothing in cfg provides is a
+// warning Note. The channels that gain entries are re-drawn as Filter draws
+// them, over the entries kept and added, and a package new to the result
+// comes as Filter writes it (with a default channel among those kept); the
+// rest of cut is returned as it is. Neither cfg nor cut is changed.
+func AddDependencies(cfg, cut *declcfg.DeclarativeConfig, headsOnly bool) (*declcfg.DeclarativeConfig, []Note) {
+	f := &filter{cfg: cfg, sel: Selection{HeadsOnly: headsOnly, WithDependencies: true}, kept: map[string]map[string]map[string]bool{}, warned: map[string]bool{}}
+	f.index()
+	size := map[string]int{} // entries kept per package and channel, before
+	for _, ch := range cut.Channels {
+		if p := f.pkgs[ch.Package]; p != nil {
+			k := map[string]bool{}
+			for _, e := range ch.Entries {
+				k[e.Name] = true
+			}
+			f.keep(p, &declcfg.Channel{Package: ch.Package, Name: ch.Name}, k)
+			size[ch.Package+"/"+ch.Name] = len(f.kept[ch.Package][ch.Name])
+		}
+	}
+	f.addDependencies()
+	grown := map[string]bool{}   // packages that gained bundles
+	changed := map[string]bool{} // their channels that gained entries, as package/channel
+	for pkg, chans := range f.kept {
+		for ch, k := range chans {
+			if len(k) > size[pkg+"/"+ch] {
+				grown[pkg], changed[pkg+"/"+ch] = true, true
+			}
+		}
+	}
+	notes := f.notes
+	if len(grown) == 0 {
+		return cut, notes
+	}
+	inCut := map[string]bool{}
+	for _, p := range cut.Packages {
+		inCut[p.Name] = true
+	}
+	added := f.result()
+	for _, n := range f.notes[len(notes):] {
+		if !inCut[n.Package] {
+			notes = append(notes, n) // a new package's default channel
+		}
+	}
+	// A grown package takes its bundles and deprecations from added, its
+	// changed channels too, and, when it is new, everything.
+	takeAdded := func(pkg, ch string) bool {
+		return grown[pkg] && (!inCut[pkg] || changed[pkg+"/"+ch])
+	}
+	out := &declcfg.DeclarativeConfig{Packages: slices.Clone(cut.Packages), Others: slices.Clone(cut.Others)}
+	for _, p := range added.Packages {
+		if takeAdded(p.Name, "") {
+			out.Packages = append(out.Packages, p)
+		}
+	}
+	for _, m := range added.Others {
+		if m.Package != "" && takeAdded(m.Package, "") {
+			out.Others = append(out.Others, m)
+		}
+	}
+	out.Channels = append(where(cut.Channels, func(ch declcfg.Channel) bool { return !changed[ch.Package+"/"+ch.Name] }),
+		where(added.Channels, func(ch declcfg.Channel) bool { return takeAdded(ch.Package, ch.Name) })...)
+	out.Bundles = append(where(cut.Bundles, func(b declcfg.Bundle) bool { return !grown[b.Package] }),
+		where(added.Bundles, func(b declcfg.Bundle) bool { return grown[b.Package] })...)
+	out.Deprecations = append(where(cut.Deprecations, func(d declcfg.Deprecation) bool { return !grown[d.Package] }),
+		where(added.Deprecations, func(d declcfg.Deprecation) bool { return grown[d.Package] })...)
+	return out, notes
 }

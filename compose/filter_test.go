@@ -151,3 +151,51 @@ func TestFilterZeroSelectionIsIdentity(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, cfg.Channels[0].Entries, out.Channels[0].Entries)
 }
+
+func TestAddDependencies(t *testing.T) {
+	gvk := declcfg.GVK{Group: "db.example.com", Version: "v1", Kind: "DB"}
+	cfg := filterCatalog(t, map[string]string{"app": "stable", "db": "stable"}, []string{
+		"app/stable: 1.0.0 2.0.0>1.0.0",
+		"app/fast: 2.0.0 3.0.0>2.0.0",
+		"db/stable: 1.0.0 2.0.0>1.0.0",
+		"db/beta: 3.0.0-rc.1",
+	}, map[string][]declcfg.Property{
+		"app/2.0.0": {declcfg.MustProperty(declcfg.PropertyGVKRequired, gvk),
+			declcfg.MustProperty(declcfg.PropertyPackageRequired, declcfg.PackageRequired{PackageName: "app", VersionRange: "<2.0.0"})},
+		"db/1.0.0":      {declcfg.MustProperty(declcfg.PropertyGVK, gvk)},
+		"db/2.0.0":      {declcfg.MustProperty(declcfg.PropertyGVK, gvk)},
+		"db/3.0.0-rc.1": {declcfg.MustProperty(declcfg.PropertyGVK, gvk)},
+	})
+	// A cut made elsewhere: app's stable head only, with a default channel
+	// of its own choosing.
+	cut := &declcfg.DeclarativeConfig{
+		Packages: []declcfg.Package{{Schema: declcfg.SchemaPackage, Name: "app", DefaultChannel: "fast"}},
+		Channels: []declcfg.Channel{{Schema: declcfg.SchemaChannel, Package: "app", Name: "fast", Entries: []declcfg.ChannelEntry{{Name: "2.0.0"}}}},
+	}
+	for _, b := range cfg.Bundles {
+		if b.Package == "app" && b.Name == "2.0.0" {
+			cut.Bundles = append(cut.Bundles, b)
+		}
+	}
+	out, notes := AddDependencies(cfg, cut, true)
+	assert.Empty(t, notes)
+	// The DB API from db's stable head (and beta's), and app <2.0.0 from
+	// app's stable; app's own channel fast and default stay as cut.
+	assert.ElementsMatch(t, []string{"app/2.0.0", "app/1.0.0", "db/2.0.0", "db/3.0.0-rc.1"}, strings.Fields(bundleNames(out)))
+	var chans []string
+	for _, ch := range out.Channels {
+		var names []string
+		for _, e := range ch.Entries {
+			names = append(names, e.Name)
+		}
+		chans = append(chans, ch.Package+"/"+ch.Name+": "+strings.Join(names, " "))
+	}
+	assert.ElementsMatch(t, []string{"app/fast: 2.0.0", "app/stable: 1.0.0", "db/stable: 2.0.0", "db/beta: 3.0.0-rc.1"}, chans)
+	require.Len(t, out.Packages, 2)
+	assert.Equal(t, "fast", out.Packages[0].DefaultChannel)
+	assert.Equal(t, "stable", out.Packages[1].DefaultChannel)
+
+	// Nothing to add: cut comes back as it is.
+	same, _ := AddDependencies(cfg, out, true)
+	assert.Equal(t, bundleNames(out), bundleNames(same))
+}

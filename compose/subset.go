@@ -248,3 +248,11 @@ func unstrand(out []declcfg.ChannelEntry) {
 func channelHead(entries []declcfg.ChannelEntry) (string, bool) {
 	return model.ShapeOf(entries).Head()
 }
+
+// Subset returns the entries of a channel that keep admits, with their
+// edges re-drawn as described at the top of this file, so that a subset of
+// a valid channel is a valid channel; version gives the semver version of an
+// entry's bundle. Entries keep their order; entries is not changed.
+func Subset(entries []declcfg.ChannelEntry, keep func(string) bool, version func(name string) (semver.Version, bool)) []declcfg.ChannelEntry {
+	return subsetEntries(entries, keep, version)
+}

@@ -34,38 +34,64 @@ type DirOptions struct {
 // package-less blobs, atomically (atomicfile.WriteDir). When ctx ends the
 // writing stops and dir stays as it was.
 func WriteDir(ctx context.Context, cfg *declcfg.DeclarativeConfig, dir string, opts DirOptions) error {
-	if opts.Format == "" {
-		opts.Format = declcfg.FormatJSON
-	}
-	if _, err := declcfg.ParseFormat(string(opts.Format)); err != nil {
-		return err
-	}
-	files, err := layout(cfg, opts)
+	files, opts, err := plan(cfg, opts)
 	if err != nil {
 		return err
 	}
 	return atomicfile.WriteDir(ctx, dir, opts.Replace, func(tmp string) error {
-		for _, folder := range sortedKeys(files) {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			d := filepath.Join(tmp, filepath.FromSlash(folder))
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				return err
-			}
-			part := files[folder]
-			if opts.Expand != nil {
-				var err error
-				if part, err = opts.Expand(part); err != nil {
-					return err
-				}
-			}
-			if err := writeCatalogFile(ctx, filepath.Join(d, "catalog."+string(opts.Format)), part, opts.Format); err != nil {
+		return writeFiles(ctx, files, tmp, opts)
+	})
+}
+
+// WriteTree writes cfg as WriteDir lays it out into dir, a directory being
+// filled that nobody else sees yet (a folder of a tree that
+// atomicfile.WriteDir lands whole): nothing is renamed, and dir is created
+// if needed. opts.Replace is not used.
+func WriteTree(ctx context.Context, cfg *declcfg.DeclarativeConfig, dir string, opts DirOptions) error {
+	files, opts, err := plan(cfg, opts)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return writeFiles(ctx, files, dir, opts)
+}
+
+// plan checks the format (json by default) and lays the blobs out.
+func plan(cfg *declcfg.DeclarativeConfig, opts DirOptions) (map[string]*declcfg.DeclarativeConfig, DirOptions, error) {
+	if opts.Format == "" {
+		opts.Format = declcfg.FormatJSON
+	}
+	if _, err := declcfg.ParseFormat(string(opts.Format)); err != nil {
+		return nil, opts, err
+	}
+	files, err := layout(cfg, opts)
+	return files, opts, err
+}
+
+// writeFiles writes each folder's catalog file under root.
+func writeFiles(ctx context.Context, files map[string]*declcfg.DeclarativeConfig, root string, opts DirOptions) error {
+	for _, folder := range sortedKeys(files) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		d := filepath.Join(root, filepath.FromSlash(folder))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+		part := files[folder]
+		if opts.Expand != nil {
+			var err error
+			if part, err = opts.Expand(part); err != nil {
 				return err
 			}
 		}
-		return nil
-	})
+		if err := writeCatalogFile(ctx, filepath.Join(d, "catalog."+string(opts.Format)), part, opts.Format); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // layout groups blobs by the folder they are written to ("" is the root).
