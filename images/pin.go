@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/internal/imageref"
 	"github.com/fbc-project/fbc/internal/progress"
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // PinOptions say how Pin resolves references.
@@ -159,35 +161,54 @@ func Pin(ctx context.Context, scan *Scan, opts PinOptions) (*PinResult, error) {
 			return nil, err
 		}
 	}
-	// Group by file, in the order the scan found them.
+	// Group by the file written, in the order the scan found them: a
+	// symbolic link counts as the file it leads to, so a file read twice
+	// (named, and through a link beside it) is written once.
+	named := map[string]bool{}
+	for _, s := range scan.Sources {
+		named[s] = true
+	}
 	byFile := map[string][]Ref{}
 	var files []string
+	targets := map[string]writeTarget{}
 	for _, r := range refs {
 		if !r.editable {
 			continue
 		}
-		if _, ok := byFile[r.Pos.File]; !ok {
-			files = append(files, r.Pos.File)
+		t, ok := targets[r.Pos.File]
+		if !ok {
+			t = targetOf(r.Pos.File, named[r.Pos.File])
+			targets[r.Pos.File] = t
 		}
-		byFile[r.Pos.File] = append(byFile[r.Pos.File], r)
+		if _, ok := byFile[t.real]; !ok {
+			files = append(files, t.real)
+		}
+		byFile[t.real] = append(byFile[t.real], r)
 	}
-	for _, file := range files {
+	for _, real := range files {
 		// Interrupted, stop before the next file: each file written is
 		// whole, and none is left half-way.
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		file := byFile[real][0].Pos.File // as the scan found it first
+		if err := targets[file].err; err != nil {
+			res.Errors = append(res.Errors, err)
+			res.Held = append(res.Held, file)
+			continue
+		}
 		var edits []Edit
 		var changes []Change
 		failed := false
-		seen := map[declcfg.Pos]bool{}
-		for _, r := range byFile[file] {
-			// The same file named twice, or a YAML alias: the value is
-			// written once, at its anchor.
-			if seen[r.Pos] {
+		type at struct{ line, col int }
+		seen := map[at]bool{}
+		for _, r := range byFile[real] {
+			// The same file named twice or read through a link, or a YAML
+			// alias: the value is written once, at its anchor.
+			if seen[at{r.Pos.Line, r.Pos.Col}] {
 				continue
 			}
-			seen[r.Pos] = true
+			seen[at{r.Pos.Line, r.Pos.Col}] = true
 			j := jobs[r.Image]
 			if j.err != nil {
 				failed = true
@@ -221,7 +242,7 @@ func Pin(ctx context.Context, scan *Scan, opts PinOptions) (*PinResult, error) {
 		case len(edits) == 0:
 			continue
 		}
-		if err := writeEdits(file, edits); err != nil {
+		if err := writeEdits(file, real, edits); err != nil {
 			res.Errors = append(res.Errors, err)
 			res.Held = append(res.Held, file)
 			continue
@@ -244,22 +265,59 @@ func repository(ref string) string {
 	return ref
 }
 
-// writeEdits rewrites file in place: read, edit, written to a temporary
-// file and renamed, with the file's permissions. A read-only file is not
-// written.
-func writeEdits(file string, edits []Edit) error {
-	// A link is followed: the file it names is the one rewritten.
-	if real, err := filepath.EvalSymlinks(file); err == nil {
-		file = real
+// writeTarget is the file a path the scan read is rewritten as: real is
+// the path itself, or, for a symbolic link, the file it leads to (the link
+// stays a link); err says why it must not be written.
+type writeTarget struct {
+	real string
+	err  error
+}
+
+// targetOf finds where file is written. A symbolic link is treated as
+// links inside a directory are when a directory is read: it counts as the
+// regular file it leads to, inside the tree it belongs to. A link found in
+// a directory was held to that directory by the walk; a link named on the
+// command line (named) belongs to the directory that holds it, and one
+// that leads out of it is not followed: rewriting the file it leads to
+// would change a file nobody named, anywhere on the system.
+func targetOf(file string, named bool) writeTarget {
+	fi, err := os.Lstat(file)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return writeTarget{real: file}
 	}
-	st, err := os.Stat(file)
+	real, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return writeTarget{real: file, err: fault.Errorf(fault.Run, "%s is a symbolic link that leads nowhere: not changed", file)}
+	}
+	if named {
+		tree, err := safefs.NewTree(filepath.Dir(file))
+		if err != nil {
+			return writeTarget{real: file, err: fault.Wrap(fault.Run, err)}
+		}
+		if _, err := tree.Resolve(file); err != nil {
+			var oe *safefs.OutsideError
+			if errors.As(err, &oe) {
+				err = fault.Errorf(fault.Run, "%s is a symbolic link to %s, outside the directory that holds it: not changed (name the file itself to pin it)", file, oe.Target)
+			}
+			return writeTarget{real: file, err: err}
+		}
+	}
+	return writeTarget{real: real}
+}
+
+// writeEdits rewrites real, the file the scan read as file, in place:
+// read, edit, written to a temporary file and renamed, with the file's
+// permissions, owner and group (atomicfile keeps them). A read-only file
+// is not written.
+func writeEdits(file, real string, edits []Edit) error {
+	st, err := os.Stat(real)
 	if err != nil {
 		return err
 	}
 	if st.Mode().Perm()&0o200 == 0 {
 		return fault.Errorf(fault.Run, "%s is read-only: not changed (make it writable to pin it)", file)
 	}
-	data, err := os.ReadFile(file)
+	data, err := os.ReadFile(real)
 	if err != nil {
 		return err
 	}
@@ -267,7 +325,7 @@ func writeEdits(file string, edits []Edit) error {
 	if err != nil {
 		return fault.Errorf(fault.Input, "%s:%w", file, err)
 	}
-	if err := atomicfile.WriteFile(file, out, st.Mode().Perm()); err != nil {
+	if err := atomicfile.WriteFile(real, out, st.Mode().Perm()); err != nil {
 		return fmt.Errorf("writing %s: %w", file, err)
 	}
 	return nil

@@ -44,6 +44,8 @@ type ScanOptions struct {
 
 // Scan is what a scan found.
 type Scan struct {
+	// Sources are the sources scanned, as given.
+	Sources []string
 	// Bundles in the order of their sources, files and documents.
 	Bundles []*Bundle
 	// Files counts the files read.
@@ -74,7 +76,7 @@ func (s *Scan) Refs() []Ref {
 // Problems in the files (syntax, an unreadable file) are a
 // declcfg.LoadErrors; sources that do not exist, a Run error naming them.
 func ScanSources(ctx context.Context, sources []string, opts ScanOptions) (*Scan, error) {
-	res := &Scan{}
+	res := &Scan{Sources: sources}
 	var errs declcfg.LoadErrors
 	var stubs []*stub
 	for _, src := range sources {

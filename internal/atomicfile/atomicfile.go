@@ -331,7 +331,12 @@ func (p *Pending) commit(ctx context.Context) error {
 	defer untrack(p.f.Name())
 	err := p.finish()
 	if err == nil {
-		err = commit(ctx, func() error { return os.Rename(p.f.Name(), p.path) })
+		err = commit(ctx, func() error {
+			if err := keepReplaced(p.f.Name(), p.path); err != nil {
+				return err
+			}
+			return os.Rename(p.f.Name(), p.path)
+		})
 	}
 	if err != nil {
 		os.Remove(p.f.Name())
@@ -377,6 +382,36 @@ func (p *Pending) finish() error {
 	}
 	return p.f.Close()
 }
+
+// keepReplaced gives tmp the owner and group of the regular file at path
+// it is about to replace (keepOwner); nothing when path is new.
+func keepReplaced(tmp, path string) error {
+	old, err := os.Lstat(path)
+	if err != nil || !old.Mode().IsRegular() {
+		return nil
+	}
+	if err := keepOwner(tmp, old); err != nil {
+		var oe *OwnerError
+		if errors.As(err, &oe) {
+			oe.Path = path
+		}
+		return err
+	}
+	return nil
+}
+
+// OwnerError is a file that would change hands if rewritten: the system
+// refuses to give the new content the old file's owner and group.
+type OwnerError struct {
+	Path     string
+	UID, GID int
+	Err      error
+}
+
+func (e *OwnerError) Error() string {
+	return fmt.Sprintf("cannot keep the owner and group of %s (user %d, group %d) for its new content: %v; it is left as it was (rewrite it as its owner)", e.Path, e.UID, e.GID, e.Err)
+}
+func (e *OwnerError) Unwrap() error { return e.Err }
 
 // WriteNew writes data to path through a temporary file, like WriteFile,
 // but refuses to replace an existing path (*ExistsError): the file is

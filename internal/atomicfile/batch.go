@@ -109,11 +109,12 @@ func (b *Batch) Commit(ctx context.Context) (err error) {
 		s := &staged{batchWrite: w}
 		st = append(st, s)
 		perm := w.perm
-		if fi, err := os.Lstat(w.path); err == nil {
-			if !fi.Mode().IsRegular() {
+		old, err := os.Lstat(w.path)
+		if err == nil {
+			if !old.Mode().IsRegular() {
 				return &BatchError{Op: "writing", Path: w.path, Err: errors.New("it exists and is not a regular file")}
 			}
-			perm = fi.Mode().Perm()
+			perm = old.Mode().Perm()
 		}
 		if s.tmp, err = writeTemp(w.path, perm, func(wr io.Writer) error {
 			_, err := wr.Write(w.data)
@@ -125,6 +126,11 @@ func (b *Batch) Commit(ctx context.Context) (err error) {
 				err = &fs.PathError{Op: "creating a file in", Path: filepath.Dir(w.path), Err: pe.Err}
 			}
 			return &BatchError{Op: "writing", Path: w.path, Err: err}
+		}
+		if old != nil {
+			if err := keepReplaced(s.tmp, w.path); err != nil {
+				return &BatchError{Op: "writing", Path: w.path, Err: err}
+			}
 		}
 	}
 	if err := ctx.Err(); err != nil {
