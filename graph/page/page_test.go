@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -210,4 +211,59 @@ func TestPageIsSelfContained(t *testing.T) {
 			t.Error("the style or the script holds a closing tag that would end it early")
 		}
 	}
+}
+
+// countWriter counts what is written to it.
+type countWriter struct{ n int }
+
+func (c *countWriter) Write(p []byte) (int, error) { c.n += len(p); return len(p), nil }
+
+// pageSize is the size of the page of a catalog's package ("" for every
+// package).
+func pageSize(t *testing.T, path, pkg string) int {
+	t.Helper()
+	cat, others := load(t, path)
+	doc, err := Build(cat, Options{Package: pkg, Catalog: path, Others: others})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c countWriter
+	if err := WriteHTML(&c, doc); err != nil {
+		t.Fatal(err)
+	}
+	return c.n
+}
+
+// The page stays small: under 4 MB for project-quay (152 bundles in 12
+// channels, community-operators-prod's v4.18 catalog at the corpus's
+// commit; the repository comes from sharedtest.Mirror) and for every
+// package of certified-operators v4.18 at once (59 packages, 739 bundles).
+func TestPageSize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the pages of whole catalogs")
+	}
+	const limit = 4 << 20
+	t.Run("certified-v4.18", func(t *testing.T) {
+		n := pageSize(t, filepath.Join(sharedtest.Corpus(t), "certified-operators", "catalogs", "v4.18"), "")
+		t.Logf("every package of certified-operators v4.18: %d bytes", n)
+		if n > limit {
+			t.Errorf("the page is %d bytes, over %d", n, limit)
+		}
+	})
+	t.Run("project-quay", func(t *testing.T) {
+		git := sharedtest.Mirror(t, "redhat-openshift-ecosystem/community-operators-prod")
+		out, err := exec.Command("git", "--git-dir", git, "show", "699495f2ff526f9679a0d9d54688f09c683eff2c:catalogs/v4.18/project-quay/catalog.yaml").Output()
+		if err != nil {
+			t.Fatalf("git show: %v", err)
+		}
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "catalog.yaml"), out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		n := pageSize(t, dir, "project-quay")
+		t.Logf("project-quay: %d bytes", n)
+		if n > limit {
+			t.Errorf("the page is %d bytes, over %d", n, limit)
+		}
+	})
 }

@@ -66,11 +66,12 @@
     return i < 0 ? null : sim.steps[i];
   }
   function sims(v) {
+    // On a diff page, each OLM before the change, then after it.
     var out = [];
-    if (v.classic) out.push({ key: "classic", label: isDiff() ? "OLM classic, after the change" : "OLM classic", sim: v.classic, side: "new" });
-    if (v.v1) out.push({ key: "v1", label: isDiff() ? "OLM v1, after the change" : "OLM v1", sim: v.v1, side: "new" });
     if (v.oldClassic) out.push({ key: "classic", label: "OLM classic, before the change", sim: v.oldClassic, side: "old" });
+    if (v.classic) out.push({ key: "classic", label: isDiff() ? "OLM classic, after the change" : "OLM classic", sim: v.classic, side: "new" });
     if (v.oldV1) out.push({ key: "v1", label: "OLM v1, before the change", sim: v.oldV1, side: "old" });
+    if (v.v1) out.push({ key: "v1", label: isDiff() ? "OLM v1, after the change" : "OLM v1", sim: v.v1, side: "new" });
     return out;
   }
   function channelsOf(b) {
@@ -229,6 +230,7 @@
   function notesOf(v, b) {
     var out = [];
     sims(v).forEach(function (s) {
+      if (s.side !== "new") return; // a diff page marks what is wrong after the change
       var st = stepAt(v, s.sim, b);
       if (st && st.note) out.push({ label: s.label, note: st.note });
     });
@@ -552,7 +554,11 @@
       }
       ol.appendChild(li);
     });
-    box.appendChild(ol);
+    if (p.steps.length > 4) {
+      box.appendChild(el("details", { class: "steps" }, el("summary", null, counted(p.steps.length, "step", "steps") + ", each with its reason"), ol));
+    } else {
+      box.appendChild(ol);
+    }
     var first = from >= 0 ? stepAt(v, x.sim, from) : null;
     if (first && first.note) box.appendChild(el("div", { class: "note" }, "fbc upgrade-path --all: " + first.note));
     else if (first && first.hops !== undefined && first.hops !== null) box.appendChild(el("div", { class: "muted" }, "reaches the channel's head in " + counted(first.hops, "upgrade", "upgrades")));
