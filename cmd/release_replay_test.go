@@ -153,7 +153,7 @@ func compareTemplates(t *testing.T, what, want, got string) {
 	}
 	for _, f := range wantFiles {
 		a, b := parseOne(t, filepath.Join(want, f)), parseOne(t, filepath.Join(got, f))
-		_, schema := declcfg.LookupFold(a, "schema")
+		_, schema := declcfg.CatalogKeys.Lookup(a, "schema")
 		fold := schema != nil && schema.Value == "olm.semver"
 		if path, ok := sameTree(a, b, fold, "$"); !ok {
 			t.Errorf("%s: template %s differs from the bot's at %s", what, f, path)
@@ -293,11 +293,11 @@ func blobs(t *testing.T, path string) []string {
 func mappedCatalogs(t *testing.T, ci string) []string {
 	t.Helper()
 	root := parseOne(t, ci)
-	_, fbc := declcfg.Lookup(root, "fbc")
-	_, ms := declcfg.Lookup(fbc, "catalog_mapping")
+	_, fbc := declcfg.PipelineKeys.Lookup(root, "fbc")
+	_, ms := declcfg.PipelineKeys.Lookup(fbc, "catalog_mapping")
 	var out []string
 	for _, m := range ms.Content {
-		_, names := declcfg.Lookup(m, "catalog_names")
+		_, names := declcfg.PipelineKeys.Lookup(m, "catalog_names")
 		for _, n := range names.Content {
 			out = append(out, n.Value)
 		}

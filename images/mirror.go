@@ -139,7 +139,7 @@ func (ms *MirrorSets) document(file string, n *declcfg.Node, depth int) error {
 		return fail(n, "%s without a spec", kind)
 	}
 	list := field(spec, key)
-	if list != nil && list.Kind != declcfg.SequenceNode && !(list.Kind == declcfg.ScalarNode && list.Tag == "!!null") {
+	if !declcfg.IsNull(list) && list.Kind != declcfg.SequenceNode {
 		return fail(list, "spec.%s must be a list, not %s", key, declcfg.KindName(list))
 	}
 	for _, e := range items(list) {
@@ -154,7 +154,7 @@ func (ms *MirrorSets) document(file string, n *declcfg.Node, depth int) error {
 		}
 		var mirrors []string
 		mn := field(e, "mirrors")
-		if mn != nil && mn.Kind != declcfg.SequenceNode && !(mn.Kind == declcfg.ScalarNode && mn.Tag == "!!null") {
+		if !declcfg.IsNull(mn) && mn.Kind != declcfg.SequenceNode {
 			return fail(mn, "mirrors must be a list, not %s", declcfg.KindName(mn))
 		}
 		for _, m := range items(mn) {

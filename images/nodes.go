@@ -11,29 +11,16 @@ import (
 // templates), and scalar strings.
 
 // field returns the value of key in mapping n (nil if n is not a mapping or
-// lacks the key); the last of repeated keys wins, as in YAML readers.
+// lacks the key), as the readers of what the scan reads take it: the last
+// of repeated keys (declcfg.ManifestKeys).
 func field(n *declcfg.Node, key string) *declcfg.Node {
-	return lookup(n, func(k string) bool { return k == key })
+	return declcfg.ManifestKeys.Value(n, key)
 }
 
 // foldField is field with the key matched ignoring case, as encoding/json
-// (and so opm) matches a template's keys.
+// (and so opm) matches a template's keys (declcfg.JSONKeys).
 func foldField(n *declcfg.Node, key string) *declcfg.Node {
-	return lookup(n, func(k string) bool { return strings.EqualFold(k, key) })
-}
-
-func lookup(n *declcfg.Node, match func(string) bool) *declcfg.Node {
-	n = declcfg.Deref(n)
-	if n == nil || n.Kind != declcfg.MappingNode {
-		return nil
-	}
-	var v *declcfg.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i]; k.Kind == declcfg.ScalarNode && match(k.Value) {
-			v = n.Content[i+1]
-		}
-	}
-	return declcfg.Deref(v)
+	return declcfg.JSONKeys.Value(n, key)
 }
 
 // items returns a sequence's items (nil for anything else).

@@ -130,7 +130,7 @@ func semverBundle(image, ref string) *declcfg.Node {
 
 // strField reads a string field of a mapping; "" when absent or no string.
 func strField(m *declcfg.Node, key string) string {
-	_, v := declcfg.Lookup(m, key)
+	_, v := declcfg.PipelineKeys.Lookup(m, key)
 	if v == nil || v.Kind != declcfg.ScalarNode || v.Tag != "!!str" {
 		return ""
 	}
@@ -144,7 +144,7 @@ func amendBasic(t *declcfg.YAMLText, a *addition) (bool, error) {
 		if root == nil || root.Kind != declcfg.MappingNode {
 			return nil, a.problem(root, "a basic template is a mapping with schema and entries")
 		}
-		k, v := declcfg.Lookup(root, "entries")
+		k, v := declcfg.PipelineKeys.Lookup(root, "entries")
 		switch {
 		case k == nil:
 			return nil, a.problem(root, "the template has no entries list to add the bundle to")
@@ -204,7 +204,7 @@ func amendBasic(t *declcfg.YAMLText, a *addition) (bool, error) {
 		if strField(it, "schema") != "olm.channel" || !slices.Contains(a.rt.Channels, strField(it, "name")) {
 			continue
 		}
-		k, list := declcfg.Lookup(it, "entries")
+		k, list := declcfg.PipelineKeys.Lookup(it, "entries")
 		switch {
 		case k == nil:
 			return false, a.problem(it, "channel %q has no entries list to add %s to", strField(it, "name"), a.csvName)
@@ -250,13 +250,13 @@ func amendSemver(t *declcfg.YAMLText, a *addition) (bool, error) {
 	}
 	// New keys are spelled as the template spells its schema key.
 	bundlesKey, imageKey := "Bundles", "Image"
-	if k, _ := declcfg.LookupFold(root, "schema"); k != nil && k.Value == "schema" {
+	if k, _ := declcfg.CatalogKeys.Lookup(root, "schema"); k != nil && k.Value == "schema" {
 		bundlesKey, imageKey = "bundles", "image"
 	}
 	changed := false
 	for _, ch := range a.rt.Channels {
 		root = t.Root()
-		k, v := declcfg.LookupFold(root, ch)
+		k, v := declcfg.CatalogKeys.Lookup(root, ch)
 		if k == nil {
 			if err := t.AddKey(root, ch, semverChannel(bundlesKey, imageKey, a.image)); err != nil {
 				return false, err
@@ -267,7 +267,7 @@ func amendSemver(t *declcfg.YAMLText, a *addition) (bool, error) {
 		if v.Kind != declcfg.MappingNode {
 			return false, a.problem(v, "channel %s must be a mapping with Bundles, not %s", k.Value, declcfg.KindName(v))
 		}
-		bk, list := declcfg.LookupFold(v, "bundles")
+		bk, list := declcfg.CatalogKeys.Lookup(v, "bundles")
 		if bk == nil {
 			if err := t.AddKey(v, bundlesKey, declcfg.SequenceOf(semverBundle(imageKey, a.image))); err != nil {
 				return false, err
@@ -280,7 +280,7 @@ func amendSemver(t *declcfg.YAMLText, a *addition) (bool, error) {
 		}
 		present := false
 		for _, b := range list.Content {
-			if _, img := declcfg.LookupFold(b, "image"); img != nil && img.Value == a.image {
+			if _, img := declcfg.CatalogKeys.Lookup(b, "image"); img != nil && img.Value == a.image {
 				present = true
 				break
 			}

@@ -177,7 +177,7 @@ func (e *metadataError) locate(data []byte) (line, col int) {
 	if len(f.Docs) == 0 {
 		return 0, 0
 	}
-	k, v := declcfg.LookupFold(f.Docs[0].Node, e.Key)
+	k, v := declcfg.CatalogKeys.Lookup(f.Docs[0].Node, e.Key)
 	if k == nil {
 		return 0, 0
 	}
@@ -206,7 +206,7 @@ func fieldOf(n *declcfg.Node, field string) *declcfg.Node {
 	if field == "" {
 		return nil
 	}
-	if fk, fv := declcfg.LookupFold(n, field); fv != nil {
+	if fk, fv := declcfg.CatalogKeys.Lookup(n, field); fv != nil {
 		return fv
 	} else if fk != nil {
 		return fk
@@ -231,7 +231,7 @@ func (e *metadataError) item(list *declcfg.Node) *declcfg.Node {
 		if e.Field == "" {
 			continue
 		}
-		if _, fv := declcfg.LookupFold(it, e.Field); fv != nil && (fv.Kind != declcfg.ScalarNode || fv.Tag != "!!str") {
+		if _, fv := declcfg.CatalogKeys.Lookup(it, e.Field); fv != nil && (fv.Kind != declcfg.ScalarNode || fv.Tag != "!!str") {
 			return it
 		}
 	}

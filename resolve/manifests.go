@@ -375,7 +375,7 @@ func (m *Manifests) object(pos declcfg.Pos, raw []byte, node *declcfg.Node, dept
 		}
 		// Each item is at its own place in the document, when the List
 		// has a tree whose items are the decoded ones.
-		_, items := declcfg.LookupFold(node, "items")
+		_, items := declcfg.JSONKeys.Lookup(node, "items")
 		if items != nil && (items.Kind != declcfg.SequenceNode || len(items.Content) != len(head.Items)) {
 			items = nil
 		}

@@ -365,13 +365,8 @@ func propertyNodes(root *declcfg.Node) []*declcfg.Node {
 	for root.Kind == declcfg.DocumentNode && len(root.Content) > 0 {
 		root = root.Content[0]
 	}
-	if root.Kind != declcfg.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "properties" && root.Content[i+1].Kind == declcfg.SequenceNode {
-			return root.Content[i+1].Content
-		}
+	if v := declcfg.CatalogKeys.Value(root, "properties"); v != nil && v.Kind == declcfg.SequenceNode {
+		return v.Content
 	}
 	return nil
 }
@@ -384,10 +379,8 @@ func dropManifests(root *declcfg.Node) {
 			continue
 		}
 		typ := ""
-		for i := 0; i+1 < len(item.Content); i += 2 {
-			if item.Content[i].Value == "type" {
-				typ = item.Content[i+1].Value
-			}
+		if v := declcfg.CatalogKeys.Value(item, "type"); v != nil {
+			typ = v.Value
 		}
 		if !heavyProperty(typ) {
 			continue

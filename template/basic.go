@@ -92,7 +92,7 @@ type entryBlob struct {
 // with no entries and no other problem holds nothing: an *EmptyError.
 func (d *document) entryBlobs(entries *declcfg.Node, what, entry string, res *Result, ps Problems) ([]entryBlob, Problems, error) {
 	switch {
-	case isNull(entries) || entries.Kind == declcfg.SequenceNode && len(entries.Content) == 0:
+	case declcfg.IsNull(entries) || entries.Kind == declcfg.SequenceNode && len(entries.Content) == 0:
 		if len(ps) == 0 {
 			return nil, nil, &EmptyError{Pos: d.at(d.root), Msg: what + " has no entries"}
 		}

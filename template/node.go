@@ -57,19 +57,9 @@ func (d *document) fields(n *declcfg.Node) ([]field, Problems) {
 	return out, ps
 }
 
-// lookup finds a key in a mapping: an exact match wins, otherwise a
-// case-insensitive one.
-func lookup(n *declcfg.Node, key string) (*declcfg.Node, *declcfg.Node) {
-	return declcfg.LookupFold(n, key)
-}
-
-func isNull(n *declcfg.Node) bool {
-	return n == nil || n.Kind == declcfg.ScalarNode && n.Tag == "!!null"
-}
-
 // str reads a string scalar; null reads as "".
 func (d *document) str(n *declcfg.Node, what string) (string, *declcfg.Finding) {
-	if isNull(n) {
+	if declcfg.IsNull(n) {
 		return "", nil
 	}
 	if n.Kind != declcfg.ScalarNode || n.Tag != "!!str" {
@@ -80,7 +70,7 @@ func (d *document) str(n *declcfg.Node, what string) (string, *declcfg.Finding) 
 
 // boolean reads a boolean scalar; null reads as false.
 func (d *document) boolean(n *declcfg.Node, what string) (bool, *declcfg.Finding) {
-	if isNull(n) {
+	if declcfg.IsNull(n) {
 		return false, nil
 	}
 	if n.Kind == declcfg.ScalarNode && n.Tag == "!!bool" {

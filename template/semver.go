@@ -125,7 +125,7 @@ func (d *document) parseSemver() (*semverTemplate, Problems) {
 
 // archetype reads {bundles: [{image: REF}, ...]}.
 func (d *document) archetype(n *declcfg.Node, name string) ([]stub, Problems) {
-	if isNull(n) {
+	if declcfg.IsNull(n) {
 		return nil, nil
 	}
 	if n.Kind != declcfg.MappingNode {
@@ -140,7 +140,7 @@ func (d *document) archetype(n *declcfg.Node, name string) ([]stub, Problems) {
 		}
 		ps = append(ps, d.problem(f.key, "unknown field %q in %s; it has only bundles", f.name, name))
 	}
-	if isNull(list) {
+	if declcfg.IsNull(list) {
 		return nil, ps
 	}
 	if list.Kind != declcfg.SequenceNode {

@@ -101,7 +101,7 @@ func renderSubstitutes(ctx context.Context, doc *document, opts Options) (*Resul
 // need no bundle: both fields set and different, each base substituted
 // once, each substitute used for one base.
 func (d *document) substitutions(n *declcfg.Node, res *Result) ([]substitution, Problems) {
-	if isNull(n) {
+	if declcfg.IsNull(n) {
 		return nil, nil
 	}
 	if n.Kind != declcfg.SequenceNode {

@@ -233,7 +233,7 @@ func parseTemplate(name string, data []byte, what string) (*document, error) {
 // detectKind reads the template's schema (matched case-insensitively, like
 // opm) and checks it against a kind given on the command line.
 func detectKind(doc *document, want Kind) (Kind, error) {
-	_, v := lookup(doc.root, "schema")
+	_, v := declcfg.CatalogKeys.Lookup(doc.root, "schema")
 	if v == nil {
 		if want != "" {
 			return "", Problems{doc.problem(doc.root, "template has no %q field; a %s template starts with \"schema: %s\"", "schema", want, want.schema())}

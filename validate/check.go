@@ -393,43 +393,10 @@ func blobPos(b declcfg.Blob) declcfg.Pos {
 	return declcfg.Pos{}
 }
 
-// field returns the value node of key in mapping n (exact match first, then
-// case-insensitive as the decoder reads it), or nil.
+// field returns the value node of key in mapping n as the decoder reads
+// it (declcfg.CatalogKeys), or nil.
 func field(n *declcfg.Node, key string) *declcfg.Node {
-	n = declcfg.Deref(n)
-	if n == nil || n.Kind != declcfg.MappingNode {
-		return nil
-	}
-	var folded *declcfg.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		if k.Value == key {
-			return declcfg.Deref(n.Content[i+1])
-		}
-		if folded == nil && equalFoldASCII(k.Value, key) {
-			folded = declcfg.Deref(n.Content[i+1])
-		}
-	}
-	return folded
-}
-
-func equalFoldASCII(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
+	return declcfg.CatalogKeys.Value(n, key)
 }
 
 // isString reports whether n is a string scalar.

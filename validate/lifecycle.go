@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/fbc-project/fbc/declcfg"
-	"github.com/fbc-project/fbc/validate/internal/shape"
 )
 
 // SchemaLifecycle is the schema of the OpenShift lifecycle blob: a
@@ -71,7 +70,7 @@ func (c *fileCheck) lifecycleBlob(d *docContext, root *declcfg.Node) {
 		for _, ph := range items(phasesNode) {
 			endNode := field(ph, "endDate")
 			p := lifecyclePhase{name: strValue(field(ph, "name")), startNode: field(ph, "startDate")}
-			if absentField(p.startNode) || absentField(endNode) {
+			if declcfg.IsNull(p.startNode) || declcfg.IsNull(endNode) {
 				dropped++
 			}
 			p.start = phaseDate(d, p.startNode, vname, p.name, "start")
@@ -100,10 +99,6 @@ func (c *fileCheck) lifecycleBlob(d *docContext, root *declcfg.Node) {
 		}
 	}
 }
-
-// absentField reports whether a field is absent as the tools read it:
-// missing, or null.
-func absentField(n *declcfg.Node) bool { return n == nil || shape.IsNull(n) }
 
 // phaseDate reads a phase's date; nil when it is absent or not a string
 // (the shape walk reports those) or not a YYYY-MM-DD date, which it

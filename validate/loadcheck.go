@@ -112,7 +112,7 @@ func (l *LoadCheck) Bundle(doc declcfg.Document, pkg, name string, decodes func(
 			continue
 		}
 		required, strict := requiredStrings[p.typ]
-		if !shape.IsNull(p.value) && (decodes == nil || !decodes(i) || !hasStrings(p.value, required)) {
+		if !declcfg.IsNull(p.value) && (decodes == nil || !decodes(i) || !hasStrings(p.value, required)) {
 			if c.schema == nil {
 				s, err := compiledSchema()
 				if err != nil {

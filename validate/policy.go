@@ -87,7 +87,7 @@ func (p *policy) checkBlob(d *docContext, root *declcfg.Node, schema string, pro
 		p.eval(d, s, root, nil)
 	}
 	for _, pr := range props {
-		if s, ok := p.properties[pr.typ]; ok && !shape.IsNull(pr.value) {
+		if s, ok := p.properties[pr.typ]; ok && !declcfg.IsNull(pr.value) {
 			p.eval(d, s, pr.value, pr.path())
 		}
 	}

@@ -50,7 +50,7 @@ func (c *fileCheck) properties(d *docContext, root *declcfg.Node) []propertyNode
 			}
 			continue
 		}
-		if !shape.IsNull(p.value) {
+		if !declcfg.IsNull(p.value) {
 			sh.Walk(p.value, p.path(), d.shapeReport)
 		}
 		switch p.typ {
@@ -168,7 +168,7 @@ func checkConstraint(d *docContext, v *declcfg.Node, p *shape.Path, depth int) {
 	}
 	var set []string
 	for _, k := range constraintKinds {
-		if n := field(v, k); n != nil && !shape.IsNull(n) {
+		if n := field(v, k); n != nil && !declcfg.IsNull(n) {
 			set = append(set, k)
 		}
 	}

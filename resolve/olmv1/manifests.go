@@ -300,9 +300,12 @@ func FieldPos(pos declcfg.Pos, node *declcfg.Node, path ...string) declcfg.Pos {
 	}
 	at, n := pos, fieldRoot(node)
 	for _, p := range path {
-		key, next := fieldStep(n, p)
+		key, next := declcfg.ManifestKeys.Step(n, p)
 		if next == nil {
 			break
+		}
+		if key == nil {
+			key = next // a sequence's item
 		}
 		at = declcfg.Pos{File: pos.File, Line: key.Line, Col: key.Column}
 		if next.Kind == declcfg.ScalarNode {
@@ -321,7 +324,7 @@ func FieldNode(node *declcfg.Node, path ...string) *declcfg.Node {
 	}
 	n := fieldRoot(node)
 	for _, p := range path {
-		if _, n = fieldStep(n, p); n == nil {
+		if _, n = declcfg.ManifestKeys.Step(n, p); n == nil {
 			return nil
 		}
 	}
@@ -335,25 +338,6 @@ func fieldRoot(node *declcfg.Node) *declcfg.Node {
 		n = declcfg.Deref(n.Content[0])
 	}
 	return n
-}
-
-// fieldStep is the key (for a sequence, the item) and value of path element
-// p in n: a mapping key, or a sequence index; nil when n has none.
-func fieldStep(n *declcfg.Node, p string) (key, value *declcfg.Node) {
-	switch n.Kind {
-	case declcfg.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == p {
-				key, value = n.Content[i], declcfg.Deref(n.Content[i+1])
-			}
-		}
-	case declcfg.SequenceNode:
-		if i, err := strconv.Atoi(p); err == nil && i >= 0 && i < len(n.Content) {
-			value = declcfg.Deref(n.Content[i])
-			key = value
-		}
-	}
-	return key, value
 }
 
 // FieldError is a problem with one field of a manifest, which Path (as

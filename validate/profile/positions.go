@@ -2,7 +2,6 @@ package profile
 
 import (
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
@@ -56,25 +55,12 @@ func (b *bundle) fileRoot(name string) *declcfg.Node {
 	return root
 }
 
-// child steps into a mapping key or a sequence index; it returns the
-// value and, for a mapping, the key node.
+// child steps into a mapping key or a sequence index as Kubernetes reads
+// a manifest (declcfg.ManifestKeys); it returns the value and, for a
+// mapping, the key node.
 func child(n *declcfg.Node, seg string) (value, key *declcfg.Node) {
-	if n = declcfg.Deref(n); n == nil {
-		return nil, nil
-	}
-	switch n.Kind {
-	case declcfg.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == seg {
-				return n.Content[i+1], n.Content[i]
-			}
-		}
-	case declcfg.SequenceNode:
-		if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(n.Content) {
-			return n.Content[i], nil
-		}
-	}
-	return nil, nil
+	key, value = declcfg.ManifestKeys.Step(n, seg)
+	return value, key
 }
 
 // metadataKeyPos finds a top-level annotation of metadata/annotations.yaml

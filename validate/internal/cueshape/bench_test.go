@@ -72,7 +72,7 @@ type shapeCheck struct {
 func shapeChecks(s *testSchema, docs []*declcfg.Node) []shapeCheck {
 	var out []shapeCheck
 	add := func(m map[string]*shape.Shape, kind, name string, n *declcfg.Node, p *shape.Path) {
-		if sh := m[name]; sh != nil && !shape.IsNull(n) {
+		if sh := m[name]; sh != nil && !declcfg.IsNull(n) {
 			out = append(out, shapeCheck{sh, s.cue.LookupPath(cue.MakePath(cue.Str(kind), cue.Str(name))), n, p})
 		}
 	}

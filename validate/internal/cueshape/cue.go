@@ -173,7 +173,7 @@ func locate(n *declcfg.Node, p *shape.Path, sels []string) (*declcfg.Node, *shap
 			for _, e := range entries {
 				if e.Key == sel {
 					p = p.Field(sel)
-					if shape.IsNull(e.Value) || e.Value == nil {
+					if declcfg.IsNull(e.Value) || e.Value == nil {
 						return n, p
 					}
 					n, found = e.Value, true

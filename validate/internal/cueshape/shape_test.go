@@ -45,7 +45,7 @@ func walkFindings(s *testSchema, root *declcfg.Node) []finding {
 	if props := member(root, "properties"); props != nil && props.Kind == declcfg.SequenceNode {
 		for i, item := range props.Content {
 			v := member(item, "value")
-			if sh := s.properties[str(member(item, "type"))]; sh != nil && !shape.IsNull(v) {
+			if sh := s.properties[str(member(item, "type"))]; sh != nil && !declcfg.IsNull(v) {
 				sh.Walk(v, (*shape.Path)(nil).Field("properties").Elem(i).Field("value"), report)
 			}
 		}

@@ -179,12 +179,6 @@ func (p *Path) Subject() string {
 	return "the document"
 }
 
-// IsNull reports whether n is absent or null, which the shapes read as
-// absent (as opm does).
-func IsNull(n *declcfg.Node) bool {
-	return n == nil || n.Kind == declcfg.ScalarNode && n.Tag == "!!null"
-}
-
 // NodeKind is the kind of value n holds, as the shapes read it.
 func NodeKind(n *declcfg.Node) Kind {
 	switch n.Kind {
@@ -440,7 +434,7 @@ func (s *Shape) walkStruct(n *declcfg.Node, w *walker) {
 				seenBits |= 1 << f.index
 			}
 		}
-		if IsNull(e.Value) && !w.exact {
+		if declcfg.IsNull(e.Value) && !w.exact {
 			continue // null is absent; required fields are checked below
 		}
 		switch {
@@ -466,7 +460,7 @@ func (s *Shape) walkStruct(n *declcfg.Node, w *walker) {
 		}
 		if present && !w.exact {
 			for _, e := range entries {
-				if (e.Key == f.name || strings.EqualFold(e.Key, f.name)) && IsNull(e.Value) {
+				if (e.Key == f.name || strings.EqualFold(e.Key, f.name)) && declcfg.IsNull(e.Value) {
 					present = false
 				}
 			}
