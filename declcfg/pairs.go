@@ -1,7 +1,5 @@
 package declcfg
 
-import "strings"
-
 // MapEntry is one key/value pair of a YAML mapping.
 type MapEntry struct {
 	Key     string
@@ -69,37 +67,3 @@ func appendPlainEntries(dst []MapEntry, n *Node) ([]MapEntry, error) {
 
 // Deref follows YAML aliases to the node they name.
 func Deref(n *Node) *Node { return deref(n) }
-
-// Lookup finds a key of a mapping written exactly so, and returns the key
-// and its value (aliases followed); nils when n is no mapping or has no
-// such key.
-func Lookup(n *Node, key string) (*Node, *Node) {
-	n = deref(n)
-	if n == nil || n.Kind != MappingNode {
-		return nil, nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i]; k.Kind == ScalarNode && k.Value == key {
-			return k, deref(n.Content[i+1])
-		}
-	}
-	return nil, nil
-}
-
-// LookupFold is Lookup as opm's JSON decoding matches keys: a key written
-// exactly so wins, otherwise one that differs only in case.
-func LookupFold(n *Node, key string) (*Node, *Node) {
-	if k, v := Lookup(n, key); k != nil {
-		return k, v
-	}
-	n = deref(n)
-	if n == nil || n.Kind != MappingNode {
-		return nil, nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i]; k.Kind == ScalarNode && strings.EqualFold(k.Value, key) {
-			return k, deref(n.Content[i+1])
-		}
-	}
-	return nil, nil
-}

@@ -70,7 +70,7 @@ func (a *addition) bundle() *declcfg.Node {
 // written is a string of release-config.yaml's item as it is written
 // there (quoted as it is quoted), or a plain string when it is not there.
 func (a *addition) written(key, value string) *declcfg.Node {
-	_, v := declcfg.Lookup(a.rt.Node, key)
+	_, v := declcfg.PipelineKeys.Lookup(a.rt.Node, key)
 	if v != nil && v.Kind == declcfg.SequenceNode {
 		for _, it := range v.Content {
 			if it = declcfg.Deref(it); it.Kind == declcfg.ScalarNode && it.Value == value {

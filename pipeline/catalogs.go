@@ -68,7 +68,19 @@ func (p *run) readCI() (*repo.CI, error) {
 	if err != nil {
 		return nil, err
 	}
-	return repo.ParseCI(p.show(path), data)
+	ci, err := repo.ParseCI(p.show(path), data)
+	if err != nil {
+		return nil, err
+	}
+	p.warnAll(ci.Warnings)
+	return ci, nil
+}
+
+// warnAll passes a settings file's warnings on.
+func (p *run) warnAll(ws repo.Problems) {
+	for _, w := range ws {
+		p.opts.Warn.Printf("%s", w.Error())
+	}
 }
 
 // renderMapped renders the catalogs ci.yaml maps (see mappedJobs for

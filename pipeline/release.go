@@ -83,6 +83,7 @@ func Release(ctx context.Context, bundleDir, image string, opts Options) (*Resul
 	if err != nil {
 		return nil, setupError(err)
 	}
+	p.warnAll(rc.Warnings)
 	csv, err := repo.ReadCSV(bundleDir)
 	if err != nil {
 		return nil, setupError(err)

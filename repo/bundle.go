@@ -66,8 +66,8 @@ func ReadCSV(bundleDir string) (*CSV, error) {
 		return nil, err
 	}
 	csv := &CSV{File: p}
-	_, md := get(d.root, "metadata")
-	k, name := get(md, "name")
+	_, md := declcfg.PipelineKeys.Lookup(d.root, "metadata")
+	k, name := declcfg.PipelineKeys.Lookup(md, "name")
 	switch {
 	case d.root == nil:
 		d.problem(nil, "is empty: a ClusterServiceVersion has metadata.name")
@@ -81,8 +81,8 @@ func ReadCSV(bundleDir string) (*CSV, error) {
 			}
 		}
 	}
-	_, spec := get(d.root, "spec")
-	if k, v := get(spec, "version"); k != nil && v.Kind == declcfg.ScalarNode {
+	_, spec := declcfg.PipelineKeys.Lookup(d.root, "spec")
+	if k, v := declcfg.PipelineKeys.Lookup(spec, "version"); k != nil && v.Kind == declcfg.ScalarNode {
 		csv.Version = v.Value
 	}
 	if len(d.ps) > 0 {

@@ -19,6 +19,10 @@ type CI struct {
 	Root *declcfg.Node
 	// FBC is the fbc section; nil when ci.yaml has none.
 	FBC *FBC
+	// Warnings are what the file does that the pipelines accept but
+	// should not be left so: keys written twice in a mapping (the last
+	// counts).
+	Warnings Problems
 }
 
 // FBC is ci.yaml's fbc section.
@@ -58,24 +62,24 @@ func ciOf(f *declcfg.File) (*CI, error) {
 		return nil, err
 	}
 	file := f.Path
-	ci := &CI{File: file, Root: d.root}
-	k, fbc := get(d.root, "fbc")
+	ci := &CI{File: file, Root: d.root, Warnings: d.warnings}
+	k, fbc := declcfg.PipelineKeys.Lookup(d.root, "fbc")
 	if k == nil {
 		return ci, nil
 	}
 	ci.FBC = &FBC{Pos: d.at(k)}
-	if isNull(fbc) {
+	if declcfg.IsNull(fbc) {
 		return ci, nil
 	}
 	if fbc.Kind != declcfg.MappingNode {
 		d.problem(fbc, "fbc must be a mapping (enabled, catalog_mapping), not %s", kindName(fbc))
 		return nil, d.ps
 	}
-	if k, v := get(fbc, "enabled"); k != nil {
+	if k, v := declcfg.PipelineKeys.Lookup(fbc, "enabled"); k != nil {
 		ci.FBC.EnabledPos = d.at(v)
 		ci.FBC.Enabled, _ = d.boolean(v, "fbc.enabled")
 	}
-	if _, v := get(fbc, "catalog_mapping"); !isNull(v) {
+	if _, v := declcfg.PipelineKeys.Lookup(fbc, "catalog_mapping"); !declcfg.IsNull(v) {
 		if v.Kind != declcfg.SequenceNode {
 			d.problem(v, "fbc.catalog_mapping must be a list, not %s", kindName(v))
 		} else {
@@ -101,13 +105,13 @@ func (d *doc) mapping(n *declcfg.Node, i int) (Mapping, bool) {
 	}
 	ok := true
 	need := func(key string) *declcfg.Node {
-		k, v := get(n, key)
+		k, v := declcfg.PipelineKeys.Lookup(n, key)
 		if k == nil {
 			d.problem(n, "%s has no %s", what, key)
 			ok = false
 			return nil
 		}
-		if isNull(v) {
+		if declcfg.IsNull(v) {
 			d.problem(v, "%s.%s is empty", what, key)
 			ok = false
 			return nil

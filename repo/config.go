@@ -13,6 +13,10 @@ type Config struct {
 	// AllowedBundleRegistries are the registry prefixes bundle images may
 	// come from (allowed_bundle_registries).
 	AllowedBundleRegistries []string
+	// Warnings are what the file does that the pipelines accept but
+	// should not be left so: keys written twice in a mapping (the last
+	// counts).
+	Warnings Problems
 }
 
 // ParseConfig reads config.yaml, checking the types of what fbc reads.
@@ -26,11 +30,11 @@ func configOf(f *declcfg.File) (*Config, error) {
 		return nil, err
 	}
 	file := f.Path
-	c := &Config{File: file, Root: d.root}
-	if k, v := get(d.root, "organization"); k != nil {
+	c := &Config{File: file, Root: d.root, Warnings: d.warnings}
+	if k, v := declcfg.PipelineKeys.Lookup(d.root, "organization"); k != nil {
 		c.Organization, _ = d.str(v, "organization")
 	}
-	if k, v := get(d.root, "allowed_bundle_registries"); k != nil && !isNull(v) {
+	if k, v := declcfg.PipelineKeys.Lookup(d.root, "allowed_bundle_registries"); k != nil && !declcfg.IsNull(v) {
 		c.AllowedBundleRegistries, _, _ = d.strings(v, "allowed_bundle_registries")
 	}
 	if len(d.ps) > 0 {

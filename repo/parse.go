@@ -21,10 +21,14 @@ func ProblemAt(pos declcfg.Pos, msg string) *declcfg.Finding {
 type Problems = declcfg.Findings
 
 // doc reads one settings file: a single YAML document holding a mapping.
+// Keys are read as the pipelines read them, with PyYAML
+// (declcfg.PipelineKeys): exactly as written, the last of repeated keys
+// counting; each key written more than once is a warning.
 type doc struct {
-	file string
-	root *declcfg.Node
-	ps   Problems
+	file     string
+	root     *declcfg.Node
+	ps       Problems
+	warnings Problems
 }
 
 // parseDoc reads a parsed settings file: a single YAML document holding a
@@ -52,8 +56,54 @@ func parseDoc(f *declcfg.File) (*doc, error) {
 	}
 	if len(f.Docs) == 1 {
 		d.root = f.Docs[0].Node
+		d.warnings = repeatedKeys(f.Path, d.root)
 	}
 	return d, nil
+}
+
+// repeatedKeys warns of each key written more than once in one mapping of
+// a settings file, naming the lines of all of them: the pipelines read the
+// last one (PyYAML fills a dictionary key by key), and so does fbc.
+func repeatedKeys(file string, root *declcfg.Node) Problems {
+	var out Problems
+	for _, r := range declcfg.RepeatedKeys(root) {
+		last := r.Keys[len(r.Keys)-1]
+		// Lines name the keys, or lines and columns when two share a line.
+		lines := make([]string, len(r.Keys))
+		sameLine := false
+		for i, k := range r.Keys {
+			lines[i] = fmt.Sprint(k.Line)
+			sameLine = sameLine || i > 0 && k.Line == r.Keys[i-1].Line
+		}
+		if sameLine {
+			for i, k := range r.Keys {
+				lines[i] = fmt.Sprintf("%d:%d", k.Line, k.Column)
+			}
+		}
+		times := "twice"
+		if len(r.Keys) > 2 {
+			times = fmt.Sprintf("%d times", len(r.Keys))
+		}
+		ignored := "line " + lines[0]
+		if len(lines) > 2 {
+			ignored = "lines " + joinAnd(lines[:len(lines)-1])
+		}
+		out = append(out, &declcfg.Finding{
+			Rule: RuleConfig, Severity: declcfg.SeverityWarning,
+			Pos: declcfg.Pos{File: file, Line: last.Line, Col: last.Column},
+			Message: fmt.Sprintf("key %s is written %s in one mapping (lines %s): the pipelines read this file with PyYAML, where the last one counts, so fbc reads line %s too and ignores %s",
+				last.Value, times, joinAnd(lines), lines[len(lines)-1], ignored),
+		})
+	}
+	return out
+}
+
+// joinAnd joins words as a sentence lists them: "a", "a and b", "a, b and c".
+func joinAnd(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 func (d *doc) at(n *declcfg.Node) declcfg.Pos {
@@ -65,16 +115,6 @@ func (d *doc) at(n *declcfg.Node) declcfg.Pos {
 
 func (d *doc) problem(n *declcfg.Node, format string, args ...any) {
 	d.ps = append(d.ps, ProblemAt(d.at(n), fmt.Sprintf(format, args...)))
-}
-
-// get finds a key of a mapping, exactly as written (the pipelines read
-// these files as Python dictionaries); key and value nodes, nil if absent.
-func get(m *declcfg.Node, key string) (*declcfg.Node, *declcfg.Node) {
-	return declcfg.Lookup(m, key)
-}
-
-func isNull(n *declcfg.Node) bool {
-	return n == nil || n.Kind == declcfg.ScalarNode && n.Tag == "!!null"
 }
 
 // str reads a string; what names the value in the message.
@@ -122,7 +162,7 @@ func (d *doc) boolean(n *declcfg.Node, what string) (bool, bool) {
 // kindName says what a node is, for messages: "a list", "null", the text of
 // a scalar that is not a string.
 func kindName(n *declcfg.Node) string {
-	if isNull(n) {
+	if declcfg.IsNull(n) {
 		return "null"
 	}
 	return declcfg.KindName(n)

@@ -17,6 +17,10 @@ type ReleaseConfig struct {
 	File      string
 	Root      *declcfg.Node
 	Templates []ReleaseTemplate
+	// Warnings are what the file does that the pipelines accept but
+	// should not be left so: keys written twice in a mapping (the last
+	// counts).
+	Warnings Problems
 }
 
 // ReleaseTemplate is one item of catalog_templates.
@@ -73,14 +77,14 @@ func releaseConfigOf(f *declcfg.File) (*ReleaseConfig, error) {
 		return nil, err
 	}
 	file := f.Path
-	rc := &ReleaseConfig{File: file, Root: d.root}
-	k, v := get(d.root, "catalog_templates")
+	rc := &ReleaseConfig{File: file, Root: d.root, Warnings: d.warnings}
+	k, v := declcfg.PipelineKeys.Lookup(d.root, "catalog_templates")
 	switch {
 	case d.root == nil:
 		d.problem(nil, "is empty: it must list catalog_templates")
 	case k == nil:
 		d.problem(d.root, "has no catalog_templates: the list of templates the bundle is released to")
-	case isNull(v) || v.Kind == declcfg.SequenceNode && len(v.Content) == 0:
+	case declcfg.IsNull(v) || v.Kind == declcfg.SequenceNode && len(v.Content) == 0:
 		d.problem(v, "catalog_templates is empty")
 	case v.Kind != declcfg.SequenceNode:
 		d.problem(v, "catalog_templates must be a list, not %s", kindName(v))
@@ -105,7 +109,7 @@ func (d *doc) releaseTemplate(n *declcfg.Node, i int) (ReleaseTemplate, bool) {
 		return t, false
 	}
 	before := len(d.ps)
-	if k, v := get(n, "template_name"); k == nil {
+	if k, v := declcfg.PipelineKeys.Lookup(n, "template_name"); k == nil {
 		d.problem(n, "%s has no template_name", what)
 	} else if s, ok := d.str(v, what+".template_name"); ok {
 		t.Template, t.TemplatePos = s, d.at(v)
@@ -113,7 +117,7 @@ func (d *doc) releaseTemplate(n *declcfg.Node, i int) (ReleaseTemplate, bool) {
 			d.problem(v, "%s.template_name is empty", what)
 		}
 	}
-	if k, v := get(n, "channels"); k == nil {
+	if k, v := declcfg.PipelineKeys.Lookup(n, "channels"); k == nil {
 		d.problem(n, "%s has no channels", what)
 	} else if cs, pos, ok := d.strings(v, what+".channels"); ok {
 		if len(cs) == 0 {
@@ -121,22 +125,22 @@ func (d *doc) releaseTemplate(n *declcfg.Node, i int) (ReleaseTemplate, bool) {
 		}
 		t.Channels, t.ChannelPos = cs, pos
 	}
-	if k, v := get(n, "defaultChannel"); k != nil {
+	if k, v := declcfg.PipelineKeys.Lookup(n, "defaultChannel"); k != nil {
 		if s, ok := d.str(v, what+".defaultChannel"); ok {
 			t.DefaultChannel, t.DefaultChannelPos = s, d.at(v)
 		}
 	}
-	if k, v := get(n, "replaces"); k != nil {
+	if k, v := declcfg.PipelineKeys.Lookup(n, "replaces"); k != nil {
 		if _, ok := d.str(v, what+".replaces"); ok {
 			t.Replaces = v
 		}
 	}
-	if k, v := get(n, "skipRange"); k != nil {
+	if k, v := declcfg.PipelineKeys.Lookup(n, "skipRange"); k != nil {
 		if _, ok := d.str(v, what+".skipRange"); ok {
 			t.SkipRange = v
 		}
 	}
-	if k, v := get(n, "skips"); k != nil {
+	if k, v := declcfg.PipelineKeys.Lookup(n, "skips"); k != nil {
 		if _, _, ok := d.strings(v, what+".skips"); ok {
 			t.Skips = v
 		}

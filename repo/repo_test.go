@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
 )
 
@@ -224,4 +228,20 @@ catalog_templates:
 	if !errors.As(err, &miss) || fault.KindOf(err) != fault.Run || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing release-config.yaml: %v", err)
 	}
+}
+
+func TestSettingsRepeatedKeysLastWins(t *testing.T) {
+	c, err := ParseConfig("config.yaml", []byte("organization: certified-operators\norganization: community-operators\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "community-operators", c.Organization)
+	require.Len(t, c.Warnings, 1)
+	w := c.Warnings[0]
+	assert.Equal(t, declcfg.SeverityWarning, w.Severity)
+	assert.Equal(t, "config.yaml:2:1: key organization is written twice in one mapping (lines 1 and 2): the pipelines read this file with PyYAML, where the last one counts, so fbc reads line 2 too and ignores line 1", w.Error())
+
+	rc, err := ParseReleaseConfig("release-config.yaml", []byte("catalog_templates:\n- {template_name: a.yaml, channels: [x], channels: [y]}\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"y"}, rc.Templates[0].Channels)
+	require.Len(t, rc.Warnings, 1)
+	assert.Contains(t, rc.Warnings[0].Error(), "release-config.yaml:2:42: key channels is written twice in one mapping (lines 2:27 and 2:42): the pipelines read this file with PyYAML, where the last one counts, so fbc reads line 2:42 too and ignores line 2:27")
 }

@@ -70,7 +70,7 @@ type opEdge struct {
 func (c *checker) operatorGraph(oc *operatorCheck, plans map[string]*bundlePlan) {
 	mode := "replaces-mode"
 	if ci := oc.ci; ci != nil && ci.Root != nil {
-		if _, v := repo.Field(ci.Root, "updateGraph"); v != nil {
+		if _, v := declcfg.PipelineKeys.Lookup(ci.Root, "updateGraph"); v != nil {
 			mode = v.Value
 		}
 	}
@@ -289,8 +289,8 @@ func readOpBundle(dir string, read map[string][]byte) *opBundle {
 		return nil
 	}
 	at := func(n *declcfg.Node) declcfg.Pos { return declcfg.Pos{File: csvPath, Line: n.Line, Col: n.Column} }
-	_, md := repo.Field(root, "metadata")
-	_, nameNode := repo.Field(md, "name")
+	_, md := declcfg.PipelineKeys.Lookup(root, "metadata")
+	_, nameNode := declcfg.PipelineKeys.Lookup(md, "name")
 	if nameNode == nil || nameNode.Kind != declcfg.ScalarNode {
 		return nil
 	}
@@ -303,15 +303,15 @@ func readOpBundle(dir string, read map[string][]byte) *opBundle {
 	if sv, err := semver.Parse(b.version); err == nil {
 		b.semver = &sv
 	}
-	_, ann := repo.Field(md, "annotations")
-	if _, sr := repo.Field(ann, "olm.skipRange"); sr != nil && sr.Kind == declcfg.ScalarNode {
+	_, ann := declcfg.PipelineKeys.Lookup(md, "annotations")
+	if _, sr := declcfg.PipelineKeys.Lookup(ann, "olm.skipRange"); sr != nil && sr.Kind == declcfg.ScalarNode {
 		b.skipRange, b.skipRangePos = sr.Value, at(sr)
 	}
-	_, spec := repo.Field(root, "spec")
-	if _, r := repo.Field(spec, "replaces"); r != nil && r.Kind == declcfg.ScalarNode && r.Tag != "!!null" {
+	_, spec := declcfg.PipelineKeys.Lookup(root, "spec")
+	if _, r := declcfg.PipelineKeys.Lookup(spec, "replaces"); r != nil && r.Kind == declcfg.ScalarNode && r.Tag != "!!null" {
 		b.previous, b.previousPos = append(b.previous, r.Value), append(b.previousPos, at(r))
 	}
-	if _, s := repo.Field(spec, "skips"); s != nil {
+	if _, s := declcfg.PipelineKeys.Lookup(spec, "skips"); s != nil {
 		for _, it := range items(s) {
 			if it.Kind == declcfg.ScalarNode {
 				b.previous, b.previousPos = append(b.previous, it.Value), append(b.previousPos, at(it))
@@ -319,13 +319,13 @@ func readOpBundle(dir string, read map[string][]byte) *opBundle {
 		}
 	}
 	if meta := readYAMLRoot(dir, filepath.Join(dir, "metadata", "annotations.yaml"), read); meta != nil {
-		_, a := repo.Field(meta, "annotations")
-		if _, chs := repo.Field(a, "operators.operatorframework.io.bundle.channels.v1"); chs != nil && chs.Kind == declcfg.ScalarNode {
+		_, a := declcfg.PipelineKeys.Lookup(meta, "annotations")
+		if _, chs := declcfg.PipelineKeys.Lookup(a, "operators.operatorframework.io.bundle.channels.v1"); chs != nil && chs.Kind == declcfg.ScalarNode {
 			for _, ch := range strings.Split(chs.Value, ",") {
 				b.channels = append(b.channels, strings.TrimSpace(ch))
 			}
 		}
-		if _, d := repo.Field(a, "operators.operatorframework.io.bundle.channel.default.v1"); d != nil && d.Kind == declcfg.ScalarNode {
+		if _, d := declcfg.PipelineKeys.Lookup(a, "operators.operatorframework.io.bundle.channel.default.v1"); d != nil && d.Kind == declcfg.ScalarNode {
 			b.defaultChannel = strings.TrimSpace(d.Value)
 		}
 	}
