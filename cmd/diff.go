@@ -127,9 +127,12 @@ checkout, never a safe change).`,
 			case "github":
 				err = writeGitHubDiff(report, cmd)
 			case "html":
-				doc := page.BuildDiff(oldCat, newCat, report, page.DiffOptions{Old: args[0], New: args[1],
+				var doc *page.Document
+				doc, err = page.BuildDiff(cmd.Context(), oldCat, newCat, report, page.DiffOptions{Old: args[0], New: args[1],
 					OldOthers: oldOthers, NewOthers: newOthers, Warn: warner(cmd.ErrOrStderr())})
-				err = writeOutput(cmd, outFile, func(w io.Writer) error { return page.WriteHTML(w, doc) })
+				if err == nil {
+					err = writeOutput(cmd, outFile, func(w io.Writer) error { return page.WriteHTML(w, doc) })
+				}
 			case "json":
 				err = writeOutput(cmd, outFile, report.WriteJSON)
 			default:

@@ -167,7 +167,7 @@ func graphPage(cmd *cobra.Command, pull image.Options, path string, opts graph.P
 	if err != nil {
 		return err
 	}
-	doc, err := page.Build(cat, page.Options{Package: opts.Package, Channel: opts.Channel, Catalog: path, Others: others,
+	doc, err := page.Build(cmd.Context(), cat, page.Options{Package: opts.Package, Channel: opts.Channel, Catalog: path, Others: others,
 		Dependencies: resolve.NewUpgradeChecker(cmd.Context(), cat.Catalog), Warn: warner(cmd.ErrOrStderr())})
 	if err != nil {
 		return err

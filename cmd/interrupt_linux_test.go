@@ -426,3 +426,37 @@ func TestInterruptWhileReadingStandardInput(t *testing.T) {
 		})
 	}
 }
+
+// An interrupt while fbc graph -o html simulates a big catalog's upgrades
+// for its page stops it promptly, and writes no page.
+func TestInterruptGraphPage(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	// 80 packages of one 300-entry channel: seconds of simulation.
+	for i := range 80 {
+		pkg := fmt.Sprintf("pkg-%02d", i)
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"schema":"olm.package","name":%q,"defaultChannel":"stable"}`+"\n", pkg)
+		var entries []string
+		for j := range 300 {
+			e := fmt.Sprintf(`{"name":"%s.v1.%d.0"`, pkg, j)
+			if j > 0 {
+				e += fmt.Sprintf(`,"replaces":"%s.v1.%d.0"`, pkg, j-1)
+			}
+			entries = append(entries, e+"}")
+			fmt.Fprintf(&b, `{"schema":"olm.bundle","package":%[1]q,"name":"%[1]s.v1.%[2]d.0","image":"example.com/%[1]s:v1.%[2]d.0","properties":[{"type":"olm.package","value":{"packageName":%[1]q,"version":"1.%[2]d.0"}}]}`+"\n", pkg, j)
+		}
+		fmt.Fprintf(&b, `{"schema":"olm.channel","package":%q,"name":"stable","entries":[%s]}`+"\n", pkg, strings.Join(entries, ","))
+		require.NoError(t, os.MkdirAll(filepath.Join(src, pkg), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(src, pkg, "catalog.json"), []byte(b.String()), 0o644))
+	}
+	p := startFBC(t, dir, nil, nil, "graph", "src", "-o", "html", "--output-file", "page.html")
+	time.Sleep(time.Second)
+	if p.exited() {
+		t.Fatalf("fbc graph ended within a second, before the signal: %v\n%s", p.err, p.stderr.String())
+	}
+	code, took := p.signalAndWait(t, syscall.SIGINT)
+	assertInterrupted(t, p, code, took)
+	assert.NoFileExists(t, filepath.Join(dir, "page.html"))
+	assertNoTemporaries(t, dir)
+}

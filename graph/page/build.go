@@ -2,6 +2,7 @@ package page
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,8 +38,9 @@ type Options struct {
 
 // Build computes the page of a catalog: one package (Options.Package) or
 // every package. A package the catalog does not have is a usage error
-// naming the closest one; a catalog without packages is an error too.
-func Build(cat *graph.Catalog, opts Options) (*Document, error) {
+// naming the closest one; a catalog without packages is an error too. It
+// stops with ctx's error when ctx ends.
+func Build(ctx context.Context, cat *graph.Catalog, opts Options) (*Document, error) {
 	doc := &Document{Kind: "graph", Catalog: opts.Catalog, Packages: []*Package{}}
 	pkgs := cat.Packages
 	if opts.Package != "" {
@@ -63,9 +65,11 @@ func Build(cat *graph.Catalog, opts Options) (*Document, error) {
 	w := newWarnings(opts.Warn, cat.Warnings)
 	lc := lifecycles(opts.Others, w)
 	for _, p := range pkgs {
-		s := newSide(cat, p, sideOptions{deps: opts.Dependencies, warn: w.add})
-		pp := assemble(nil, s, false, lc[p.Name])
-		doc.Packages = append(doc.Packages, pp)
+		s, err := newSide(ctx, cat, p, sideOptions{deps: opts.Dependencies, warn: w.add})
+		if err != nil {
+			return nil, err
+		}
+		doc.Packages = append(doc.Packages, assemble(nil, s, false, lc[p.Name]))
 	}
 	doc.Warnings = w.list
 	return doc, nil
@@ -85,8 +89,9 @@ type DiffOptions struct {
 // touched (one with changes or findings), the two catalogs' graphs merged,
 // each node, entry, edge and channel marked added or removed, and the
 // upgrades simulated in both catalogs. The simulations follow the upgrade
-// graph as fbc diff judges it: dependencies are not resolved.
-func BuildDiff(oldCat, newCat *graph.Catalog, report *graph.DiffReport, opts DiffOptions) *Document {
+// graph as fbc diff judges it: dependencies are not resolved. It stops
+// with ctx's error when ctx ends.
+func BuildDiff(ctx context.Context, oldCat, newCat *graph.Catalog, report *graph.DiffReport, opts DiffOptions) (*Document, error) {
 	doc := &Document{Kind: "diff", Title: fmt.Sprintf("%s -> %s: upgrade graph change", opts.Old, opts.New),
 		Old: opts.Old, New: opts.New, Packages: []*Package{}}
 	d := &Diff{Verdict: report.Verdict(), Safe: report.Safe(), Semantics: report.Semantics, Preexisting: len(report.Preexisting),
@@ -120,9 +125,12 @@ func BuildDiff(oldCat, newCat *graph.Catalog, report *graph.DiffReport, opts Dif
 			continue
 		}
 		op, np := oldCat.Package(name), newCat.Package(name)
-		var oldSide, newSide *side
+		var before, after *side
+		var err error
 		if op != nil {
-			oldSide = newSideOf(oldCat, op, nil, w)
+			if before, err = newSide(ctx, oldCat, op, sideOptions{warn: w.add}); err != nil {
+				return nil, err
+			}
 		}
 		if np != nil {
 			// Clusters still run the bundles the change removed: their
@@ -136,13 +144,15 @@ func BuildDiff(oldCat, newCat *graph.Catalog, report *graph.DiffReport, opts Dif
 					}
 				}
 			}
-			newSide = newSideOf(newCat, np, extra, w)
+			if after, err = newSide(ctx, newCat, np, sideOptions{warn: w.add, extra: extra}); err != nil {
+				return nil, err
+			}
 		}
 		lc := newLC[name]
 		if np == nil {
 			lc = oldLC[name]
 		}
-		pp := assemble(oldSide, newSide, true, lc)
+		pp := assemble(before, after, true, lc)
 		for _, c := range report.Changes {
 			if c.Package == name {
 				pp.Changes = append(pp.Changes, c.Describe())
@@ -157,11 +167,7 @@ func BuildDiff(oldCat, newCat *graph.Catalog, report *graph.DiffReport, opts Dif
 		doc.Packages = append(doc.Packages, pp)
 	}
 	doc.Warnings = w.list
-	return doc
-}
-
-func newSideOf(cat *graph.Catalog, p *graph.Package, extra map[string]string, w *warnings) *side {
-	return newSide(cat, p, sideOptions{warn: w.add, extra: extra})
+	return doc, nil
 }
 
 // warnings collects the warnings of a page once each, passing them on.

@@ -2,6 +2,7 @@ package page
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"flag"
 	"os"
@@ -78,7 +79,7 @@ func firstDiff(got, want string) string {
 // resolved here (the CLI resolves them, as fbc upgrade-path does).
 func TestGoldenDemo(t *testing.T) {
 	cat, others := load(t, filepath.Join("testdata", "demo"))
-	doc, err := Build(cat, Options{Catalog: "demo", Others: others})
+	doc, err := Build(context.Background(), cat, Options{Catalog: "demo", Others: others})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestGoldenCorpus(t *testing.T) {
 	for _, pkg := range []string{"kurrentdb-operator", "visionone-containersecurity"} {
 		t.Run(pkg, func(t *testing.T) {
 			cat, others := load(t, filepath.Join(corpus, "certified-operators", "catalogs", "v4.18", pkg))
-			doc, err := Build(cat, Options{Package: pkg, Catalog: "catalogs/v4.18/" + pkg, Others: others})
+			doc, err := Build(context.Background(), cat, Options{Package: pkg, Catalog: "catalogs/v4.18/" + pkg, Others: others})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +150,10 @@ func TestGoldenChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := BuildDiff(oldCat, newCat, report, DiffOptions{Old: "old", New: "new", OldOthers: oldOthers, NewOthers: newOthers})
+	doc, err := BuildDiff(context.Background(), oldCat, newCat, report, DiffOptions{Old: "old", New: "new", OldOthers: oldOthers, NewOthers: newOthers})
+	if err != nil {
+		t.Fatal(err)
+	}
 	golden(t, "change", doc)
 	if doc.Unchanged != 1 || len(doc.Packages) != 1 {
 		t.Fatalf("%d packages shown, %d unchanged; want op shown and quiet unchanged", len(doc.Packages), doc.Unchanged)
@@ -186,7 +190,7 @@ func TestGoldenChange(t *testing.T) {
 // other resource: no src or href, no url() outside the page, no import.
 func TestPageIsSelfContained(t *testing.T) {
 	cat, others := load(t, filepath.Join("testdata", "demo"))
-	doc, err := Build(cat, Options{Catalog: "demo", Others: others})
+	doc, err := Build(context.Background(), cat, Options{Catalog: "demo", Others: others})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +227,7 @@ func (c *countWriter) Write(p []byte) (int, error) { c.n += len(p); return len(p
 func pageSize(t *testing.T, path, pkg string) int {
 	t.Helper()
 	cat, others := load(t, path)
-	doc, err := Build(cat, Options{Package: pkg, Catalog: path, Others: others})
+	doc, err := Build(context.Background(), cat, Options{Package: pkg, Catalog: path, Others: others})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,4 +270,53 @@ func TestPageSize(t *testing.T) {
 			t.Errorf("the page is %d bytes, over %d", n, limit)
 		}
 	})
+}
+
+// pathEnds gives, from every bundle and for a fresh install, the end of
+// the path r.Path gives: the same upgrades, the same last bundle, the same
+// failure. On the demo package (failures, a downgrade, skipped entries),
+// a long synthetic channel and the corpus packages of the goldens, under
+// both OLMs, with and without a channel.
+func TestPathEndsAsPath(t *testing.T) {
+	cats := map[string]*graph.Catalog{"long": graph.New(longChannel(200))}
+	cats["demo"], _ = load(t, filepath.Join("testdata", "demo"))
+	if corpus := sharedtest.Find(); corpus != "" {
+		for _, pkg := range []string{"kurrentdb-operator", "visionone-containersecurity"} {
+			cats[pkg], _ = load(t, filepath.Join(corpus, "corpus", "certified-operators", "catalogs", "v4.18", pkg))
+		}
+	}
+	for name, cat := range cats {
+		for _, p := range cat.Packages {
+			for _, ch := range append([]string{""}, p.ChannelNames()...) {
+				for _, sem := range []graph.Semantics{graph.Classic, graph.V1} {
+					opts := graph.Options{Semantics: sem}
+					if ch != "" {
+						opts.Channels = []string{ch}
+					}
+					r, err := graph.NewResolver(p, opts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					plain, _ := graph.NewResolver(p, opts)
+					r.Remember()
+					pe := &pathEnds{r: r, memo: map[string]*pathEnd{}, on: map[string]bool{}}
+					froms := []*graph.Installed{nil}
+					for _, b := range p.Bundles {
+						froms = append(froms, &graph.Installed{Name: b.Name, Version: b.Version})
+					}
+					for _, from := range froms {
+						got, want := pe.walk(from), plain.Path(from)
+						wantErr := ""
+						if want.Err != nil {
+							wantErr = want.Err.Error()
+						}
+						gotErr := cmp.Or(got.pathErr, got.err)
+						if got.moves != len(want.Bundles()) || gotErr != wantErr {
+							t.Errorf("%s/%s channel %q %s from %v: %d moves, error %q; Path: %q, error %q", name, p.Name, ch, sem, from, got.moves, gotErr, want.Line(), wantErr)
+						}
+					}
+				}
+			}
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package page
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -93,7 +94,8 @@ type sideOptions struct {
 	extra map[string]string
 }
 
-func newSide(cat *graph.Catalog, p *graph.Package, opts sideOptions) *side {
+// newSide simulates a package; it stops, with ctx's error, when ctx ends.
+func newSide(ctx context.Context, cat *graph.Catalog, p *graph.Package, opts sideOptions) (*side, error) {
 	s := &side{cat: cat, pkg: p, extra: opts.extra}
 	s.views = append(s.views, s.view("", p.Channels))
 	for _, name := range p.ChannelNames() {
@@ -101,11 +103,14 @@ func newSide(cat *graph.Catalog, p *graph.Package, opts sideOptions) *side {
 	}
 	for _, sem := range []graph.Semantics{graph.Classic, graph.V1} {
 		for _, v := range s.views {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			v.sims[sem] = s.simulate(v, sem, opts.deps)
 		}
 		s.survey(sem, opts.warn)
 	}
-	return s
+	return s, nil
 }
 
 // skippedBy maps each name an entry of the channel skips to the first
@@ -280,7 +285,8 @@ func (s *side) simulate(v *sideView, sem graph.Semantics, deps graph.DependencyR
 		return sim
 	}
 	r.Remember()
-	sim.fresh = walk(r, nil)
+	ends := &pathEnds{r: r, memo: map[string]*pathEnd{}, on: map[string]bool{}}
+	sim.fresh = ends.walk(nil)
 	v.close(sim.fresh)
 	// Every bundle a step names is a node with a step of its own, so
 	// that the page can follow any path to its end (the view's nodes
@@ -288,7 +294,7 @@ func (s *side) simulate(v *sideView, sem graph.Semantics, deps graph.DependencyR
 	for i := 0; i < len(v.nodes); i++ {
 		n := v.nodes[i]
 		if from := s.installed(r, n); from != nil {
-			st := walk(r, from)
+			st := ends.walk(from)
 			sim.steps[n] = st
 			v.close(st)
 		}
@@ -324,21 +330,82 @@ func (s *side) installed(r *graph.Resolver, n string) *graph.Installed {
 	return &in
 }
 
-// walk simulates the path from one installed bundle (nil: a fresh
-// install) and keeps its first step and how it ends.
-func walk(r *graph.Resolver, from *graph.Installed) *sideStep {
-	p := r.Path(from)
-	moves := p.Bundles()
-	st := &sideStep{moves: len(moves)}
-	if len(p.Steps) > 0 {
-		first := p.Steps[0]
+// pathEnds finds where the path from each installed bundle ends, as
+// r.Path does, in time linear in the bundles: a path's upgrades, end and
+// failure are its first step's followed by those of the path from the
+// bundle it moves to, and the steps are remembered (Resolver.Remember).
+// Only a path that comes back to a bundle it passed is left to r.Path: its
+// error names the path from its start.
+type pathEnds struct {
+	r    *graph.Resolver
+	memo map[string]*pathEnd
+	on   map[string]bool // the bundles of the path being followed
+}
+
+type pathEnd struct {
+	moves int
+	end   string // where the path stops, "" when it fails
+	err   string
+	loop  bool
+}
+
+// of is the end of the path from an installed bundle (nil: a fresh
+// install).
+func (pe *pathEnds) of(from *graph.Installed) *pathEnd {
+	if from != nil {
+		if e := pe.memo[from.Name]; e != nil {
+			return e
+		}
+	}
+	st, err := pe.r.Step(from)
+	var e *pathEnd
+	switch {
+	case err != nil:
+		e = &pathEnd{err: err.Error()}
+	case st.Next == nil && from != nil:
+		e = &pathEnd{end: from.Name}
+	case st.Next == nil:
+		e = &pathEnd{}
+	case pe.on[st.Next.Name] || (from != nil && st.Next.Name == from.Name):
+		e = &pathEnd{loop: true}
+	default:
+		if from != nil {
+			pe.on[from.Name] = true
+		}
+		next := pe.of(&graph.Installed{Name: st.Next.Name, Version: st.Next.Version})
+		if from != nil {
+			delete(pe.on, from.Name)
+		}
+		e = &pathEnd{moves: next.moves + 1, end: next.end, err: next.err, loop: next.loop}
+	}
+	if from != nil {
+		pe.memo[from.Name] = e
+	}
+	return e
+}
+
+// walk resolves the first step from an installed bundle (nil: a fresh
+// install) and where its path ends: what fbc upgrade-path says of it.
+func (pe *pathEnds) walk(from *graph.Installed) *sideStep {
+	first, err := pe.r.Step(from)
+	e := pe.of(from)
+	if e.loop {
+		// The loop's error names the path from here: r.Path says it.
+		p := pe.r.Path(from)
+		e = &pathEnd{moves: len(p.Bundles())}
+		if p.Err != nil {
+			e.err = p.Err.Error()
+		}
+	}
+	st := &sideStep{moves: e.moves, end: e.end, pathErr: e.err}
+	if err != nil {
+		st.err = err.Error()
+	}
+	if first != nil {
 		if first.Next != nil {
 			st.next = first.Next.Name
 		}
 		st.reason = first.Reason
-		if first.Err != nil {
-			st.err = first.Err.Error()
-		}
 		for i, c := range first.Candidates {
 			if i == maxCandidates {
 				st.more = len(first.Candidates) - i
@@ -347,19 +414,8 @@ func walk(r *graph.Resolver, from *graph.Installed) *sideStep {
 			st.cands = append(st.cands, sideCandidate{c.Name, c.Explain(from)})
 		}
 	}
-	switch {
-	case p.Err != nil:
-		st.pathErr = p.Err.Error()
-		if len(p.Steps) == 0 {
-			st.err = st.pathErr
-		}
-		if st.err == st.pathErr {
-			st.pathErr = "" // the page reads this step's error as the path's
-		}
-	case len(moves) > 0:
-		st.end = moves[len(moves)-1]
-	case from != nil:
-		st.end = from.Name
+	if st.err == st.pathErr {
+		st.pathErr = "" // the page reads this step's error as the path's
 	}
 	return st
 }
