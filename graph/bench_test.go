@@ -6,37 +6,10 @@ import (
 	"testing"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/graph/graphtest"
 	"github.com/fbc-project/fbc/internal/procstat"
 	"github.com/fbc-project/fbc/internal/sharedtest"
 )
-
-// syntheticChannel builds one package with one channel of n entries shaped
-// like a long-lived real channel: each entry replaces the previous one; the
-// fifth patch of every minor replaces the third and skips the bad fourth;
-// the first entry of every minor also has a skipRange over the previous
-// minor.
-func syntheticChannel(n int) *declcfg.DeclarativeConfig {
-	cfg := &declcfg.DeclarativeConfig{Packages: []declcfg.Package{{Schema: "olm.package", Name: "p", DefaultChannel: "stable"}}}
-	ch := declcfg.Channel{Schema: "olm.channel", Package: "p", Name: "stable"}
-	version := func(i int) string { return fmt.Sprintf("1.%d.%d", i/10, i%10) }
-	for i := 0; i < n; i++ {
-		e := declcfg.ChannelEntry{Name: "p.v" + version(i)}
-		switch {
-		case i%10 == 5:
-			e.Replaces, e.Skips = "p.v"+version(i-2), []string{"p.v" + version(i-1)}
-		case i > 0:
-			e.Replaces = "p.v" + version(i-1)
-		}
-		if i%10 == 0 && i > 0 {
-			e.SkipRange = fmt.Sprintf(">=1.%d.0 <1.%d.0", i/10-1, i/10)
-		}
-		ch.Entries = append(ch.Entries, e)
-		cfg.Bundles = append(cfg.Bundles, declcfg.Bundle{Schema: "olm.bundle", Package: "p", Name: e.Name,
-			Properties: []declcfg.Property{declcfg.MustProperty("olm.package", declcfg.PackageProperty{PackageName: "p", Version: version(i)})}})
-	}
-	cfg.Channels = append(cfg.Channels, ch)
-	return cfg
-}
 
 // BenchmarkPathSynthetic times a full upgrade path from the oldest entry
 // of an n-entry channel to its head ("path"), and building the graph and
@@ -45,7 +18,7 @@ func syntheticChannel(n int) *declcfg.DeclarativeConfig {
 func BenchmarkPathSynthetic(b *testing.B) {
 	for _, sem := range []Semantics{Classic, V1} {
 		for _, n := range []int{1000, 2500, 5000, 10000} {
-			cfg := syntheticChannel(n)
+			cfg := graphtest.SyntheticChannel(n)
 			opts := Options{Semantics: sem, Channels: []string{"stable"}}
 			b.Run(fmt.Sprintf("%s/setup/n=%d", sem, n), func(b *testing.B) {
 				start := procstat.CPUTime()
@@ -86,7 +59,7 @@ func lastVersion(n int) string { return fmt.Sprintf("1.%d.%d", (n-1)/10, (n-1)%1
 func BenchmarkSurveySynthetic(b *testing.B) {
 	for _, sem := range []Semantics{Classic, V1} {
 		for _, n := range []int{1000, 10000} {
-			cfg := syntheticChannel(n)
+			cfg := graphtest.SyntheticChannel(n)
 			b.Run(fmt.Sprintf("%s/n=%d", sem, n), func(b *testing.B) {
 				start := procstat.CPUTime()
 				defer func() { b.ReportMetric(float64((procstat.CPUTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op") }()

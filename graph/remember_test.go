@@ -2,6 +2,8 @@ package graph
 
 import (
 	"testing"
+
+	"github.com/fbc-project/fbc/graph/graphtest"
 )
 
 // A resolver that remembers its steps gives every path the resolver that
@@ -9,7 +11,7 @@ import (
 // skipRanges, under both semantics, from every bundle and for a fresh
 // install.
 func TestRememberGivesTheSamePaths(t *testing.T) {
-	cat := New(syntheticChannel(60))
+	cat := New(graphtest.SyntheticChannel(60))
 	p := cat.Package("p")
 	for _, opts := range []Options{
 		{Semantics: Classic, Channels: []string{"stable"}},

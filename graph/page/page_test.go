@@ -15,6 +15,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/graph"
+	"github.com/fbc-project/fbc/graph/graphtest"
 	"github.com/fbc-project/fbc/internal/sharedtest"
 )
 
@@ -278,7 +279,7 @@ func TestPageSize(t *testing.T) {
 // a long synthetic channel and the corpus packages of the goldens, under
 // both OLMs, with and without a channel.
 func TestPathEndsAsPath(t *testing.T) {
-	cats := map[string]*graph.Catalog{"long": graph.New(longChannel(200))}
+	cats := map[string]*graph.Catalog{"long": graph.New(graphtest.SyntheticChannel(200))}
 	cats["demo"], _ = load(t, filepath.Join("testdata", "demo"))
 	if corpus := sharedtest.Find(); corpus != "" {
 		for _, pkg := range []string{"kurrentdb-operator", "visionone-containersecurity"} {
