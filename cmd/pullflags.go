@@ -18,6 +18,7 @@ func addPullFlags(f *pflag.FlagSet, o *image.Options) {
 	f.StringVar(&o.CacheDir, "cache-dir", "", "image blob cache (default: the user cache directory's fbc/images)")
 	f.BoolVar(&o.Offline, "offline", false, "never connect to a registry: images come from the cache or local files")
 	f.StringVar(&o.Platform, "platform", "", "platform picked from multi-platform images, os/arch[/variant] (default "+image.DefaultPlatform+")")
+	f.DurationVar(&o.Deadline, "request-timeout", image.DefaultDeadline, "the longest one registry request may take, answer and body, before fbc gives up on the registry (a blob download gets a second more per 64 KiB)")
 	// opm's deprecated global --skip-tls means --use-http.
 	opmNames(f, map[string]string{"skip-tls": "use-http"})
 }
@@ -25,6 +26,9 @@ func addPullFlags(f *pflag.FlagSet, o *image.Options) {
 func checkPullFlags(o image.Options) error {
 	if o.UseHTTP && o.SkipTLSVerify {
 		return usageErrorf("--use-http and --skip-tls-verify cannot both be set: --skip-tls-verify already allows plain HTTP")
+	}
+	if o.Deadline <= 0 {
+		return usageErrorf("--request-timeout %v: want a positive duration, such as 30s or 5m", o.Deadline)
 	}
 	if o.Platform != "" {
 		if err := image.CheckPlatform(o.Platform); err != nil {

@@ -26,6 +26,11 @@ package cmd
 //	registry stall NAME N
 //	    The next N requests hang, answering nothing until the client gives
 //	    up (or 30s pass, when they are served as usual).
+//	registry redirect NAME
+//	    Every manifest request is redirected to itself (307) from now on.
+//	registry trickle NAME INTERVAL
+//	    Every manifest GET is answered a byte each INTERVAL (e.g. 200ms)
+//	    from now on: never quiet long enough to time out.
 //	registry await NAME N
 //	    Waits (up to 20s) until the front has seen N requests since the last
 //	    `registry requests`: a background command has reached the registry.
@@ -207,7 +212,7 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("registry does not support !")
 	}
 	if len(args) < 2 {
-		ts.Fatalf("usage: registry start|stop|login|flaky|stall|await|corrupt|requests NAME ...")
+		ts.Fatalf("usage: registry start|stop|login|flaky|stall|redirect|trickle|await|corrupt|requests NAME ...")
 	}
 	rs := registries(ts)
 	verb, name := args[0], args[1]
@@ -253,6 +258,18 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 		n, err := strconv.Atoi(args[2])
 		ts.Check(err)
 		r.faults.StallNext(n)
+	case "redirect":
+		if len(args) != 2 {
+			ts.Fatalf("usage: registry redirect NAME")
+		}
+		r.faults.RedirectManifests()
+	case "trickle":
+		if len(args) != 3 {
+			ts.Fatalf("usage: registry trickle NAME INTERVAL")
+		}
+		d, err := time.ParseDuration(args[2])
+		ts.Check(err)
+		r.faults.TrickleManifests(d)
 	case "await":
 		if len(args) != 3 {
 			ts.Fatalf("usage: registry await NAME N")

@@ -68,6 +68,14 @@ type Options struct {
 	// answer to a request or for the next bytes of a download; default 60s.
 	// A timed-out request is retried like other transient failures.
 	Timeout time.Duration
+	// Deadline bounds one registry request as a whole, from sending it to
+	// the last byte of its answer, retries and resumed downloads
+	// included, so that a registry that trickles its answer (a byte every
+	// few seconds, never quiet for Timeout) cannot hold fbc: default 2
+	// minutes, and for a blob download another second per
+	// MinDownloadRate bytes it declares. A request past its deadline is
+	// not retried, and the registry counts as unreachable.
+	Deadline time.Duration
 	// Warn receives warnings (retries, an unusable default cache); nil
 	// drops them.
 	Warn fault.Warn
@@ -109,6 +117,9 @@ func NewClient(opts Options) (*Client, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 60 * time.Second
 	}
+	if opts.Deadline <= 0 {
+		opts.Deadline = DefaultDeadline
+	}
 	if opts.Platform == "" {
 		opts.Platform = DefaultPlatform
 	}
@@ -144,7 +155,7 @@ func NewClient(opts Options) (*Client, error) {
 		}
 		base = t
 	}
-	c.transport = &registryTransport{next: base, policy: c.policy, timeout: opts.Timeout}
+	c.transport = &registryTransport{next: base, policy: c.policy, timeout: opts.Timeout, deadline: opts.Deadline}
 	// Callers bound how many images are pulled at once; the puller's own
 	// bound on concurrent blob downloads is set out of their way.
 	c.puller, err = remote.NewPuller(append(c.remoteOptions(), remote.WithJobs(1024))...)

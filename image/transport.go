@@ -110,6 +110,11 @@ func Unreachable(err error) bool {
 	case errors.As(err, &re):
 		return re.Status >= 500 || re.Status == http.StatusRequestTimeout || re.Status == http.StatusTooManyRequests
 	}
+	var de *DeadlineError
+	var rde *RedirectError
+	if errors.As(err, &de) || errors.As(err, &rde) {
+		return true
+	}
 	var oe *net.OpError
 	var dns *net.DNSError
 	var ne net.Error
@@ -225,13 +230,31 @@ func transient(ctx context.Context, err error) bool {
 // Manifests, which go-containerregistry reads whole, are held to
 // maxManifestSize.
 type registryTransport struct {
-	next    http.RoundTripper
-	policy  *retryPolicy
-	timeout time.Duration
-	pings   pingMemo
+	next     http.RoundTripper
+	policy   *retryPolicy
+	timeout  time.Duration
+	deadline time.Duration
+	pings    pingMemo
 }
 
+// Limits on one registry request (Options.Deadline).
+const (
+	// DefaultDeadline is how long one registry request may take, answer
+	// and body, by default.
+	DefaultDeadline = 2 * time.Minute
+	// MinDownloadRate is the slowest a blob download may run: each
+	// MinDownloadRate bytes a blob declares add a second to its deadline.
+	MinDownloadRate = 64 << 10
+	// MaxRedirects is how many redirects one request may follow, as Go's
+	// HTTP client allows by default (go-containerregistry's redirect
+	// checks drop that limit).
+	MaxRedirects = 10
+)
+
 func (t *registryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if n := redirects(req); n >= MaxRedirects {
+		return nil, &RedirectError{URL: req.URL.String(), Redirects: n}
+	}
 	if req.Method != http.MethodGet && req.Method != http.MethodHead {
 		return t.next.RoundTrip(req)
 	}
@@ -241,7 +264,120 @@ func (t *registryTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	return t.exchange(req)
 }
 
+// redirects counts the redirects that led to req: the HTTP client sets the
+// answer that redirected on the request it makes next.
+func redirects(req *http.Request) int {
+	n := 0
+	for r := req; r.Response != nil && r.Response.Request != nil && n <= MaxRedirects; r = r.Response.Request {
+		n++
+	}
+	return n
+}
+
+// RedirectError is a registry that keeps redirecting a request (to itself,
+// or round a loop): fbc stops after MaxRedirects, as Go's HTTP client does.
+type RedirectError struct {
+	URL       string
+	Redirects int
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("%s: stopped after %d redirects (the registry keeps redirecting the request)", e.URL, e.Redirects)
+}
+
+// DeadlineError is a registry request that took longer than its deadline
+// as a whole (Options.Deadline), though data kept coming.
+type DeadlineError struct {
+	What  string // method and URL
+	Limit time.Duration
+}
+
+func (e *DeadlineError) Error() string {
+	return fmt.Sprintf("%s: no complete answer within %v (the registry is sending too slowly); fbc gives up on it", e.What, e.Limit)
+}
+
+// requestDeadline ends an exchange that takes too long: its context is
+// cancelled when the time is up, and errors after that are a
+// *DeadlineError.
+type requestDeadline struct {
+	what   string
+	start  time.Time
+	limit  time.Duration
+	timer  *time.Timer
+	cancel context.CancelFunc
+	passed atomic.Bool
+}
+
+func newRequestDeadline(req *http.Request, limit time.Duration) (*requestDeadline, *http.Request) {
+	ctx, cancel := context.WithCancel(req.Context())
+	d := &requestDeadline{what: req.Method + " " + req.URL.String(), start: time.Now(), limit: limit, cancel: cancel}
+	d.timer = time.AfterFunc(limit, d.expire)
+	return d, req.WithContext(ctx)
+}
+
+func (d *requestDeadline) expire() {
+	d.passed.Store(true)
+	d.cancel()
+}
+
+// extend gives a download of size bytes its share of time: a second for
+// each MinDownloadRate bytes, beyond the request's own deadline.
+func (d *requestDeadline) extend(size int64) {
+	d.limit += time.Duration(size) * time.Second / MinDownloadRate
+	if d.timer.Stop() {
+		d.timer.Reset(time.Until(d.start.Add(d.limit)))
+	}
+}
+
+// explain turns an error after the deadline into a *DeadlineError.
+func (d *requestDeadline) explain(err error) error {
+	if err != nil && d.passed.Load() {
+		return &DeadlineError{What: d.what, Limit: d.limit.Round(time.Millisecond)}
+	}
+	return err
+}
+
+func (d *requestDeadline) stop() {
+	d.timer.Stop()
+	d.cancel()
+}
+
+// deadlineBody is an answer's body read under its request's deadline.
+type deadlineBody struct {
+	body io.ReadCloser
+	d    *requestDeadline
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.body.Read(p)
+	if err != nil && err != io.EOF {
+		err = b.d.explain(err)
+	}
+	return n, err
+}
+
+func (b *deadlineBody) Close() error {
+	err := b.body.Close()
+	b.d.stop()
+	return err
+}
+
 func (t *registryTransport) exchange(req *http.Request) (*http.Response, error) {
+	limit := t.deadline
+	if limit <= 0 {
+		limit = DefaultDeadline
+	}
+	d, req := newRequestDeadline(req, limit)
+	resp, err := t.exchangeWithin(req, d)
+	if err != nil {
+		d.stop()
+		return nil, d.explain(err)
+	}
+	resp.Body = &deadlineBody{body: resp.Body, d: d}
+	return resp, nil
+}
+
+func (t *registryTransport) exchangeWithin(req *http.Request, d *requestDeadline) (*http.Response, error) {
 	x := &exchange{t: t, req: req}
 	resp, err := x.send(0)
 	if err != nil {
@@ -250,6 +386,9 @@ func (t *registryTransport) exchange(req *http.Request) (*http.Response, error) 
 	x.contentID = resp.Header.Get("Docker-Content-Digest")
 	if resp.StatusCode != http.StatusOK || req.Method != http.MethodGet {
 		return resp, nil
+	}
+	if strings.Contains(req.URL.Path, "/blobs/") && resp.ContentLength > 0 {
+		d.extend(resp.ContentLength)
 	}
 	if x.contentID != "" || strings.Contains(req.URL.Path, "/blobs/") {
 		resp.Body = &resumingBody{x: x, body: resp.Body}

@@ -43,6 +43,8 @@ type Faults struct {
 	failMethod    string
 	stallLeft     int
 	corrupt       map[string]damage
+	redirect      bool
+	trickle       time.Duration
 }
 
 // damage is how a blob is corrupted, and for how many more serves (-1:
@@ -86,6 +88,23 @@ func (f *Faults) StallNext(n int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.stallLeft = n
+}
+
+// RedirectManifests makes every manifest request redirect to itself (307,
+// the same URL): a registry stuck in a redirect loop.
+func (f *Faults) RedirectManifests() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.redirect = true
+}
+
+// TrickleManifests makes every manifest GET send its answer a byte each
+// interval: a registry never quiet long enough to time out, that never
+// finishes either.
+func (f *Faults) TrickleManifests(interval time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.trickle = interval
 }
 
 // Corrupt damages the blob with this digest ("sha256:...") whenever it is
@@ -137,6 +156,12 @@ func (f *Faults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if stall {
 		f.stallLeft--
 	}
+	manifest := strings.Contains(r.URL.Path, "/manifests/")
+	redirect := manifest && f.redirect
+	trickle := time.Duration(0)
+	if manifest && r.Method == http.MethodGet {
+		trickle = f.trickle
+	}
 	var how Corruption
 	if i := strings.LastIndex(r.URL.Path, "/blobs/"); i >= 0 && r.Method == http.MethodGet {
 		d := r.URL.Path[i+len("/blobs/"):]
@@ -168,6 +193,14 @@ func (f *Faults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-time.After(30 * time.Second):
 		}
+	}
+	if redirect {
+		http.Redirect(w, r, r.URL.String(), http.StatusTemporaryRedirect)
+		return
+	}
+	if trickle > 0 {
+		serveTrickle(w, r, f.next, trickle)
+		return
 	}
 	if how == 0 {
 		f.next.ServeHTTP(w, r)
@@ -203,6 +236,33 @@ func (f *Faults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 		case <-time.After(30 * time.Second):
+		}
+	}
+}
+
+// serveTrickle serves next's answer a byte each interval, until it is all
+// sent or the client leaves.
+func serveTrickle(w http.ResponseWriter, r *http.Request, next http.Handler, interval time.Duration) {
+	rec := httptest.NewRecorder()
+	next.ServeHTTP(rec, r)
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	body := rec.Body.Bytes()
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(rec.Code)
+	fl, _ := w.(http.Flusher)
+	for i := range body {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(interval):
+		}
+		if _, err := w.Write(body[i : i+1]); err != nil {
+			return
+		}
+		if fl != nil {
+			fl.Flush()
 		}
 	}
 }
