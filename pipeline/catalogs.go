@@ -37,6 +37,9 @@ func Catalogs(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := p.checkPublishedLinks(); err != nil {
+		return nil, err
+	}
 	ci, err := p.readCI()
 	if err != nil {
 		return nil, setupError(err)

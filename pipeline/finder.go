@@ -117,6 +117,13 @@ func (f *Finder) load(ctx context.Context) error {
 	if f.loaded {
 		return nil
 	}
+	if err := f.op.Repo.CheckPackageLinks(f.op.Name); err != nil {
+		var le *repo.LinkOutError
+		if errors.As(err, &le) {
+			le.Show = f.show
+		}
+		return err
+	}
 	files, err := f.op.Repo.PackageCatalogs(f.op.Name)
 	if err != nil {
 		return fmt.Errorf("listing the published catalogs: %w", err)

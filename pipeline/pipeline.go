@@ -310,6 +310,19 @@ func (p *run) stage(path string, data []byte, old []byte, exists bool) error {
 	return nil
 }
 
+// checkPublishedLinks refuses, before anything is read, a symbolic link
+// in the package's folders under catalogs/ that leads out of its catalog
+// (repo.LinkOutError): the run would read a bundle from it and rewrite or
+// remove it, where fbc validate refuses it.
+func (p *run) checkPublishedLinks() error {
+	err := p.op.Repo.CheckPackageLinks(p.op.Name)
+	var le *repo.LinkOutError
+	if errors.As(err, &le) {
+		le.Show = p.show
+	}
+	return err
+}
+
 // noLinks refuses a path to write or remove when any part of it below the
 // repository's root, itself included, is a symbolic link: writing through
 // catalogs/<catalog>/ or catalogs/<catalog>/<pkg>/ linked elsewhere would

@@ -79,6 +79,9 @@ func Release(ctx context.Context, bundleDir, image string, opts Options) (*Resul
 	if err != nil {
 		return nil, err
 	}
+	if err := p.checkPublishedLinks(); err != nil {
+		return nil, err
+	}
 	rc, err := repo.LoadReleaseConfig(bundleDir)
 	if err != nil {
 		return nil, setupError(err)

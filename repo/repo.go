@@ -21,6 +21,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // The names the pipelines give the parts of a repository.
@@ -125,6 +126,87 @@ func (r *Repo) PackageCatalogs(pkg string) ([]CatalogFile, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return CatalogLess(out[i].Catalog, out[j].Catalog) })
 	return out, nil
+}
+
+// LinkOutError is a symbolic link in a package's folder of a catalog
+// (catalogs/<catalog>/<pkg>/, the folder itself included) that leads out
+// of the repository: what the repository publishes is read, rewritten and
+// removed only as the repository holds it (fbc validate refuses such a
+// link in a catalog too), so nothing reads, writes or removes through it.
+type LinkOutError struct {
+	Link   string // the link
+	Target string // the real path it leads to (as written, when it leads nowhere)
+	Root   string // the repository
+	// Show names a path in the message (nil: as it is).
+	Show func(string) string
+}
+
+func (e *LinkOutError) Error() string {
+	show := e.Show
+	if show == nil {
+		show = func(p string) string { return p }
+	}
+	return fmt.Sprintf("%s: symbolic link to %s, which is outside the repository %s: a published catalog is read, rewritten and removed only as the repository holds it, never through a link out of it; copy the file in instead of linking to it; nothing was changed",
+		show(e.Link), e.Target, show(e.Root))
+}
+
+// FaultKind is Run: the run cannot start with such a link in the way.
+func (e *LinkOutError) FaultKind() fault.Kind { return fault.Run }
+
+// CheckPackageLinks refuses a symbolic link in any of a package's folders
+// under catalogs/ (catalogs/*/<pkg>/, each folder itself included) that
+// leads out of the repository (or would, when it leads nowhere): a
+// *LinkOutError. Links that stay inside are left to the readers and
+// writers, which have their own rules for them.
+func (r *Repo) CheckPackageLinks(pkg string) error {
+	ents, err := os.ReadDir(r.CatalogsPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	real, err := filepath.EvalSymlinks(r.Root)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		dir := r.CatalogDir(e.Name(), pkg)
+		if _, err := os.Lstat(dir); err != nil {
+			continue
+		}
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type()&fs.ModeSymlink == 0 {
+				return nil
+			}
+			target, err := filepath.EvalSymlinks(p)
+			inside := real
+			if err != nil {
+				// It leads nowhere: where it would lead, as written.
+				if target, err = os.Readlink(p); err != nil {
+					return err
+				}
+				if !filepath.IsAbs(target) {
+					target = filepath.Join(filepath.Dir(p), target)
+				}
+				inside = r.Root
+			}
+			if !safefs.Within(target, inside) {
+				return &LinkOutError{Link: p, Target: target, Root: r.Root}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Config reads the repository's config.yaml; nil when there is none.
