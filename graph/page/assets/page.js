@@ -10,7 +10,7 @@
 
   var DATA = JSON.parse(document.getElementById("fbc-data").textContent);
   var SVGNS = "http://www.w3.org/2000/svg";
-  var ROW = 26, BOX_H = 20, TOP = 34, LEFT = 46, GUTTER = 22, ARCS = 120, BADGES = 64;
+  var ROW = 26, BOX_H = 20, TOP = 34, LEFT = 46, GUTTER = 22, ARCS = 120, BADGES = 64, GAP = 4;
   var state = { pkg: 0, view: 0, selected: -1, zoom: 1, search: "" };
   var cache = { layout: null };
 
@@ -168,26 +168,32 @@
         var cs = channelsOf(b).slice().sort();
         k = cs.join("\n");
         label = cs.length ? cs.join(", ") : "in no channel";
+        if (!cs.length && bundle(b).missing) { k = "\u0000missing"; label = "no olm.bundle"; }
       }
-      var lane = byKey.get(k);
-      if (!lane) {
-        lane = { key: k, label: label, nodes: [], top: row.get(b), bottom: row.get(b), ghost: v.channel && k === "out" };
+      // A lane is the bundles of one key (a channel, or a set of
+      // channels); it is cut where more than GAP rows of other lanes come
+      // between two of its bundles, so that a sparse lane does not keep a
+      // column to itself.
+      var lane = byKey.get(k), r = row.get(b);
+      if (!lane || r - lane.bottom > GAP) {
+        lane = { key: k, label: label, nodes: [], top: r, bottom: r, ghost: v.channel && k === "out" };
         byKey.set(k, lane);
         lanes.push(lane);
       }
       lane.nodes.push(b);
-      lane.bottom = row.get(b);
+      lane.bottom = r;
     });
-    // Lanes whose versions do not overlap share a column.
-    var cols = [];
+    // Lanes whose rows do not overlap share a column; a lane goes back to
+    // the column of the lane of its key before it when it can.
+    var cols = [], colOf = new Map();
     lanes.forEach(function (lane) {
-      var col = -1;
-      for (var i = 0; i < cols.length && !lane.ghost; i++) {
-        if (!cols[i].ghost && cols[i].last < lane.top) { col = i; break; }
-      }
+      var fits = function (i) { return i >= 0 && i < cols.length && cols[i].ghost === lane.ghost && cols[i].last < lane.top; };
+      var col = colOf.has(lane.key) && fits(colOf.get(lane.key)) ? colOf.get(lane.key) : -1;
+      for (var i = 0; i < cols.length && col < 0; i++) if (fits(i)) col = i;
       if (col < 0) { cols.push({ last: -1, ghost: lane.ghost }); col = cols.length - 1; }
       cols[col].last = lane.bottom;
       lane.col = col;
+      colOf.set(lane.key, col);
     });
     var longest = 8;
     p.bundles.forEach(function (b) { longest = Math.max(longest, (b.version || "").length * 1.1 + b.name.length + 2); });
