@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
@@ -40,12 +39,13 @@ type Options struct {
 	// Renderer reads every source: directories, files, standard input and
 	// catalog images (default: a Renderer with zero Options).
 	Renderer *render.Renderer
-	// Keep, when set, says as each part of a source is read whether a
-	// package's blobs are kept: the blobs of a package it refuses are
-	// dropped at once (package-less blobs are always kept), so that a
-	// caller wanting a few packages of a large catalog holds no more. It
-	// sees every package name of every source, and may be called from
-	// several goroutines at once.
+	// Keep, when set, says as each document of a source is read whether
+	// its package's blobs are kept: the documents of a package it refuses
+	// are skipped before they are decoded, problems and all (package-less
+	// blobs are always kept), so that a caller wanting a few packages of a
+	// large catalog neither decodes nor holds the rest. It sees the package
+	// of every document of every source, and may be called from several
+	// goroutines at once.
 	Keep func(pkg string) bool
 	// Cut, when set, selects part of the merged catalog in place of
 	// Selection: it returns what is kept and notes for the user, and its
@@ -303,12 +303,14 @@ func readSources(ctx context.Context, origins []origin, opts Options, spool *val
 	cfgs := make([]*declcfg.DeclarativeConfig, len(origins))
 	if len(locs) > 0 {
 		req := render.Request{Allowed: render.KindCatalogs, CatalogsAsLoaded: true,
-			Part: func(_ int, part *declcfg.DeclarativeConfig) error {
-				if opts.Keep != nil {
-					keepPackages(part, opts.Keep)
-				}
-				return spool.stash(part)
-			}}
+			Part: func(_ int, part *declcfg.DeclarativeConfig) error { return spool.stash(part) }}
+		if opts.Keep != nil {
+			// Documents of other packages are not even decoded.
+			req.Keep = func(_ int, doc declcfg.Document) bool {
+				_, pkg, _ := doc.Identity()
+				return pkg == "" || opts.Keep(pkg)
+			}
+		}
 		rendered, err := r.RenderEach(ctx, locs, req)
 		if err != nil {
 			return nil, err
@@ -331,28 +333,6 @@ func readSources(ctx context.Context, origins []origin, opts Options, spool *val
 		return nil, failed
 	}
 	return cfgs, nil
-}
-
-// keepPackages drops from part the blobs of the packages keep refuses;
-// package-less blobs stay.
-func keepPackages(part *declcfg.DeclarativeConfig, keep func(string) bool) {
-	memo := map[string]bool{}
-	kept := func(pkg string) bool {
-		if pkg == "" {
-			return true
-		}
-		k, ok := memo[pkg]
-		if !ok {
-			k = keep(pkg)
-			memo[pkg] = k
-		}
-		return k
-	}
-	part.Packages = slices.DeleteFunc(part.Packages, func(p declcfg.Package) bool { return !kept(p.Name) })
-	part.Channels = slices.DeleteFunc(part.Channels, func(c declcfg.Channel) bool { return !kept(c.Package) })
-	part.Bundles = slices.DeleteFunc(part.Bundles, func(b declcfg.Bundle) bool { return !kept(b.Package) })
-	part.Deprecations = slices.DeleteFunc(part.Deprecations, func(d declcfg.Deprecation) bool { return !kept(d.Package) })
-	part.Others = slices.DeleteFunc(part.Others, func(m declcfg.Meta) bool { return !kept(m.Package) })
 }
 
 // checkLocal refuses a local source that does not exist or is a bundle

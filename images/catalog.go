@@ -143,3 +143,9 @@ func typedFacts(b *declcfg.Bundle) *bundleFacts {
 	}
 	return f
 }
+
+// OfBundle is the references of a bundle blob already in memory (a cut or
+// rendered catalog's): its image and its related images, classified as
+// ScanSources classifies a rendered bundle's. source names where it came
+// from.
+func OfBundle(b *declcfg.Bundle, source string) *Bundle { return typedFacts(b).bundle(source) }

@@ -21,8 +21,8 @@ type node struct {
 	skips    []*node // distinct, in the order the entry lists them
 }
 
-// graph is a channel's upgrade graph with its one head.
-type graph struct {
+// chanGraph is a channel's upgrade graph with its one head.
+type chanGraph struct {
 	nodes map[string]*node
 	head  *node
 }
@@ -32,11 +32,11 @@ type graph struct {
 // replaces or skips itself, exactly one head (an entry nothing replaces or
 // skips; skipRange plays no part), and no cycle through replaces and skips.
 // The errors are the filter's, joined.
-func newGraph(entries []declcfg.ChannelEntry) (*graph, error) {
+func newGraph(entries []declcfg.ChannelEntry) (*chanGraph, error) {
 	if len(entries) == 0 {
 		return nil, errors.New("channel has no entries")
 	}
-	g := &graph{nodes: make(map[string]*node, len(entries))}
+	g := &chanGraph{nodes: make(map[string]*node, len(entries))}
 	get := func(name string) *node {
 		n := g.nodes[name]
 		if n == nil {
@@ -129,7 +129,7 @@ func (n *node) successors() []*node {
 
 // chain is the replaces chain from the head: it ends at a node that
 // replaces nothing, or at a name that is not an entry.
-func (g *graph) chain() []*node {
+func (g *chanGraph) chain() []*node {
 	var out []*node
 	for cur := g.head; cur != nil; cur = cur.replaces {
 		out = append(out, cur)
@@ -151,7 +151,7 @@ type outside struct {
 // Versions are those of the package's bundles (a name without one is never
 // in range). It returns the names kept, in chain order, and the chain nodes
 // kept from outside the range.
-func (g *graph) cutRange(rng *mmsemver.Constraints, versions map[string]*mmsemver.Version) ([]string, []outside) {
+func (g *chanGraph) cutRange(rng *mmsemver.Constraints, versions map[string]*mmsemver.Version) ([]string, []outside) {
 	in := func(n *node) bool {
 		v := versions[n.name]
 		return v != nil && rng.Check(v)

@@ -77,7 +77,7 @@ type cutter struct {
 //     replaces or skips (full: every entry); with a range (the channel's
 //     minVersion/maxVersion, else the package's, a Masterminds constraint
 //     over strict semver bundle versions) it keeps a stretch of the
-//     replaces chain and the names in range that it skips (graph.cutRange);
+//     replaces chain and the names in range that it skips (chanGraph.cutRange);
 //   - the default channel must survive (or defaultChannel name a channel
 //     kept), the default channel must not be emptied by a range, full does
 //     not take ranges; a channel a range empties is dropped;

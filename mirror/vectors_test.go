@@ -119,7 +119,7 @@ func vectorCatalog(t *testing.T, v filterVector, pkgs []string) string {
 
 // checkoutTree writes the files of path at commit into dest, leaving out
 // those whose blob the fetched copy lacks (as the scenarios were taken).
-func checkoutTree(t *testing.T, git, commit, path, dest string) {
+func checkoutTree(t testing.TB, git, commit, path, dest string) {
 	t.Helper()
 	out, err := exec.Command("git", "--git-dir", git, "ls-tree", "-r", "-z", commit, "--", path).Output()
 	require.NoError(t, err)
