@@ -227,6 +227,36 @@ func TestInterruptComposeWhileWriting(t *testing.T) {
 	assertNoTemporaries(t, dir)
 }
 
+// An interrupt while fbc mirror plan writes its plan (the temporary tree is
+// there) leaves DIR as it was, and no temporary tree.
+func TestInterruptMirrorPlanWhileWriting(t *testing.T) {
+	dir := t.TempDir()
+	writeBigCatalog(t, filepath.Join(dir, "src"), 600, 16<<10)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "isc.yaml"), []byte("apiVersion: mirror.openshift.io/v2alpha1\nkind: ImageSetConfiguration\nmirror:\n  operators:\n  - catalog: src\n    full: true\n"), 0o644))
+	out := filepath.Join(dir, "out")
+	require.NoError(t, os.MkdirAll(filepath.Join(out, "old"), 0o755))
+
+	p := startFBC(t, dir, nil, nil, "mirror", "plan", "isc.yaml", "-o", "out", "--force", "--to", "mirror.example.com/olm")
+	seen := waitFor(p, 3*time.Minute, func() bool {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), ".out.tmp-") {
+				return true
+			}
+		}
+		return false
+	})
+	require.True(t, seen && !p.exited(), "mirror plan ended (or never wrote) before the test saw its temporary tree; stderr:\n%s", p.stderr.String())
+	p.stopped(t, func() { require.NoError(t, p.cmd.Process.Signal(syscall.SIGINT)) })
+	code, took := p.signalAndWaitSent(t)
+	assertInterrupted(t, p, code, took)
+	ents, err := os.ReadDir(out)
+	require.NoError(t, err)
+	require.Len(t, ents, 1, "DIR holds its old content only")
+	assert.Equal(t, "old", ents[0].Name())
+	assertNoTemporaries(t, dir)
+}
+
 // signalAndWaitSent waits for the end of a process already signalled.
 func (p *fbcProc) signalAndWaitSent(t *testing.T) (int, time.Duration) {
 	t.Helper()
