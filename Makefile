@@ -75,6 +75,7 @@ bench: bench-data build
 	@./scripts/bench-diff.sh
 	@./scripts/bench-serve.sh
 	@./scripts/bench-images.sh
+	@./scripts/bench-mirror.sh
 	@./scripts/bench-profiles.sh
 
 bench-data:

@@ -62,6 +62,10 @@ package cmd
 //	    Writes REF as a tar of an OCI layout.
 //	save-archive FILE REF [-tag REPO:TAG]
 //	    Writes REF as a `docker save` tarball, tagged REF (or -tag).
+//	copy-images FILE
+//	    Copies each image of FILE's SOURCE=DESTINATION lines (the mapping
+//	    `oc image mirror -f` takes, as fbc mirror plan writes it) from one
+//	    harness registry to another, manifests unchanged (digests kept).
 //
 // The push-* and save-* commands set $DIGEST to the manifest digest of what
 // they pushed or saved. Pushes and saves go straight to the registry, not
@@ -157,6 +161,23 @@ func init() {
 	scriptCmds["save-oci"] = cmdSave("save-oci")
 	scriptCmds["save-oci-archive"] = cmdSave("save-oci-archive")
 	scriptCmds["save-archive"] = cmdSave("save-archive")
+	scriptCmds["copy-images"] = cmdCopyImages
+}
+
+func cmdCopyImages(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: copy-images FILE")
+	}
+	for _, line := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		src, dst, ok := strings.Cut(line, "=")
+		if !ok {
+			ts.Fatalf("copy-images: %q is not SOURCE=DESTINATION", line)
+		}
+		pushToHarness(ts, dst, pullFromHarness(ts, src).(interface{ Digest() (v1.Hash, error) }))
+	}
 }
 
 func registries(ts *testscript.TestScript) *scriptRegistries {
