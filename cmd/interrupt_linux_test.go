@@ -198,18 +198,7 @@ func TestInterruptComposeWhileWriting(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(out, "old", "catalog.json"), []byte(`{"schema":"olm.package","name":"old"}`), 0o644))
 
 	p := startFBC(t, dir, nil, nil, "compose", "out", "src", "--force", "--no-validate")
-	var tree string
-	seen := waitFor(p, 3*time.Minute, func() bool {
-		ents, _ := os.ReadDir(dir)
-		for _, e := range ents {
-			if strings.HasPrefix(e.Name(), ".out.tmp-") {
-				tree = e.Name()
-				return true
-			}
-		}
-		return false
-	})
-	require.True(t, seen && !p.exited(), "compose ended (or never wrote) before the test saw its temporary tree; stderr:\n%s", p.stderr.String())
+	tree := waitForTree(t, p, dir, "out")
 	var code int
 	var took time.Duration
 	p.stopped(t, func() {
@@ -220,11 +209,37 @@ func TestInterruptComposeWhileWriting(t *testing.T) {
 	})
 	code, took = p.signalAndWaitSent(t)
 	assertInterrupted(t, p, code, took)
+	assertOldTree(t, out)
+	assertNoTemporaries(t, dir)
+}
+
+// waitForTree waits until the temporary tree that will become dir/name
+// appears (the command is writing it) and returns its name.
+func waitForTree(t *testing.T, p *fbcProc, dir, name string) string {
+	t.Helper()
+	var tree string
+	seen := waitFor(p, 3*time.Minute, func() bool {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), "."+name+".tmp-") {
+				tree = e.Name()
+				return true
+			}
+		}
+		return false
+	})
+	require.True(t, seen && !p.exited(), "fbc ended (or never wrote) before the test saw its temporary tree; stderr:\n%s", p.stderr.String())
+	return tree
+}
+
+// assertOldTree checks that an output directory holds its old content
+// only: the folder old.
+func assertOldTree(t *testing.T, out string) {
+	t.Helper()
 	ents, err := os.ReadDir(out)
 	require.NoError(t, err)
-	require.Len(t, ents, 1, "OUTDIR holds its old content only")
+	require.Len(t, ents, 1, "the output directory holds its old content only")
 	assert.Equal(t, "old", ents[0].Name())
-	assertNoTemporaries(t, dir)
 }
 
 // An interrupt while fbc mirror plan writes its plan (the temporary tree is
@@ -237,23 +252,11 @@ func TestInterruptMirrorPlanWhileWriting(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(out, "old"), 0o755))
 
 	p := startFBC(t, dir, nil, nil, "mirror", "plan", "isc.yaml", "-o", "out", "--force", "--to", "mirror.example.com/olm")
-	seen := waitFor(p, 3*time.Minute, func() bool {
-		ents, _ := os.ReadDir(dir)
-		for _, e := range ents {
-			if strings.HasPrefix(e.Name(), ".out.tmp-") {
-				return true
-			}
-		}
-		return false
-	})
-	require.True(t, seen && !p.exited(), "mirror plan ended (or never wrote) before the test saw its temporary tree; stderr:\n%s", p.stderr.String())
+	waitForTree(t, p, dir, "out")
 	p.stopped(t, func() { require.NoError(t, p.cmd.Process.Signal(syscall.SIGINT)) })
 	code, took := p.signalAndWaitSent(t)
 	assertInterrupted(t, p, code, took)
-	ents, err := os.ReadDir(out)
-	require.NoError(t, err)
-	require.Len(t, ents, 1, "DIR holds its old content only")
-	assert.Equal(t, "old", ents[0].Name())
+	assertOldTree(t, out)
 	assertNoTemporaries(t, dir)
 }
 
