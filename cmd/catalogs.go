@@ -5,13 +5,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/textout"
 	"github.com/fbc-project/fbc/pipeline"
 	"github.com/fbc-project/fbc/render"
+	"github.com/fbc-project/fbc/validate"
 	vreport "github.com/fbc-project/fbc/validate/report"
 )
 
@@ -116,19 +121,69 @@ func pipelineSetup(cmd *cobra.Command, pull image.Options, opts *pipeline.Option
 func pipelineError(cmd *cobra.Command, res *pipeline.Result, err error) error {
 	var invalid *pipeline.InvalidError
 	if errors.As(err, &invalid) {
-		stderr := cmd.ErrOrStderr()
-		for _, rep := range res.Reports {
-			if rep.Result.Valid() {
-				continue
-			}
-			fmt.Fprintf(stderr, "%s (catalog %s):\n", rep.File, rep.Catalog)
-			if werr := vreport.Write(stderr, "text", rep.Result, vreport.Options{}); werr != nil {
-				return werr
-			}
+		if werr := printInvalid(cmd.ErrOrStderr(), res); werr != nil {
+			return werr
 		}
 		return fault.Errorf(fault.Input, "%v (use --no-validate to write them anyway)", err)
 	}
 	return err
+}
+
+// printInvalid writes the findings of the catalogs that are not valid,
+// each once under the catalogs that have it: one mistake in a template
+// mapped to seven catalogs is one finding of the seven. Findings of the
+// same catalogs go together, under a line naming them.
+func printInvalid(w io.Writer, res *pipeline.Result) error {
+	var groups [][]pipeline.CatalogFinding
+	for _, f := range res.InvalidFindings() {
+		i := slices.IndexFunc(groups, func(g []pipeline.CatalogFinding) bool { return slices.Equal(g[0].Catalogs, f.Catalogs) })
+		if i < 0 {
+			groups = append(groups, nil)
+			i = len(groups) - 1
+		}
+		groups[i] = append(groups[i], f)
+	}
+	for _, g := range groups {
+		files, cats := catalogFiles(g[0].Files, g[0].Catalogs), g[0].Catalogs
+		if len(cats) == 1 {
+			fmt.Fprintf(w, "%s (catalog %s):\n", files, cats[0])
+		} else {
+			fmt.Fprintf(w, "%s (catalogs %s):\n", files, textout.JoinAnd(cats))
+		}
+		r := &validate.Result{}
+		for _, f := range g {
+			d := f.Finding
+			if f.InCatalog {
+				d.File = files
+			}
+			r.Diagnostics = append(r.Diagnostics, d)
+		}
+		if err := vreport.Write(w, "text", r, vreport.Options{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// catalogFiles names the files of several catalogs at once, the part
+// that differs in braces: catalogs/{v4.16,v4.17}/op/catalog.yaml.
+func catalogFiles(files, catalogs []string) string {
+	if len(files) == 1 {
+		return files[0]
+	}
+	sep := string(filepath.Separator)
+	prefix, suffix := sep+catalogs[0]+sep, ""
+	if i := strings.Index(files[0], prefix); i >= 0 {
+		prefix, suffix = files[0][:i+1], files[0][i+len(prefix)-1:]
+		same := true
+		for k, f := range files {
+			same = same && f == prefix+catalogs[k]+suffix
+		}
+		if same {
+			return prefix + "{" + strings.Join(catalogs, ",") + "}" + suffix
+		}
+	}
+	return strings.Join(files, ", ")
 }
 
 // listStale lists on standard output the files a run would change.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/textout"
 )
 
 // Source is one catalog given to MergeSources, named as the user named it.
@@ -58,7 +59,7 @@ func (c Conflict) String() string {
 	if len(sites) > 2 {
 		what = fmt.Sprintf("all %d of", len(sites))
 	}
-	return fmt.Sprintf("package %q is defined differently by %s %s", c.Package, what, joinAnd(sites))
+	return fmt.Sprintf("package %q is defined differently by %s %s", c.Package, what, textout.JoinAnd(sites))
 }
 
 // ConflictError is the error of a merge that OnConflictError refused.
@@ -141,15 +142,15 @@ func MergeSources(sources []Source, policy ConflictPolicy) (*Merged, error) {
 			c.Sites = append(c.Sites, Site{Source: sources[d.src].Name, Pos: firstPos(d.cfg)})
 		}
 		if same {
-			notes = append(notes, Note{Package: name, Message: fmt.Sprintf("identical in %s; kept once", joinAnd(siteSources(c.Sites)))})
+			notes = append(notes, Note{Package: name, Message: fmt.Sprintf("identical in %s; kept once", textout.JoinAnd(siteSources(c.Sites)))})
 			continue
 		}
 		switch policy {
 		case OnConflictFirst:
-			notes = append(notes, Note{Package: name, Warning: true, Message: fmt.Sprintf("defined differently by %s; keeping %s (first)", joinAnd(siteSources(c.Sites)), sources[ds[0].src].Name)})
+			notes = append(notes, Note{Package: name, Warning: true, Message: fmt.Sprintf("defined differently by %s; keeping %s (first)", textout.JoinAnd(siteSources(c.Sites)), sources[ds[0].src].Name)})
 		case OnConflictLast:
 			chosen[name] = ds[len(ds)-1].src
-			notes = append(notes, Note{Package: name, Warning: true, Message: fmt.Sprintf("defined differently by %s; keeping %s (last)", joinAnd(siteSources(c.Sites)), sources[ds[len(ds)-1].src].Name)})
+			notes = append(notes, Note{Package: name, Warning: true, Message: fmt.Sprintf("defined differently by %s; keeping %s (last)", textout.JoinAnd(siteSources(c.Sites)), sources[ds[len(ds)-1].src].Name)})
 		default:
 			conflicts = append(conflicts, c)
 		}
@@ -261,14 +262,4 @@ func siteSources(sites []Site) []string {
 		}
 	}
 	return out
-}
-
-func joinAnd(items []string) string {
-	switch len(items) {
-	case 0:
-		return ""
-	case 1:
-		return items[0]
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }

@@ -387,3 +387,51 @@ func sortedCatalogs(names []string) []string {
 	})
 	return out
 }
+
+// CatalogFinding is one distinct finding of the catalogs' validation, with
+// the catalogs it was found in: a template mapped to seven catalogs
+// renders one mistake into all seven, which is one thing to fix.
+type CatalogFinding struct {
+	declcfg.Finding
+	// InCatalog is set for a finding about the rendered catalog file
+	// itself (it has no place in the template): its File is "", since
+	// each catalog has its own.
+	InCatalog bool
+	// Catalogs and Files are the catalogs it was found in and their
+	// files, in catalog order.
+	Catalogs, Files []string
+}
+
+// InvalidFindings returns the findings of the catalogs that are not valid,
+// each distinct one once (in the order first found), with the catalogs
+// that have it.
+func (r *Result) InvalidFindings() []CatalogFinding {
+	type key struct {
+		declcfg.Finding
+		inCatalog bool
+	}
+	var out []CatalogFinding
+	at := map[key]int{}
+	for _, rep := range r.Reports {
+		if rep.Result.Valid() {
+			continue
+		}
+		for _, d := range rep.Result.Diagnostics {
+			k := key{Finding: d}
+			if d.File == rep.File {
+				k.File, k.inCatalog = "", true
+			}
+			i, ok := at[k]
+			if !ok {
+				i = len(out)
+				at[k] = i
+				out = append(out, CatalogFinding{Finding: k.Finding, InCatalog: k.inCatalog})
+			}
+			if f := &out[i]; !slices.Contains(f.Catalogs, rep.Catalog) {
+				f.Catalogs = append(f.Catalogs, rep.Catalog)
+				f.Files = append(f.Files, rep.File)
+			}
+		}
+	}
+	return out
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/textout"
 )
 
 // RuleConfig is the rule id of a settings file's problems: it does not
@@ -86,24 +87,16 @@ func repeatedKeys(file string, root *declcfg.Node) Problems {
 		}
 		ignored := "line " + lines[0]
 		if len(lines) > 2 {
-			ignored = "lines " + joinAnd(lines[:len(lines)-1])
+			ignored = "lines " + textout.JoinAnd(lines[:len(lines)-1])
 		}
 		out = append(out, &declcfg.Finding{
 			Rule: RuleConfig, Severity: declcfg.SeverityWarning,
 			Pos: declcfg.Pos{File: file, Line: last.Line, Col: last.Column},
 			Message: fmt.Sprintf("key %s is written %s in one mapping (lines %s): the pipelines read this file with PyYAML, where the last one counts, so fbc reads line %s too and ignores %s",
-				last.Value, times, joinAnd(lines), lines[len(lines)-1], ignored),
+				last.Value, times, textout.JoinAnd(lines), lines[len(lines)-1], ignored),
 		})
 	}
 	return out
-}
-
-// joinAnd joins words as a sentence lists them: "a", "a and b", "a, b and c".
-func joinAnd(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 func (d *doc) at(n *declcfg.Node) declcfg.Pos {

@@ -6,6 +6,7 @@ package textout
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Writer prints to an io.Writer until a write fails; then it prints nothing
@@ -27,3 +28,12 @@ func (t *Writer) Printf(format string, args ...any) {
 
 // Err is the first write error, or nil.
 func (t *Writer) Err() error { return t.err }
+
+// JoinAnd joins words as a sentence lists them: "a", "a and b", "a, b and
+// c".
+func JoinAnd(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
