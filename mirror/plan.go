@@ -408,7 +408,14 @@ func targetOf(op Operator, src string) (repo, tag string) {
 		if hasTransport(src) {
 			_, p, _ = strings.Cut(src, ":")
 		}
-		repo = pathComponent(path.Base(filepath.ToSlash(strings.TrimSuffix(p, "/"))))
+		base := path.Base(filepath.ToSlash(strings.TrimSuffix(p, "/")))
+		for _, ext := range []string{".tar.gz", ".tgz", ".tar", ".json", ".yaml", ".yml"} {
+			if b, ok := strings.CutSuffix(base, ext); ok && b != "" {
+				base = b
+				break
+			}
+		}
+		repo = pathComponent(base)
 	}
 	if op.TargetCatalog != "" {
 		repo = op.TargetCatalog

@@ -186,6 +186,16 @@ func TestFilterVectors(t *testing.T) {
 				heads[ch.Package+"/"+ch.Name] = model.ShapeOf(ch.Entries).Heads()
 			}
 			assert.Equal(t, v.Expect.Upgrade.Heads, heads, "channel heads")
+			// Whether every kept bundle still reaches its channel head
+			// under OLM classic, as the scenario says of oc-mirror's cut.
+			summary, _, _ := summarize(cut.Config)
+			var stuck []string
+			for _, p := range summary {
+				for _, s := range p.Classic {
+					stuck = append(stuck, p.Name+"/"+s.Channel+"/"+s.Bundle)
+				}
+			}
+			assert.Equal(t, v.Expect.Upgrade.Upgradable, len(stuck) == 0, "upgradable under OLM classic; stuck: %v", stuck)
 		})
 	}
 }
