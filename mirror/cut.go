@@ -11,6 +11,7 @@ import (
 
 	"github.com/fbc-project/fbc/compose"
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/textout"
 	"github.com/fbc-project/fbc/model"
 )
 
@@ -690,11 +691,5 @@ func quoteList(names []string) string {
 	for i, n := range names {
 		q[i] = fmt.Sprintf("%q", n)
 	}
-	switch len(q) {
-	case 0:
-		return ""
-	case 1:
-		return q[0]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+	return textout.JoinAnd(q)
 }
