@@ -235,15 +235,6 @@ func (v *sideView) add(n string) {
 	}
 }
 
-// version is a node's version as written: the bundle's, or the one extra
-// gives; "" when it has none.
-func (s *side) version(name string) string {
-	if b := s.pkg.Bundle(name); b != nil {
-		return b.Version
-	}
-	return s.extra[name]
-}
-
 // semver is a node's version parsed as FBC requires, nil when it has none
 // that parses.
 func (s *side) semver(name string) *semver.Version {
