@@ -85,6 +85,16 @@ type CompoundConstraint struct {
 	Constraints []Constraint `json:"constraints"`
 }
 
+// HasProperty reports whether props hold a property of type typ.
+func HasProperty(props []Property, typ string) bool {
+	for _, p := range props {
+		if p.Type == typ {
+			return true
+		}
+	}
+	return false
+}
+
 // NewProperty builds a property from a typed value.
 func NewProperty(typ string, value any) (Property, error) {
 	var buf bytes.Buffer

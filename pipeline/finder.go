@@ -96,6 +96,10 @@ func (l levelFinder) Find(ctx context.Context, ref string) ([]declcfg.Bundle, er
 
 func (l levelFinder) Where(ref string) string { return l.f.where(ref) }
 
+func (l levelFinder) Whole(ctx context.Context, ref string) (*declcfg.Bundle, error) {
+	return l.f.Whole(ctx, ref)
+}
+
 // Blob returns the published bundle blob of an image and the catalog file
 // it is in, if the package's catalogs have one.
 func (f *Finder) Blob(ctx context.Context, image string) (*declcfg.Bundle, string, error) {
@@ -159,7 +163,7 @@ func (f *Finder) load(ctx context.Context) error {
 			if b.Image == "" {
 				continue
 			}
-			full := hasProperty(b.Properties, declcfg.PropertyBundleObject)
+			full := declcfg.HasProperty(b.Properties, declcfg.PropertyBundleObject)
 			if have, ok := f.blobs[b.Image]; ok && (have.full || !full) {
 				continue
 			}
@@ -171,21 +175,49 @@ func (f *Finder) load(ctx context.Context) error {
 }
 
 func (f *Finder) find(ctx context.Context, ref string, csvMetadata bool) ([]declcfg.Bundle, error) {
+	b, migrated, err := f.lookup(ctx, ref, csvMetadata)
+	switch {
+	case err != nil:
+		return nil, err
+	case b != nil:
+		return []declcfg.Bundle{*b}, nil
+	case migrated != nil:
+		f.warnOnce(ref, "%s: the only copy of bundle %s (%s) is in %s, which has olm.csv.metadata instead of its manifests: catalogs before v4.17 rendered from it lack its olm.bundle.object properties; map the image to its bundle directory or image (--image-map) to render them whole",
+			ref, migrated.bundle.Name, ref, f.show(migrated.file))
+		return []declcfg.Bundle{migrated.bundle}, nil
+	}
+	return nil, fmt.Errorf("%w: %s", template.ErrNotFound, f.where(ref))
+}
+
+// Whole returns an image's bundle with its manifests (olm.bundle.object),
+// for a template that needs its CSV where find gave a blob migrated to
+// olm.csv.metadata (the semver template copies the head's icon into the
+// package, as opm does from the image it renders): a published blob that
+// still has them, or the bundle directory of its version. nil when the
+// repository has neither.
+func (f *Finder) Whole(ctx context.Context, ref string) (*declcfg.Bundle, error) {
+	b, _, err := f.lookup(ctx, ref, false)
+	return b, err
+}
+
+// lookup finds ref's bundle: the bundle directory it is fixed to, a
+// published blob with its manifests (or any published blob, when
+// csvMetadata is set), the bundle directory of its version. Without these,
+// migrated is the published blob without its manifests, if there is one.
+func (f *Finder) lookup(ctx context.Context, ref string, csvMetadata bool) (b *declcfg.Bundle, migrated *foundBlob, err error) {
 	if dir, ok := f.fixed[ref]; ok {
 		b, err := f.renderDir(ctx, dir, ref)
-		if err != nil {
-			return nil, err
-		}
-		return []declcfg.Bundle{*b}, nil
+		return b, nil, err
 	}
 	if err := f.load(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f.mu.Lock()
 	blob := f.blobs[ref]
 	f.mu.Unlock()
 	if blob != nil && (blob.full || csvMetadata) {
-		return []declcfg.Bundle{blob.bundle}, nil
+		b := blob.bundle
+		return &b, nil, nil
 	}
 	var fromBlob string
 	if blob != nil {
@@ -193,17 +225,9 @@ func (f *Finder) find(ctx context.Context, ref string, csvMetadata bool) ([]decl
 	}
 	if dir := f.versionDir(ref, fromBlob); dir != "" {
 		b, err := f.renderDir(ctx, dir, ref)
-		if err != nil {
-			return nil, err
-		}
-		return []declcfg.Bundle{*b}, nil
+		return b, nil, err
 	}
-	if blob != nil {
-		f.warnOnce(ref, "%s: the only copy of bundle %s (%s) is in %s, which has olm.csv.metadata instead of its manifests: catalogs before v4.17 rendered from it lack its olm.bundle.object properties; map the image to its bundle directory or image (--image-map) to render them whole",
-			ref, blob.bundle.Name, ref, f.show(blob.file))
-		return []declcfg.Bundle{blob.bundle}, nil
-	}
-	return nil, fmt.Errorf("%w: %s", template.ErrNotFound, f.where(ref))
+	return nil, blob, nil
 }
 
 // versionDir finds the bundle directory of the image's version: named by
@@ -302,15 +326,6 @@ func blobVersion(b *declcfg.Bundle) string {
 		}
 	}
 	return ""
-}
-
-func hasProperty(props []declcfg.Property, typ string) bool {
-	for _, p := range props {
-		if p.Type == typ {
-			return true
-		}
-	}
-	return false
 }
 
 // firstLine is an error's first line, for warnings about files that hold

@@ -193,6 +193,15 @@ func (p *run) source(csvMetadata bool) template.BundleRenderer {
 	}
 }
 
+// whole renders a bundle whole for a template that needs its CSV (see
+// Finder.Whole); the bundle being released renders from its directory.
+func (p *run) whole(ctx context.Context, ref string) (*declcfg.Bundle, error) {
+	if p.fixedImage != "" && ref == p.fixedImage {
+		return p.finder.renderDir(ctx, p.fixedDir, ref)
+	}
+	return p.finder.Whole(ctx, ref)
+}
+
 // rendered is one catalog's file.
 type rendered struct {
 	catalog string
@@ -222,6 +231,7 @@ func (p *run) render(ctx context.Context, jobs []job) ([]rendered, error) {
 				res, err := template.Render(ctx, p.show(j.path), j.data, template.Options{
 					Kind:   kind,
 					Render: p.source(level),
+					Whole:  p.whole,
 					Migrate: func(cfg *declcfg.DeclarativeConfig) error {
 						if !level {
 							return nil

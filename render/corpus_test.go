@@ -193,7 +193,7 @@ func compareWithCatalogs(t *testing.T, ocp, form string, req Request, known map[
 	want := catalogBundles(t, corpus, ocp)
 	for _, cb := range corpusBundles(t, corpus) {
 		golden, ok := want[cb.Repo+"/"+cb.CSVName]
-		if !ok || !hasProperty(golden.Properties, form) {
+		if !ok || !declcfg.HasProperty(golden.Properties, form) {
 			continue
 		}
 		compared++

@@ -72,7 +72,7 @@ func Migrate(cfg *declcfg.DeclarativeConfig, level string) error {
 func bundleObjectsToCSVMetadata(cfg *declcfg.DeclarativeConfig) error {
 	for i := range cfg.Bundles {
 		b := &cfg.Bundles[i]
-		if b.Image == "" || hasProperty(b.Properties, declcfg.PropertyCSVMetadata) {
+		if b.Image == "" || declcfg.HasProperty(b.Properties, declcfg.PropertyCSVMetadata) {
 			continue
 		}
 		csvJSON, err := bundleCSV(b.Properties)
@@ -95,15 +95,6 @@ func bundleObjectsToCSVMetadata(cfg *declcfg.DeclarativeConfig) error {
 		b.Properties = append(props, declcfg.Property{Type: declcfg.PropertyCSVMetadata, Value: meta})
 	}
 	return nil
-}
-
-func hasProperty(props []declcfg.Property, typ string) bool {
-	for _, p := range props {
-		if p.Type == typ {
-			return true
-		}
-	}
-	return false
 }
 
 // bundleCSV finds the first olm.bundle.object that is a CSV and returns it

@@ -42,6 +42,17 @@ type Finder interface {
 	// Where says where Find looked for ref, for the message of a
 	// reference found nowhere.
 	Where(ref string) string
+	// Whole returns ref's bundle with its manifests, when Find gave it
+	// without (see Options.Whole); nil, nil when it has none.
+	Whole(ctx context.Context, ref string) (*declcfg.Bundle, error)
+}
+
+// whole is f's Whole, nil without a Finder.
+func whole(f Finder) func(context.Context, string) (*declcfg.Bundle, error) {
+	if f == nil {
+		return nil
+	}
+	return f.Whole
 }
 
 // ErrNotFound is wrapped by a Finder's error for a reference it does not
@@ -74,6 +85,7 @@ func RenderFile(ctx context.Context, path string, opts FileOptions) (*Result, er
 	return Render(ctx, name, data, Options{
 		Kind:      opts.Kind,
 		Render:    Sources(SourceOptions{Map: m, Renderer: r, Finder: opts.Finder}),
+		Whole:     whole(opts.Finder),
 		SkipRange: opts.SkipRange,
 		Migrate: func(cfg *declcfg.DeclarativeConfig) error {
 			if opts.MigrateLevel == "" || opts.MigrateLevel == "none" {

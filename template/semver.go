@@ -274,7 +274,17 @@ func renderSemver(ctx context.Context, doc *document, opts Options) (*Result, er
 	}
 	p := declcfg.Package{Schema: declcfg.SchemaPackage, Name: pkg, DefaultChannel: g.defaultChannel, Pos: doc.pos}
 	if head := g.defaultHead(); head != "" {
-		info, err := bundleCSV(byName[head])
+		b := byName[head]
+		if opts.Whole != nil && !declcfg.HasProperty(b.Properties, declcfg.PropertyBundleObject) {
+			whole, err := opts.Whole(ctx, b.Image)
+			if err != nil {
+				return nil, err
+			}
+			if whole != nil {
+				b = whole
+			}
+		}
+		info, err := bundleCSV(b)
 		if err != nil {
 			return nil, err
 		}

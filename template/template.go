@@ -78,6 +78,14 @@ type Options struct {
 	// skipRange over its own Y-stream instead of a skips list; see
 	// docs/templates.md.
 	SkipRange bool
+	// Whole, when set, renders a bundle whole (with its olm.bundle.object
+	// manifests) for the semver template when Render gave it without its
+	// CSV (a blob migrated to olm.csv.metadata, which has no icon): opm
+	// copies the package's description and icon from the CSV of the
+	// default channel's head, which it has from rendering the head's
+	// image. nil, nil when it cannot be had: the package gets the
+	// description olm.csv.metadata holds, and no icon.
+	Whole func(ctx context.Context, ref string) (*declcfg.Bundle, error)
 }
 
 // Result is a rendered template.
