@@ -2,12 +2,14 @@ package cmd
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -22,7 +24,11 @@ import (
 //   - version: answers the hello as another build;
 //   - garbage: answers the hello, then prints a line that is no message;
 //   - crash: answers the hello, then panics on the first bundle;
-//   - exit: answers the hello, then exits 0 without a word.
+//   - exit: answers the hello, then exits 0 without a word;
+//   - endless: answers the hello, then starts a message that never ends;
+//   - child: answers the hello, starts a child that keeps its output
+//     open (its pid in $FBC_TEST_PROFILES_PIDFILE), writes a reason with
+//     terminal escape sequences to standard error and exits 3.
 //
 // With $FBC_TEST_PROFILES_LOG set, each run adds a line to that file, for
 // the scripts that count the runs fbc starts.
@@ -62,6 +68,26 @@ func profilesMain() int {
 		return 2
 	case "exit":
 		return 0
+	case "endless":
+		w := bufio.NewWriterSize(os.Stdout, 64<<10)
+		w.WriteString(`{"warning":"`)
+		chunk := bytes.Repeat([]byte("x"), 64<<10)
+		for {
+			if _, err := w.Write(chunk); err != nil {
+				return 2
+			}
+		}
+	case "child":
+		child := exec.Command("sleep", "300")
+		child.Stdout, child.Stderr = os.Stdout, os.Stderr
+		if err := child.Start(); err != nil {
+			return 2
+		}
+		if err := os.WriteFile(os.Getenv("FBC_TEST_PROFILES_PIDFILE"), []byte(strconv.Itoa(child.Process.Pid)), 0o644); err != nil {
+			return 2
+		}
+		fmt.Fprint(os.Stderr, "\x1b[31mfbc-profile test failure\x1b[0m:\tout of widgets\x1b]0;owned\x07\x1b[2J\n")
+		return 3
 	}
 	return 0
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/buildinfo"
@@ -68,8 +69,10 @@ type Client struct {
 	outFile *os.File
 	warn    fault.Warn
 	// stderr keeps the start of what fbc-profile writes there: the
-	// reason it gives when it fails, or a crash's panic line.
-	stderr headBuffer
+	// reason it gives when it fails, or a crash's panic line. It is read
+	// from a pipe of fbc's own until the pipe ends (stderrDone).
+	stderr     headBuffer
+	stderrDone chan struct{}
 
 	wmu      sync.Mutex // guards w and inClosed
 	w        *bufio.Writer
@@ -97,44 +100,60 @@ type Client struct {
 // the run: CheckBundle returns nothing and CheckCatalog that error.
 func Start(ctx context.Context, opts StartOptions) (*Client, error) {
 	c := &Client{
-		path:    opts.Path,
-		warn:    opts.Warn,
-		pending: map[int64]func([]declcfg.Finding){},
-		done:    make(chan []declcfg.Finding, 1),
-		exited:  make(chan struct{}),
-		failed:  make(chan struct{}),
+		path:       opts.Path,
+		warn:       opts.Warn,
+		pending:    map[int64]func([]declcfg.Finding){},
+		done:       make(chan []declcfg.Finding, 1),
+		exited:     make(chan struct{}),
+		failed:     make(chan struct{}),
+		stderrDone: make(chan struct{}),
 	}
 	c.cmd = exec.CommandContext(ctx, opts.Path)
-	c.cmd.Stderr = &c.stderr
 	c.cmd.WaitDelay = 2 * time.Second
-	// Both ends are pipes of our own rather than StdinPipe and StdoutPipe:
-	// Wait closes those when the process exits, and the last message could
-	// be lost unread; and ours can be made larger (growPipe).
-	inR, in, err := os.Pipe()
-	if err != nil {
-		return nil, fault.Errorf(fault.Run, "running %s: %v", opts.Path, err)
+	ownGroup(c.cmd)
+	// All three are pipes of our own rather than exec's: Wait closes
+	// exec's when the process exits, and the last message could be lost
+	// unread; Wait waits for exec's to be drained, so that a child that
+	// keeps one open would cost fbc-profile's exit status; and ours can
+	// be made larger (growPipe).
+	var pipes [6]*os.File // read, write: stdin, stdout, stderr
+	for i := 0; i < len(pipes); i += 2 {
+		var err error
+		if pipes[i], pipes[i+1], err = os.Pipe(); err != nil {
+			for _, p := range pipes[:i] {
+				p.Close()
+			}
+			return nil, fault.Errorf(fault.Run, "running %s: %v", opts.Path, err)
+		}
 	}
-	out, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		in.Close()
-		return nil, fault.Errorf(fault.Run, "running %s: %v", opts.Path, err)
-	}
+	inR, in, out, outW, errR, errW := pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5]
 	growPipe(in)
 	growPipe(out)
-	c.cmd.Stdin, c.cmd.Stdout = inR, outW
+	c.cmd.Stdin, c.cmd.Stdout, c.cmd.Stderr = inR, outW, errW
 	c.in, c.w, c.out = in, bufio.NewWriterSize(in, chunk), bufio.NewReaderSize(out, 64<<10)
-	err = c.cmd.Start()
+	err := c.cmd.Start()
 	inR.Close()
 	outW.Close()
+	errW.Close()
 	if err != nil {
 		in.Close()
 		out.Close()
+		errR.Close()
 		return nil, fault.Errorf(fault.Run, "running %s: %v", opts.Path, err)
 	}
 	c.outFile = out
 	go func() {
+		// All of it is read, only the start kept (headBuffer): a process
+		// that writes without end must not block on a full pipe.
+		_, _ = io.Copy(&c.stderr, errR)
+		errR.Close()
+		close(c.stderrDone)
+	}()
+	go func() {
 		c.exit = c.cmd.Wait()
+		// What fbc-profile started and left behind goes with it: a child
+		// holding its output open would keep fbc reading for ever.
+		killGroup(c.cmd)
 		close(c.exited)
 	}()
 	local := buildinfo.Read().Identity()
@@ -175,13 +194,17 @@ func (c *Client) handshake(ctx context.Context, timeout time.Duration) (*Hello, 
 	}
 	got := make(chan answer, 1)
 	go func() {
-		line, err := c.out.ReadBytes('\n')
+		line, err := readMessage(c.out)
 		got <- answer{line, err}
 	}()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case a := <-got:
+		var tl *MessageTooLongError
+		if errors.As(a.err, &tl) {
+			return nil, c.protocolError(tl)
+		}
 		if len(a.line) == 0 && a.err != nil {
 			c.awaitExit(2 * time.Second)
 			return nil, c.stopped(nil)
@@ -192,7 +215,7 @@ func (c *Client) handshake(ctx context.Context, timeout time.Duration) (*Hello, 
 		}
 		if resp.Hello == nil {
 			if resp.Error != "" {
-				return nil, fault.Errorf(fault.Run, "%s: %s", c.path, resp.Error)
+				return nil, fault.Errorf(fault.Run, "%s: %s", c.path, plainText(resp.Error))
 			}
 			return nil, c.protocolError(errors.New("its first message is not a hello"))
 		}
@@ -282,7 +305,7 @@ func (c *Client) awaitExit(d time.Duration) bool {
 		return true
 	case <-time.After(d):
 	}
-	_ = c.cmd.Process.Kill()
+	killGroup(c.cmd)
 	<-c.exited
 	return false
 }
@@ -330,7 +353,12 @@ func (c *Client) closeInput() {
 func (c *Client) read() {
 	finished := false
 	for {
-		line, err := c.out.ReadBytes('\n')
+		line, err := readMessage(c.out)
+		var tl *MessageTooLongError
+		if errors.As(err, &tl) {
+			c.fail(c.protocolError(tl))
+			break
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			resp, perr := parseResponse(line)
 			if perr != nil {
@@ -349,12 +377,12 @@ func (c *Client) read() {
 				}
 				done(resp.Findings.Findings)
 			case resp.Warning != "":
-				c.warn.Printf("%s", resp.Warning)
+				c.warn.Printf("%s", plainText(resp.Warning))
 			case resp.Done != nil:
 				finished = true
 				c.done <- resp.Done.Findings
 			case resp.Error != "":
-				c.fail(fault.Errorf(fault.Run, "%s: %s", c.path, resp.Error))
+				c.fail(fault.Errorf(fault.Run, "%s: %s", c.path, plainText(resp.Error)))
 			default:
 				c.fail(c.protocolError(errors.New("it sent a second hello")))
 			}
@@ -388,7 +416,7 @@ func (c *Client) fail(err error) {
 	c.failOnce.Do(func() {
 		c.err = err
 		close(c.failed)
-		_ = c.cmd.Process.Kill()
+		killGroup(c.cmd)
 		c.pmu.Lock()
 		c.broken = true
 		pending := c.pending
@@ -401,7 +429,8 @@ func (c *Client) fail(err error) {
 }
 
 // stopped is the error of an fbc-profile that ended before the exchange
-// did: its exit status and the first line it wrote to standard error.
+// did: its exit status and the first line it wrote to standard error,
+// without the control sequences a terminal would act on.
 func (c *Client) stopped(cause error) error {
 	msg := c.path + " stopped before it finished"
 	select {
@@ -409,9 +438,15 @@ func (c *Client) stopped(cause error) error {
 		if c.exit != nil {
 			msg += " (" + c.exit.Error() + ")"
 		}
+		// Its standard error ends with its process group; what it wrote
+		// before is read by then.
+		select {
+		case <-c.stderrDone:
+		case <-time.After(time.Second):
+		}
 	default:
 	}
-	if line := c.stderr.firstLine(); line != "" {
+	if line := plainText(c.stderr.firstLine()); line != "" {
 		msg += ": " + line
 	} else if cause != nil {
 		msg += ": " + cause.Error()
@@ -451,6 +486,97 @@ func shorten(line []byte) string {
 		s = s[:77] + "..."
 	}
 	return s
+}
+
+// MaxMessage bounds one message of fbc-profile's, its line: the findings
+// of a whole catalog's catalog-wide checks are a few megabytes; a line
+// that runs on past this is a broken exchange, not a report, and reading
+// it whole would take all of fbc's memory.
+const MaxMessage = 64 << 20
+
+// MessageTooLongError is a message of fbc-profile's that did not end
+// within MaxMessage bytes.
+type MessageTooLongError struct{ Limit int }
+
+func (e *MessageTooLongError) Error() string {
+	return fmt.Sprintf("it sent a message that does not end within %d MiB, the most one message may hold", e.Limit>>20)
+}
+
+// readMessage reads one line of fbc-profile's output, no longer than
+// MaxMessage.
+func readMessage(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := r.ReadSlice('\n')
+		if len(line)+len(frag) > MaxMessage {
+			return nil, &MessageTooLongError{Limit: MaxMessage}
+		}
+		line = append(line, frag...)
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
+	}
+}
+
+// plainText is s without what a terminal would act on: escape sequences
+// (colours, cursor moves, a window title), other control characters (a
+// tab reads as a space) and invalid UTF-8. fbc prints what fbc-profile
+// says about itself, and that is text, not instructions to the terminal.
+func plainText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == 0x1b: // ESC: skip the sequence it starts
+			i += escapeLen(s[i:])
+			continue
+		case r == 0x9b: // CSI in one character
+			i += size + csiLen(s[i+size:])
+			continue
+		case r == '\t':
+			b.WriteByte(' ')
+		case r == utf8.RuneError && size == 1, r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// escapeLen is the length of the escape sequence at the start of s (which
+// begins with ESC): a control sequence (ESC [ ... final byte), an
+// operating system command or string (ESC ] ... up to BEL or ESC \), or
+// ESC and one character.
+func escapeLen(s string) int {
+	if len(s) < 2 {
+		return len(s)
+	}
+	switch s[1] {
+	case '[':
+		return 2 + csiLen(s[2:])
+	case ']', 'P', 'X', '^', '_':
+		for j := 2; j < len(s); j++ {
+			if s[j] == 0x07 {
+				return j + 1
+			}
+			if s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\' {
+				return j + 2
+			}
+		}
+		return len(s)
+	}
+	return 2
+}
+
+// csiLen is the length of a control sequence's parameters and final byte.
+func csiLen(s string) int {
+	for j := 0; j < len(s); j++ {
+		if s[j] >= 0x40 && s[j] <= 0x7e {
+			return j + 1
+		}
+	}
+	return len(s)
 }
 
 // wireContents is b as the protocol carries it, and the payload that

@@ -40,8 +40,16 @@
 // At any time fbc-profile may send {"warning": "..."} (a note for the
 // user, which fbc prints as its own warning) or {"error": "..."}, after
 // which it exits non-zero. A message that is not one of these, a response
-// to no request, or fbc-profile's exit before "done" ends the run: fbc
-// reports that the profiles could not run (exit 2) and no report at all.
+// to no request, a message longer than MaxMessage (64 MiB), or
+// fbc-profile's exit before "done" ends the run: fbc reports that the
+// profiles could not run (exit 2), with fbc-profile's exit status and the
+// first line it wrote to standard error, and no report at all. What fbc
+// prints of fbc-profile's own words (that line, warnings, errors) loses
+// the control characters and escape sequences a terminal would act on.
+//
+// fbc runs fbc-profile as the leader of a process group of its own (on
+// Unix) and ends the group when fbc-profile exits or the run ends: nothing
+// fbc-profile starts outlives it, or holds its pipes open.
 package profiles
 
 import (
