@@ -71,7 +71,7 @@ func TestImportRules(t *testing.T) {
 		"validate": {"declcfg", "model", "repo", "internal"},
 		"graph":    {"declcfg", "model", "internal"},
 		"image":    {"internal"},
-		"render":   {"declcfg", "image", "internal"},
+		"render":   {"declcfg", "image", "repo", "internal"},
 		"compose":  capability,
 		"template": capability,
 		"resolve":  capability,
@@ -80,6 +80,7 @@ func TestImportRules(t *testing.T) {
 		"pipeline": append([]string{"repo", "template"}, capability...),
 		"images":   {"declcfg", "model", "graph", "validate", "repo", "render", "image", "template", "serve", "internal"},
 		"mirror":   append([]string{"compose", "images", "template", "serve"}, capability...),
+		"review":   append([]string{"repo", "template", "serve", "pipeline", "images"}, capability...),
 	}
 	// direct lists packages of ours that only these top-level packages may
 	// import directly: capabilities read images through render.

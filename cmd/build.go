@@ -17,8 +17,6 @@ import (
 	vreport "github.com/fbc-project/fbc/validate/report"
 )
 
-func init() { register(newBuildCmd) }
-
 func newBuildCmd() *cobra.Command {
 	var (
 		opts        image.BuildOptions

@@ -20,8 +20,6 @@ import (
 	vreport "github.com/fbc-project/fbc/validate/report"
 )
 
-func init() { register(newCatalogsCmd) }
-
 func newCatalogsCmd() *cobra.Command {
 	var opts pipeline.Options
 	var pull image.Options

@@ -17,8 +17,6 @@ import (
 	vreport "github.com/fbc-project/fbc/validate/report"
 )
 
-func init() { register(newComposeCmd) }
-
 func newComposeCmd() *cobra.Command {
 	var (
 		sel        compose.Selection

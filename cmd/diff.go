@@ -15,8 +15,6 @@ import (
 	"github.com/fbc-project/fbc/internal/fault"
 )
 
-func init() { register(newDiffCmd) }
-
 func newDiffCmd() *cobra.Command {
 	var (
 		semantics = newEnum("both", "classic", "v1", "both")

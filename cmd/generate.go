@@ -10,8 +10,6 @@ import (
 	"github.com/fbc-project/fbc/internal/fault"
 )
 
-func init() { register(newGenerateCmd) }
-
 func newGenerateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "generate",

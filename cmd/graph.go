@@ -62,12 +62,10 @@ func loadCatalogFor(cmd *cobra.Command, pull image.Options, path, doing string, 
 		if !cfg.IsEmpty() {
 			what = "no packages, only blobs of other schemas"
 		}
-		return nil, nothingThere(fmt.Errorf("nothing to %s: %s holds %s; %s", doing, shownPaths([]string{path})[0], what, checkEmpty([]string{path})))
+		return nil, nothingThere(fmt.Errorf("nothing to %s: %s holds %s; %s", doing, declcfg.ShowPath(path), what, checkEmpty([]string{path})))
 	}
 	return cfg, nil
 }
-
-func init() { register(newGraphCmd) }
 
 func newGraphCmd() *cobra.Command {
 	var (

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,8 +11,6 @@ import (
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/images"
 )
-
-func init() { register(newImagesCmd) }
 
 func newImagesCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -56,7 +53,7 @@ func scanForImages(cmd *cobra.Command, pull image.Options, jobs int, sources []s
 	s, err := images.ScanSources(cmd.Context(), sources, opts)
 	var le declcfg.LoadErrors
 	if errors.As(err, &le) {
-		return nil, fmt.Errorf("reading %s:\n%w", strings.Join(shownPaths(sources), ", "), err)
+		return nil, fmt.Errorf("reading %s:\n%w", declcfg.ShowPaths(sources, ", "), err)
 	}
 	return s, err
 }
@@ -115,7 +112,7 @@ scan must cover.`,
 			}
 			if len(s.Bundles) == 0 {
 				return nothingThere(fmt.Errorf("no bundles: %s %s no olm.bundle blobs, bundle stubs or bundles; %s",
-					strings.Join(shownPaths(args), " "), plural(len(args), "holds", "hold"), checkEmpty(args)))
+					declcfg.ShowPaths(args, " "), plural(len(args), "holds", "hold"), checkEmpty(args)))
 			}
 			rows := s.Rows()
 			if len(onlyNew) > 0 {

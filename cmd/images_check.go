@@ -3,10 +3,10 @@ package cmd
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/images"
 	"github.com/fbc-project/fbc/internal/buildinfo"
@@ -79,7 +79,7 @@ unchecked are named on standard error.`,
 			}
 			if len(s.Bundles) == 0 {
 				return nothingThere(fmt.Errorf("nothing to check: %s %s no bundles; %s",
-					strings.Join(shownPaths(args), " "), plural(len(args), "holds", "hold"), checkEmpty(args)))
+					declcfg.ShowPaths(args, " "), plural(len(args), "holds", "hold"), checkEmpty(args)))
 			}
 			pull.Warn = warner(cmd.ErrOrStderr())
 			client, err := image.NewClient(pull)

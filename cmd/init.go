@@ -10,8 +10,6 @@ import (
 	"github.com/fbc-project/fbc/internal/safefs"
 )
 
-func init() { register(newInitCmd) }
-
 func newInitCmd() *cobra.Command {
 	var defaultChannel, descriptionFile, iconFile string
 	output := newEnum(string(declcfg.FormatJSON), string(declcfg.FormatJSON), string(declcfg.FormatYAML))

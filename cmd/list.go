@@ -14,8 +14,6 @@ import (
 	"github.com/fbc-project/fbc/model"
 )
 
-func init() { register(newListCmd) }
-
 func newListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",

@@ -44,7 +44,13 @@ func checkPullFlags(o image.Options) error {
 // fields, which it warns about: the blobs it returns (and the catalogs
 // written from them) leave those fields out.
 func newRenderer(cmd *cobra.Command, pull image.Options, jobs int) (*render.Renderer, error) {
+	return render.New(renderOptions(cmd, pull, jobs))
+}
+
+// renderOptions are newRenderer's options, for a library that makes its
+// Renderer itself.
+func renderOptions(cmd *cobra.Command, pull image.Options, jobs int) render.Options {
 	warn := warner(cmd.ErrOrStderr())
 	pull.Warn = warn
-	return render.New(render.Options{Image: pull, Stdin: cmd.InOrStdin(), Jobs: jobs, Warn: warn, Inspect: validate.UnknownFields, Progress: progressOf(cmd)})
+	return render.Options{Image: pull, Stdin: cmd.InOrStdin(), Jobs: jobs, Warn: warn, Inspect: validate.UnknownFields, Progress: progressOf(cmd)}
 }

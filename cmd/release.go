@@ -9,8 +9,6 @@ import (
 	"github.com/fbc-project/fbc/pipeline"
 )
 
-func init() { register(newReleaseCmd) }
-
 func newReleaseCmd() *cobra.Command {
 	var opts pipeline.Options
 	var pull image.Options

@@ -10,8 +10,6 @@ import (
 	"github.com/fbc-project/fbc/render"
 )
 
-func init() { register(newRenderCmd) }
-
 func newRenderCmd() *cobra.Command {
 	output := newEnum("json", "json", "yaml")
 	level := newEnum(render.MigrateNone, render.MigrationLevels...)

@@ -18,8 +18,6 @@ import (
 	vreport "github.com/fbc-project/fbc/validate/report"
 )
 
-func init() { register(newResolveCmd) }
-
 func newResolveCmd() *cobra.Command {
 	var (
 		manifests  []string

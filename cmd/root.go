@@ -79,12 +79,6 @@ func usageErrorf(format string, args ...any) error {
 	return fault.Errorf(fault.Usage, format, args...)
 }
 
-// commands holds the constructors of every subcommand; each command's file
-// registers itself so that adding a command touches one file.
-var commands []func() *cobra.Command
-
-func register(newCmd func() *cobra.Command) { commands = append(commands, newCmd) }
-
 // NewRootCmd builds the fbc command tree.
 func NewRootCmd() *cobra.Command {
 	root := &cobra.Command{
@@ -109,7 +103,12 @@ under OLM classic and OLM v1 semantics, and composes and builds catalog images.`
 	}
 	root.PersistentFlags().BoolP("quiet", "q", false, "show no progress on the terminal")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return fault.Wrap(fault.Usage, err) })
-	for _, newCmd := range commands {
+	// fbc's commands (help lists them by name).
+	for _, newCmd := range []func() *cobra.Command{
+		newRenderCmd, newValidateCmd, newCatalogsCmd, newReleaseCmd, newBuildCmd, newTemplateCmd,
+		newGenerateCmd, newInitCmd, newComposeCmd, newUpgradePathCmd, newResolveCmd, newGraphCmd,
+		newDiffCmd, newServeCmd, newImagesCmd, newListCmd, newVersionCmd,
+	} {
 		root.AddCommand(newCmd())
 	}
 	root.AddCommand(newExitCodesTopic())

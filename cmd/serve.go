@@ -21,8 +21,6 @@ import (
 	vreport "github.com/fbc-project/fbc/validate/report"
 )
 
-func init() { register(newServeCmd) }
-
 func newServeCmd() *cobra.Command {
 	var (
 		port, httpAddr, name string

@@ -21,8 +21,6 @@ import (
 	vreport "github.com/fbc-project/fbc/validate/report"
 )
 
-func init() { register(newTemplateCmd) }
-
 func newTemplateCmd() *cobra.Command {
 	output := newEnum("json", "json", "yaml", "mermaid")
 	migrate := newEnum("none", template.MigrateLevels...)
@@ -162,7 +160,7 @@ without bundles).`,
 					if err := vreport.Write(stderr, "text", vr, vreport.Options{}); err != nil {
 						return err
 					}
-					return fault.Errorf(fault.Input, "the rendered catalog of %s is not valid (use --no-validate to write it anyway)", displayName(file))
+					return fault.Errorf(fault.Input, "the rendered catalog of %s is not valid (use --no-validate to write it anyway)", declcfg.ShowPath(file))
 				}
 			}
 			var buf bytes.Buffer
@@ -196,11 +194,4 @@ without bundles).`,
 	_ = cmd.MarkFlagFilename("image-map", "yaml", "yml", "json")
 	cmd.AddCommand(newTemplateConvertCmd())
 	return withProgress(cmd, "rendering")
-}
-
-func displayName(file string) string {
-	if file == "-" {
-		return "standard input"
-	}
-	return file
 }

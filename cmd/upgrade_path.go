@@ -11,8 +11,6 @@ import (
 	"github.com/fbc-project/fbc/resolve"
 )
 
-func init() { register(newUpgradePathCmd) }
-
 func newUpgradePathCmd() *cobra.Command {
 	var (
 		q         graph.UpgradeQuery

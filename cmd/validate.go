@@ -1,35 +1,23 @@
 package cmd
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"runtime/debug"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
-	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/graph"
 	"github.com/fbc-project/fbc/image"
-	"github.com/fbc-project/fbc/images"
 	"github.com/fbc-project/fbc/internal/buildinfo"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/internal/olmv1gate"
-	"github.com/fbc-project/fbc/render"
+	"github.com/fbc-project/fbc/review"
 	"github.com/fbc-project/fbc/validate"
 	"github.com/fbc-project/fbc/validate/profiles"
 	vreport "github.com/fbc-project/fbc/validate/report"
 )
-
-func init() { register(newValidateCmd) }
 
 func newValidateCmd() *cobra.Command {
 	output := newEnum("text", vreport.Formats...)
@@ -122,161 +110,29 @@ targets too.`,
 					return usageErrorf("--schema %s: not a directory", dir)
 				}
 			}
-			set, err := profiles.Parse(profileFlags)
+			set, args, err := profileSet(profileFlags, gates, args)
 			if err != nil {
-				return usageErrorf("--profile: %v", err)
-			}
-			if len(gates) > 0 {
-				if !set.Has(profiles.OLMv1) {
-					return usageErrorf("--feature-gates sets operator-controller's gates for --profile olmv1, which is not named")
-				}
-				if set.Gates, err = olmv1gate.Parse(gates...); err != nil {
-					return usageErrorf("--feature-gates: %v", err)
-				}
+				return err
 			}
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
-			if set.Has(profiles.K8sVersion) && profiles.RemovalsKnownUntil.Less(set.Kube) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "fbc: warning: k8s-version=%s: fbc knows the API removals of Kubernetes releases up to %s only\n", set.Kube, profiles.RemovalsKnownUntil)
-			}
-			r, err := newRenderer(cmd, pull, 0)
+			target, err := parseTargetOCP(targetOCP)
 			if err != nil {
 				return err
 			}
-			var target *validate.OCPVersion
-			if targetOCP != "" {
-				v, err := validate.ParseOCPVersion(targetOCP)
-				if err != nil {
-					return usageErrorf("--target-ocp: %v", err)
-				}
-				// The release picks the rules: a typo (14.18, 4.81) must
-				// not quietly pick another set. The releases fbc knows are
-				// upgrade-path --cluster-version's OpenShift ones.
-				switch _, err := graph.ParseClusterVersion(targetOCP); {
-				case v.Major == 1:
-					return usageErrorf("--target-ocp: %q is a Kubernetes release; give the OpenShift release the catalog is published for, such as 4.18", targetOCP)
-				case v.Major != 4 && v.Major != 5:
-					return usageErrorf("--target-ocp: %q: fbc knows the releases of OpenShift 4 and 5 only (4.N, 5.N)", targetOCP)
-				case err != nil:
-					return usageErrorf("--target-ocp: %s", strings.Replace(err.Error(), "cluster version", "OpenShift release", 1))
-				}
-				target = &v
-			}
-			rp, args, err := expandRepoArgs(cmd, r, args, target)
-			if err != nil {
-				return err
-			}
-			catalogs, bundles := splitValidateArgs(cmd.Context(), r, args)
-			if catalogs, err = screenSources(cmd, catalogs, true); err != nil {
-				return err
-			}
-			if len(catalogs) == 0 && len(bundles) == 0 && rp.empty() {
-				return nothingThere(fmt.Errorf("nothing to validate: every path was skipped"))
-			}
-			reader := bundleReader{r: r}
-			opts := validate.Options{
-				Strict:     strict,
-				SchemaDirs: schemaDirs,
-				Stdin:      cmd.InOrStdin(),
-				Bundles:    bundles,
-				ReadBundle: reader.read,
-				Progress:   progressOf(cmd),
-				Walk:       catalogWalker(cmd, func() (*render.Renderer, error) { return r, nil }, validate.WalkOptions(0)),
-				Konflux:    set.Has(profiles.Konflux),
-				Operators:  rp.operators,
-			}
-			opts.TargetOCP = target
-			// The command line's own run, when it has something to check
-			// (the repository's catalogs get runs of their own below).
-			ownRun := len(catalogs) > 0 || len(bundles) > 0 || len(opts.Operators) > 0
-			switch {
-			case set.BundleContent() && ownRun:
-				// fbc-profile only for a run that takes place.
-				pc, err := startProfiles(cmd, set, false)
-				if err != nil {
-					return err
-				}
-				defer pc.Close()
-				opts.Profiles = pc
-			case len(bundles) > 0 || rp.bundles() > 0:
-				// Bundle directories and images get operator-sdk's default
-				// checks unless profiles are named; without fbc-profile
-				// they get the catalog rules only, and a warning says so.
-				pc, err := startProfiles(cmd, profiles.Of(profiles.OperatorFramework), true)
-				var missing *missingProfilesError
-				switch {
-				case errors.As(err, &missing):
-					warner(cmd.ErrOrStderr()).Printf("bundle contents are not checked (operatorframework): %s", missing.Detail())
-				case err != nil:
-					return err
-				default:
-					defer pc.Close()
-					opts.Profiles = pc
-				}
-			}
-			res := &validate.Result{}
-			if ownRun {
-				if res, err = validate.Validate(cmd.Context(), catalogs, opts); err != nil {
-					return validateError(err)
-				}
-			}
-			// A repository's catalogs are each checked on their own, with
-			// the rules of the OpenShift release each is for.
-			newProfiles := func() (validate.ProfileChecker, func(), error) { return nil, func() {}, nil }
-			if set.BundleContent() {
-				// A profile run serves one validation: each catalog gets
-				// its own.
-				newProfiles = func() (validate.ProfileChecker, func(), error) {
-					pc, err := startProfiles(cmd, set, false)
-					if err != nil {
-						return nil, nil, err
-					}
-					return pc, pc.Close, nil
-				}
-			}
-			res, err = rp.validate(cmd.Context(), res, opts, newProfiles)
+			_, fixed := os.LookupEnv("GOMAXPROCS")
+			rep, err := review.Run(cmd.Context(), args, review.Options{
+				Strict: strict, SchemaDirs: schemaDirs, Konflux: set.Has(profiles.Konflux), TargetOCP: target,
+				Render: renderOptions(cmd, pull, 0), Profiles: set, FindProfiles: findProfiles,
+				ShareProcessors: !fixed, Progress: progressOf(cmd), WorkDir: workDir(),
+			})
 			endProgress(cmd)
+			printReviewNotes(cmd, rep, target)
 			if err != nil {
-				return validateError(err)
+				return validateError(err, args)
 			}
-			if err := lintCatalogImages(cmd, pull, catalogs, res); err != nil {
-				return err
-			}
-			if res.Stats.Blobs == 0 && len(res.Diagnostics) == 0 && len(rp.operators) == 0 {
-				// A wrong path, an ignored tree or an empty pipe must not
-				// pass as a valid catalog.
-				return nothingThere(fmt.Errorf(
-					"nothing to validate: %s %s no catalog blobs (%d %s read); %s",
-					strings.Join(shownPaths(args), " "), plural(len(args), "holds", "hold"), res.Stats.Files, plural(res.Stats.Files, "file", "files"), checkEmpty(args)))
-			}
-			stdout := cmd.OutOrStdout()
-			wd, err := os.Getwd()
-			if err != nil {
-				return fmt.Errorf("finding the working directory: %w", err)
-			}
-			ropts := vreport.Options{
-				Color:   output.String() == "text" && useColor(stdout),
-				Tool:    vreport.Tool{Name: "fbc", Version: buildinfo.Read().Version, InformationURI: informationURI},
-				Rules:   append(rp.rules(), images.CatalogImageRules()...),
-				WorkDir: wd,
-				Anchor:  firstFile(args),
-			}
-			if err := vreport.Write(stdout, output.String(), res, ropts); err != nil {
-				return fmt.Errorf("writing report: %w", err)
-			}
-			switch output.String() {
-			case "text":
-				fmt.Fprintln(cmd.ErrOrStderr(), vreport.Summary(res))
-			case "github":
-				fmt.Fprintln(cmd.ErrOrStderr(), vreport.Summary(res))
-				if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
-					if err := appendStepSummary(path, res, ropts); err != nil {
-						return err
-					}
-				}
-			}
-			return resultError(res)
+			return writeValidateReport(cmd, output.String(), rep, args)
 		},
 	}
 	output.register(cmd, "output", "o", "output format")
@@ -290,62 +146,134 @@ targets too.`,
 	return withProgress(cmd, "validating")
 }
 
-// validateError adds the flag to a policy directory's error.
-func validateError(err error) error {
+// profileSet reads --profile and --feature-gates. --profile's value is
+// optional: alone, or before a path (which pflag then took for its value),
+// it names operatorframework, the profile bundles get without it.
+func profileSet(values, gates, args []string) (profiles.Set, []string, error) {
+	for i, v := range values {
+		if _, err := profiles.Parse([]string{v}); err != nil && v != "" {
+			if _, serr := os.Stat(v); serr == nil {
+				values[i], args = string(profiles.OperatorFramework), append([]string{v}, args...)
+			}
+		} else if v == "" {
+			values[i] = string(profiles.OperatorFramework)
+		}
+	}
+	set, err := profiles.Parse(values)
+	if err != nil {
+		return set, nil, usageErrorf("--profile: %v", err)
+	}
+	if len(gates) > 0 {
+		if !set.Has(profiles.OLMv1) {
+			return set, nil, usageErrorf("--feature-gates sets operator-controller's gates for --profile olmv1, which is not named")
+		}
+		if set.Gates, err = olmv1gate.Parse(gates...); err != nil {
+			return set, nil, usageErrorf("--feature-gates: %v", err)
+		}
+	}
+	return set, args, nil
+}
+
+// parseTargetOCP reads --target-ocp: an OpenShift release fbc knows (the
+// release picks the rules: a typo such as 14.18 must not quietly pick
+// another set).
+func parseTargetOCP(s string) (*validate.OCPVersion, error) {
+	if s == "" {
+		return nil, nil
+	}
+	v, err := validate.ParseOCPVersion(s)
+	if err != nil {
+		return nil, usageErrorf("--target-ocp: %v", err)
+	}
+	switch _, err := graph.ParseClusterVersion(s); {
+	case v.Major == 1:
+		return nil, usageErrorf("--target-ocp: %q is a Kubernetes release; give the OpenShift release the catalog is published for, such as 4.18", s)
+	case v.Major != 4 && v.Major != 5:
+		return nil, usageErrorf("--target-ocp: %q: fbc knows the releases of OpenShift 4 and 5 only (4.N, 5.N)", s)
+	case err != nil:
+		return nil, usageErrorf("--target-ocp: %s", strings.Replace(err.Error(), "cluster version", "OpenShift release", 1))
+	}
+	return &v, nil
+}
+
+// printReviewNotes says on standard error what the review skipped and how
+// it read an operator repository.
+func printReviewNotes(cmd *cobra.Command, rep *review.Report, target *validate.OCPVersion) {
+	if rep == nil {
+		return
+	}
+	w := cmd.ErrOrStderr()
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "fbc: note: %s\n", n)
+	}
+	for _, t := range rep.Implied {
+		fmt.Fprintf(w, "fbc: note: %s is catalog %s of the operator repository %s: checked with the rules of OpenShift %s (--target-ocp %s)\n", t.Path, t.Catalog, t.Repository, t.Target, t.Target)
+	}
+	for _, o := range rep.OwnReleases {
+		fmt.Fprintf(w, "fbc: note: --target-ocp %s does not apply to the catalogs of %s: each is checked with the rules of its own OpenShift release (%s); name a catalog (catalogs/VERSION) to check it for %s\n",
+			target, o.Operator, strings.Join(o.Catalogs, ", "), target)
+	}
+	for _, p := range rep.Skipped {
+		fmt.Fprintf(w, "fbc: note: skipping %s\n", skipNote(p))
+	}
+}
+
+// validateError words a review's error for the command line: the flag
+// behind a policy directory or a missing fbc-profile, what to check when
+// nothing was there.
+func validateError(err error, args []string) error {
 	var pe *validate.PolicyError
-	if errors.As(err, &pe) {
+	var ni *profiles.NotInstalledError
+	var empty *review.EmptyError
+	switch {
+	case errors.As(err, &pe):
 		return fmt.Errorf("--schema %s: %w", pe.Dir, pe.Err)
+	case errors.As(err, &ni):
+		return fault.Errorf(fault.Run, "--profile needs %s", ni.Detail())
+	case errors.As(err, &empty) && !empty.AllSkipped:
+		return nothingThere(fmt.Errorf("%w; %s", err, checkEmpty(args)))
+	case errors.As(err, &empty):
+		return nothingThere(err)
 	}
 	return err
 }
 
-// lintCatalogImages adds to res what Konflux checks on a built catalog
-// image, for each catalog that is an image: its configs label, one folder
-// per package, an index's platforms, a stale serve cache.
-func lintCatalogImages(cmd *cobra.Command, pull image.Options, catalogs []string, res *validate.Result) error {
-	var client *image.Client
-	for _, c := range catalogs {
-		if c == "-" || !render.IsImage(c) {
-			continue
-		}
-		if client == nil {
-			pull.Warn = warner(cmd.ErrOrStderr())
-			var err error
-			if client, err = image.NewClient(pull); err != nil {
-				return err
-			}
-		}
-		ds, err := images.LintCatalogImage(cmd.Context(), client, c)
-		if err != nil {
+// writeValidateReport writes the report in the format asked for, the
+// summary line on standard error, and GitHub's job summary when asked.
+func writeValidateReport(cmd *cobra.Command, format string, rep *review.Report, args []string) error {
+	stdout := cmd.OutOrStdout()
+	wd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("finding the working directory: %w", err)
+	}
+	ropts := vreport.Options{
+		Color:   format == "text" && useColor(stdout),
+		Tool:    vreport.Tool{Name: "fbc", Version: buildinfo.Read().Version, InformationURI: informationURI},
+		Rules:   rep.Rules,
+		WorkDir: wd,
+		Anchor:  firstFile(args),
+	}
+	if err := vreport.Write(stdout, format, rep.Result, ropts); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	if format == "text" || format == "github" {
+		fmt.Fprintln(cmd.ErrOrStderr(), vreport.Summary(rep.Result))
+	}
+	if path := os.Getenv("GITHUB_STEP_SUMMARY"); format == "github" && path != "" {
+		if err := vreport.AppendStepSummary(path, rep.Result, ropts); err != nil {
 			return err
 		}
-		res.Diagnostics = append(res.Diagnostics, ds...)
 	}
-	return nil
+	return resultError(rep.Result)
 }
 
-// resultError is the error a validation result stands for, once its
-// diagnostics are printed: none for a valid catalog, errFindings for an
-// invalid one, and a Run error when a file could not be read, since that
-// leaves the verdict unknown.
+// resultError is the error a validation result stands for once its
+// findings are printed (validate.Result.Err), errFindings for findings.
 func resultError(res *validate.Result) error {
-	unread := 0
-	for _, d := range res.Diagnostics {
-		if d.Rule == declcfg.RuleIO {
-			unread++
-		}
+	if err := res.Err(); !errors.Is(err, validate.ErrInvalid) {
+		return err
 	}
-	switch {
-	case unread > 0:
-		what := fmt.Sprintf("%d catalog files", unread)
-		if unread == 1 {
-			what = "1 catalog file"
-		}
-		return fmt.Errorf("%s could not be read; the result is incomplete", what)
-	case !res.Valid():
-		return errFindings
-	}
-	return nil
+	return errFindings
 }
 
 // informationURI is where fbc lives, for SARIF's tool.driver and rule help
@@ -363,173 +291,12 @@ func firstFile(args []string) string {
 	return ""
 }
 
-// appendStepSummary adds the Markdown summary to the job summary file the
-// GitHub runner names in $GITHUB_STEP_SUMMARY. Earlier steps' summaries in
-// the same file are kept: the section is appended in one write.
-func appendStepSummary(path string, res *validate.Result, opts vreport.Options) error {
-	var buf bytes.Buffer
-	if err := vreport.WriteStepSummary(&buf, res, opts); err != nil {
-		return fmt.Errorf("writing step summary: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("writing step summary: %w", err)
-	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		f.Close()
-		return fmt.Errorf("writing step summary %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing step summary %s: %w", path, err)
-	}
-	return nil
-}
-
-// shownPaths names the path arguments for a message.
-func shownPaths(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = a
-		if a == "-" {
-			out[i] = "standard input"
-		}
-	}
-	return out
-}
-
 func countStdin(args []string) int {
-	return len(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a != "-" }))
-}
-
-// validateGCPercent is the collector's target while fbc validate runs. What
-// it allocates is nearly all garbage within a document (parse trees, the
-// values read from them); its live heap is a few megabytes, so at the
-// default of 100 the collector ran 17 times over certified v4.18. At 125,
-// measured against 100 in alternating runs: 5% less wall time and 4% more
-// peak memory there, 8% and none on community v4.22, 2% and 5% on
-// certified v4.16.
-const validateGCPercent = 125
-
-// withGCPercent sets the collector's target to p unless the user set GOGC,
-// and returns what sets it back. Runs in one process (the tests run
-// commands side by side) share the change: the first sets it, the last
-// to end puts back what was there before.
-func withGCPercent(p int) func() {
-	if _, set := os.LookupEnv("GOGC"); set {
-		return func() {}
-	}
-	gcTarget.Lock()
-	defer gcTarget.Unlock()
-	if gcTarget.runs == 0 {
-		gcTarget.prev = debug.SetGCPercent(p)
-	}
-	gcTarget.runs++
-	return sync.OnceFunc(func() {
-		gcTarget.Lock()
-		defer gcTarget.Unlock()
-		if gcTarget.runs--; gcTarget.runs == 0 {
-			debug.SetGCPercent(gcTarget.prev)
-		}
-	})
-}
-
-var gcTarget struct {
-	sync.Mutex
-	runs int
-	prev int
-}
-
-// startProfiles runs fbc-profile for the profiles of set. While it checks
-// a catalog's bundles, fbc keeps a share of the processors (profileShare)
-// and leaves the rest to fbc-profile; Close gives them back.
-func startProfiles(cmd *cobra.Command, set profiles.Set, sourcesOnly bool) (*profileRun, error) {
-	path, err := findProfiles()
-	if err != nil {
-		return nil, err
-	}
-	c, err := profiles.Start(cmd.Context(), profiles.StartOptions{
-		Path: path, Set: set, SourcesOnly: sourcesOnly, Warn: warner(cmd.ErrOrStderr()),
-	})
-	if err != nil {
-		return nil, err
-	}
-	run := &profileRun{Client: c, procs: -1}
-	if _, set := os.LookupEnv("GOMAXPROCS"); !set && !sourcesOnly {
-		n := runtime.GOMAXPROCS(0)
-		run.procs = runtime.GOMAXPROCS(profileShare(n))
-	}
-	return run, nil
-}
-
-// profileShare is how many processors fbc keeps out of n while fbc-profile
-// checks a catalog's bundles with all n: reading the catalog is about a
-// third of the CPU time of a profile run (0.45 of 1.3 s over certified
-// v4.16), and both programs at full width made twice as many threads as
-// processors, which the kernel then switched between. On the 2-core
-// machine this is measured on, fbc with one processor cut the run's CPU
-// time by 8% and its wall time by 4% (medians of 21 alternating runs).
-func profileShare(n int) int {
-	return max(1, int(math.Round(0.35*float64(n))))
-}
-
-// profileRun is an fbc-profile run and the processors fbc gave up for it.
-type profileRun struct {
-	*profiles.Client
-	procs int // fbc's own before the run, -1 when unchanged
-}
-
-// Close ends the run and gives fbc its processors back.
-func (r *profileRun) Close() {
-	if r.Client != nil {
-		r.Client.Close()
-	}
-	if r.procs > 0 {
-		runtime.GOMAXPROCS(r.procs)
-		r.procs = -1
-	}
-}
-
-// findProfiles finds fbc-profile as git finds its git-* commands: next to
-// the running fbc first, then on PATH.
-func findProfiles() (string, error) {
-	var here string
-	if exe, err := os.Executable(); err == nil {
-		here = filepath.Dir(exe)
-		p := filepath.Join(here, profiles.Executable)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return p, nil
+	n := 0
+	for _, a := range args {
+		if a == "-" {
+			n++
 		}
 	}
-	if p, err := exec.LookPath(profiles.Executable); err == nil {
-		return p, nil
-	}
-	return "", &missingProfilesError{dir: here}
+	return n
 }
-
-// missingProfilesError is an fbc without its fbc-profile.
-type missingProfilesError struct{ dir string }
-
-func (e *missingProfilesError) Error() string {
-	return "--profile needs " + e.Detail()
-}
-
-// Detail says where fbc looked and how to install fbc-profile.
-func (e *missingProfilesError) Detail() string {
-	where := "on PATH"
-	if e.dir != "" {
-		where = "next to fbc (" + e.dir + ") or on PATH"
-	}
-	v := buildinfo.Read()
-	install := "go install " + profilesPackage + "@" + v.Version
-	if v.Devel() {
-		install = "make install (or go install ./cmd/fbc-profile) in the fbc checkout this fbc was built from"
-	}
-	return profiles.Executable + ", which is not " + where + "; install it: " + install
-}
-
-// FaultKind is Run: the installation is incomplete, the input is not at
-// fault.
-func (e *missingProfilesError) FaultKind() fault.Kind { return fault.Run }
-
-// profilesPackage is fbc-profile's import path, for go install.
-const profilesPackage = "github.com/fbc-project/fbc/cmd/fbc-profile"

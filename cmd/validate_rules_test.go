@@ -118,6 +118,8 @@ func TestEveryRuleHasACatalog(t *testing.T) {
 		"allowed-bundle-registry":        "validate_repository_catalogs.txtar",
 		"catalog-file":                   "validate_repository_catalogs.txtar",
 		"catalog-yaml":                   "validate_repository_catalogs.txtar",
+		// Warnings of the run, not of a catalog.
+		"run-warning": "validate_profile_plugin.txtar, validate_removed_api.txtar",
 	}
 	root := filepath.Join(repoRoot(t), "testdata", "validate", "invalid")
 	for _, r := range validate.Rules() {

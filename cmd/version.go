@@ -9,8 +9,6 @@ import (
 	"github.com/fbc-project/fbc/internal/buildinfo"
 )
 
-func init() { register(newVersionCmd) }
-
 func newVersionCmd() *cobra.Command {
 	output := newEnum("text", "text", "json")
 	cmd := &cobra.Command{

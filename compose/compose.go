@@ -11,12 +11,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/render"
+	"github.com/fbc-project/fbc/repo"
 )
 
 // Options says what to compose.
@@ -235,10 +235,7 @@ func compose(ctx context.Context, origins []origin, opts Options, policy Conflic
 	if out.IsEmpty() {
 		names := make([]string, len(origins))
 		for i, o := range origins {
-			names[i] = o.name
-			if o.name == "-" {
-				names[i] = "standard input"
-			}
+			names[i] = declcfg.ShowPath(o.name)
 		}
 		verb := "hold"
 		if len(names) == 1 {
@@ -345,18 +342,8 @@ func checkLocal(loc string) error {
 	if err != nil {
 		return unwrapPathError(err)
 	}
-	if st.IsDir() && isBundleDir(loc) {
+	if st.IsDir() && repo.IsBundleDir(loc) {
 		return errors.New("is a bundle directory (manifests/ and metadata/), not a catalog: render it into a catalog first (fbc render)")
 	}
 	return nil
-}
-
-func isBundleDir(dir string) bool {
-	for _, sub := range []string{"manifests", "metadata"} {
-		st, err := os.Stat(filepath.Join(dir, sub))
-		if err != nil || !st.IsDir() {
-			return false
-		}
-	}
-	return true
 }

@@ -9,6 +9,7 @@ package declcfg
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Schema names of the blobs this package models.
@@ -58,6 +59,27 @@ func (p Pos) Prefix(msg string) string {
 		return s + ": " + msg
 	}
 	return msg
+}
+
+// Stdin is the path that names standard input.
+const Stdin = "-"
+
+// ShowPath names a path for a message: "standard input" for "-", other
+// paths as they are.
+func ShowPath(p string) string {
+	if p == Stdin {
+		return "standard input"
+	}
+	return p
+}
+
+// ShowPaths names paths for a message (ShowPath), joined by sep.
+func ShowPaths(paths []string, sep string) string {
+	shown := make([]string, len(paths))
+	for i, p := range paths {
+		shown[i] = ShowPath(p)
+	}
+	return strings.Join(shown, sep)
 }
 
 // DeclarativeConfig is a whole catalog, or any part of one.

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/fbc-project/fbc/internal/imageref"
 )
 
 // Kind says where an image lives.
@@ -40,11 +42,11 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
-// Transport prefixes of local references, as skopeo and podman spell them.
+// Transport prefixes of local references (imageref's list).
 const (
-	ociPrefix           = "oci:"
-	ociArchivePrefix    = "oci-archive:"
-	dockerArchivePrefix = "docker-archive:"
+	ociPrefix           = imageref.OCILayout
+	ociArchivePrefix    = imageref.OCIArchive
+	dockerArchivePrefix = imageref.DockerArchive
 )
 
 // Reference is a parsed image reference.
@@ -70,10 +72,7 @@ func (r Reference) String() string { return r.raw }
 // archive (oci:, oci-archive:, docker-archive:) rather than a registry or a
 // file path. Callers that also accept directories use it to tell the two
 // apart before stat-ing.
-func IsLocalReference(s string) bool {
-	return strings.HasPrefix(s, ociPrefix) || strings.HasPrefix(s, ociArchivePrefix) ||
-		strings.HasPrefix(s, dockerArchivePrefix)
-}
+func IsLocalReference(s string) bool { return imageref.IsLocal(s) }
 
 // ociRefName is what an OCI layout's ref.name annotation may hold when used
 // as a tag here: the tag grammar of the distribution spec.

@@ -17,6 +17,7 @@ import (
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/render"
+	"github.com/fbc-project/fbc/repo"
 )
 
 // ScanOptions says how sources are read.
@@ -128,7 +129,7 @@ func scanSource(ctx context.Context, src string, opts ScanOptions, res *Scan, er
 			return scanImage(ctx, src, opts, res, errs)
 		case err != nil:
 			return nil, fault.Wrap(fault.Run, fmt.Errorf("%s: %w", src, unwrapPath(err)))
-		case st.IsDir() && isBundleDir(src):
+		case st.IsDir() && repo.IsBundleDir(src):
 			b, err := scanBundleDir(src)
 			if err != nil {
 				return nil, err
@@ -158,13 +159,6 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-// isBundleDir is opm's rule: a directory with manifests/ and metadata/.
-func isBundleDir(dir string) bool {
-	m, err1 := os.Stat(filepath.Join(dir, "manifests"))
-	md, err2 := os.Stat(filepath.Join(dir, "metadata"))
-	return err1 == nil && err2 == nil && m.IsDir() && md.IsDir()
 }
 
 // fileScan is what one file holds.

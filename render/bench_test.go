@@ -15,6 +15,7 @@ import (
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/image/imagetest"
 	"github.com/fbc-project/fbc/internal/procstat"
+	"github.com/fbc-project/fbc/repo"
 )
 
 // benchBundleDirs returns the first n corpus bundle directories that render.
@@ -25,7 +26,7 @@ func benchBundleDirs(b testing.TB, n int) []string {
 		if len(dirs) == n {
 			break
 		}
-		if !isBundleDir(cb.Dir) {
+		if !repo.IsBundleDir(cb.Dir) {
 			continue
 		}
 		if _, err := mustNew(b, Options{}).RenderBundle(context.Background(), cb.Dir, "", Request{}); err == nil {

@@ -26,6 +26,7 @@ import (
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/internal/progress"
 	"github.com/fbc-project/fbc/internal/safefs"
+	"github.com/fbc-project/fbc/repo"
 )
 
 // Kind is a kind of source. Kinds combine as a mask in Options.Allowed.
@@ -634,11 +635,11 @@ func classify(ref string) (Kind, error) {
 	if ref == "-" {
 		return KindStdin, nil
 	}
-	if image.IsLocalReference(ref) {
-		return kindImage, nil
-	}
-	st, err := os.Stat(ref)
+	p := repo.Classify(ref)
+	err := p.Err
 	switch {
+	case p.Kind == repo.KindLocalImage:
+		return kindImage, nil
 	case errors.Is(err, fs.ErrNotExist):
 		if !hasRegistryHost(ref) {
 			return 0, errors.New("no such file or directory (an image reference names its registry: quay.io/org/repo:tag, docker.io/library/name:tag, localhost:5000/repo:tag)")
@@ -649,10 +650,10 @@ func classify(ref string) (Kind, error) {
 		return kindImage, nil
 	case err != nil:
 		return 0, unwrapPathError(err)
-	case !st.IsDir():
-		return KindCatalogFile, nil
-	case isBundleDir(ref):
+	case p.Kind == repo.KindBundleDir:
 		return KindBundleDir, nil
+	case !p.IsDir:
+		return KindCatalogFile, nil
 	}
 	return KindCatalogDir, nil
 }
@@ -713,14 +714,6 @@ func (k Kind) has(other Kind) bool { return k&other == other }
 
 func notAllowed(k Kind, ref string) error {
 	return fmt.Errorf("cannot render %s %q here: %w", k, ref, ErrNotAllowed)
-}
-
-// isBundleDir applies opm's rule: a directory with both manifests/ and
-// metadata/ subdirectories.
-func isBundleDir(dir string) bool {
-	m, err1 := os.Stat(filepath.Join(dir, "manifests"))
-	md, err2 := os.Stat(filepath.Join(dir, "metadata"))
-	return err1 == nil && err2 == nil && m.IsDir() && md.IsDir()
 }
 
 // dirBundleFiles reads a bundle directory.
@@ -789,7 +782,7 @@ func withBundleDirHint(dir string, err error) error {
 	var bundles, csvs []string
 	for _, de := range entries {
 		switch {
-		case de.IsDir() && isBundleDir(filepath.Join(dir, de.Name())):
+		case de.IsDir() && repo.IsBundleDir(filepath.Join(dir, de.Name())):
 			bundles = append(bundles, de.Name())
 		case !de.IsDir() && strings.Contains(strings.ToLower(de.Name()), "clusterserviceversion"):
 			csvs = append(csvs, de.Name())

@@ -40,6 +40,10 @@ func (r *Renderer) IsCatalogImage(ctx context.Context, ref string) (bool, error)
 	return img.Labels()[image.LabelCatalogConfigs] != "", nil
 }
 
+// ImageClient is the Renderer's image client (made on first use), for
+// callers that ask registries about images besides rendering them.
+func (r *Renderer) ImageClient() (*image.Client, error) { return r.images() }
+
 // openImage opens the image ref names; its errors are render Errors.
 func (r *Renderer) openImage(ctx context.Context, ref string) (*image.Image, error) {
 	c, err := r.images()

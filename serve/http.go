@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzhttp"
+
+	"github.com/fbc-project/fbc/internal/imageref"
 )
 
 // catalogd's HTTP API, as operator-controller's catalogd serves it:
@@ -219,9 +221,7 @@ func writeNotModified(w http.ResponseWriter) {
 // catalog name cannot hold turned into '-'; "catalog" when nothing is left.
 func DefaultName(source string) string {
 	s := source
-	for _, t := range []string{"oci:", "oci-archive:", "docker-archive:"} {
-		s = strings.TrimPrefix(s, t)
-	}
+	_, s, _ = imageref.CutTransport(s)
 	s, _, _ = strings.Cut(s, "@")
 	s = strings.TrimRight(s, "/")
 	if i := strings.LastIndex(s, "/"); i >= 0 {

@@ -8,7 +8,9 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/imageref"
 	"github.com/fbc-project/fbc/render"
+	"github.com/fbc-project/fbc/repo"
 )
 
 // FileOptions render a template file the way the command line does.
@@ -159,7 +161,7 @@ func findingSource(m *ImageMap, sources *bundleSources, f Finder) BundleRenderer
 // directories by loading their bundles.
 func localSource(sources *bundleSources) LocalRenderer {
 	return func(ctx context.Context, source, ref string) ([]declcfg.Bundle, error) {
-		if isBundleDir(source) || isImageSource(source) {
+		if repo.IsBundleDir(source) || isImageSource(source) {
 			return sources.render(ctx, source, ref)
 		}
 		return sources.memo.do("catalog\x00"+source+"\x00"+ref, func() ([]declcfg.Bundle, error) {
@@ -200,10 +202,6 @@ func notObtained(msg string) error {
 }
 
 func isImageSource(s string) bool {
-	for _, t := range localTransports {
-		if len(s) > len(t) && s[:len(t)] == t {
-			return true
-		}
-	}
-	return false
+	_, rest, ok := imageref.CutTransport(s)
+	return ok && rest != ""
 }

@@ -100,11 +100,7 @@ func convertFiles(kind Kind, source string, files []*declcfg.File) (*Converted, 
 		return nil, errs
 	}
 	if len(out.Entries) == 0 {
-		name := source
-		if source == "-" {
-			name = "standard input"
-		}
-		return nil, &EmptyError{Pos: declcfg.Pos{File: name}, Msg: "the catalog holds no blobs"}
+		return nil, &EmptyError{Pos: declcfg.Pos{File: declcfg.ShowPath(source)}, Msg: "the catalog holds no blobs"}
 	}
 	return out, nil
 }

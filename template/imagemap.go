@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/imageref"
 	"github.com/fbc-project/fbc/internal/safefs"
 )
 
@@ -35,9 +36,6 @@ type MapEntry struct {
 	Written string
 	Pos     declcfg.Pos
 }
-
-// localTransports are the reference prefixes that name local files.
-var localTransports = []string{"oci:", "oci-archive:", "docker-archive:"}
 
 // LoadImageMap reads an image map file (a regular file, or a pipe this
 // process was handed), stopping when ctx ends.
@@ -90,13 +88,11 @@ func ParseImageMap(path string, data []byte) (*ImageMap, error) {
 // resolveSource anchors a relative path, bare or after a local transport
 // prefix, at the map file's folder.
 func resolveSource(base, src string) string {
-	for _, t := range localTransports {
-		if rest, ok := strings.CutPrefix(src, t); ok {
-			if filepath.IsAbs(rest) {
-				return src
-			}
-			return t + filepath.Join(base, rest)
+	if t, rest, ok := imageref.CutTransport(src); ok {
+		if filepath.IsAbs(rest) {
+			return src
 		}
+		return t + filepath.Join(base, rest)
 	}
 	if filepath.IsAbs(src) {
 		return src
@@ -126,11 +122,8 @@ func (m *ImageMap) Len() int {
 // up to any ":tag" or "@digest".
 func (e MapEntry) Check(ref string) error {
 	path := e.Source
-	for _, t := range localTransports {
-		if rest, ok := strings.CutPrefix(path, t); ok {
-			path = localPath(t, rest)
-			break
-		}
+	if t, rest, ok := imageref.CutTransport(path); ok {
+		path = localPath(t, rest)
 	}
 	if _, err := os.Stat(path); err != nil {
 		msg := fmt.Sprintf("image map entry %q points to %q, which does not exist", ref, e.Written)
@@ -145,7 +138,7 @@ func (e MapEntry) Check(ref string) error {
 // localPath strips the tag or digest an oci: reference may carry after its
 // path (oci:DIR:TAG, oci:DIR@DIGEST); archives name only a file.
 func localPath(transport, rest string) string {
-	if transport != "oci:" {
+	if transport != imageref.OCILayout {
 		return rest
 	}
 	if i := strings.LastIndex(rest, "@"); i > 0 {

@@ -2,23 +2,9 @@ package template
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 
 	"github.com/fbc-project/fbc/declcfg"
 )
-
-// isBundleDir applies opm's rule: a directory with both manifests/ and
-// metadata/ is a bundle; any other directory is a catalog.
-func isBundleDir(path string) bool {
-	for _, sub := range []string{"manifests", "metadata"} {
-		st, err := os.Stat(filepath.Join(path, sub))
-		if err != nil || !st.IsDir() {
-			return false
-		}
-	}
-	return true
-}
 
 // loadCatalogBundles reads the bundles of a catalog file or directory used
 // as an image-map source (for example a bundle saved earlier with fbc

@@ -84,11 +84,7 @@ func (c *checker) newFileCheck() *fileCheck { return &fileCheck{checker: c} }
 // merge adds what a file check found.
 func (c *checker) merge(fc *fileCheck) {
 	c.diags = append(c.diags, fc.diags...)
-	c.stats.Files += fc.stats.Files
-	c.stats.Packages += fc.stats.Packages
-	c.stats.Channels += fc.stats.Channels
-	c.stats.Bundles += fc.stats.Bundles
-	c.stats.Blobs += fc.stats.Blobs
+	c.stats.Add(fc.stats)
 	for _, r := range fc.records {
 		c.builder.Add(r)
 	}

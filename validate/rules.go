@@ -60,6 +60,9 @@ const (
 	RuleDuplicateDeprecation = model.RuleDuplicateDeprecation
 	RuleDeprecationReference = model.RuleDeprecationReference
 	RuleDeprecatedDefault    = model.RuleDeprecatedDefault
+
+	// The run itself.
+	RuleRunWarning = "run-warning"
 )
 
 // catalogue lists every rule in the order docs present them: loading, shape,
@@ -226,6 +229,10 @@ var catalogue = []Rule{
 	{RuleDeprecatedDefault, declcfg.SeverityWarning,
 		"The default channel, or the bundle at its head, is deprecated while the package is not.",
 		"New installs land on deprecated content: point defaultChannel at a supported channel."},
+	// The run itself.
+	{RuleRunWarning, declcfg.SeverityWarning,
+		"Something the run could not check, or had to assume, while it read the paths: bundle contents left unchecked because fbc-profile is not installed, a bundle image found only in a form that lacks its manifests, a template warning, a registry's note.",
+		"Read the message: it says what was left out and how to have it checked. These warnings count in the summary and appear in every output format, like the catalog's own."},
 }
 
 // Rules returns every rule fbc validate reports, in documentation order.

@@ -5,6 +5,7 @@ package validate
 
 import (
 	"context"
+	"errors"
 	"io"
 	"path/filepath"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/internal/progress"
 	"github.com/fbc-project/fbc/repo"
 )
@@ -98,6 +100,15 @@ type Stats struct {
 	Blobs int `json:"-"`
 }
 
+// Add counts what o counted too.
+func (s *Stats) Add(o Stats) {
+	s.Files += o.Files
+	s.Packages += o.Packages
+	s.Channels += o.Channels
+	s.Bundles += o.Bundles
+	s.Blobs += o.Blobs
+}
+
 // Result is the outcome of a validation run.
 type Result struct {
 	Diagnostics []declcfg.Finding
@@ -112,6 +123,31 @@ func (r *Result) Valid() bool {
 		}
 	}
 	return true
+}
+
+// ErrInvalid is the error of a result that holds errors (an Input error:
+// the content is at fault).
+var ErrInvalid = fault.Wrap(fault.Input, errors.New("the catalog has errors"))
+
+// Err is the error a result stands for once its findings are shown: none
+// for a valid catalog, ErrInvalid for an invalid one, and a Run error when
+// a file could not be read, since that leaves the verdict unknown.
+func (r *Result) Err() error {
+	unread := 0
+	for _, d := range r.Diagnostics {
+		if d.Rule == declcfg.RuleIO {
+			unread++
+		}
+	}
+	switch {
+	case unread == 1:
+		return fault.Errorf(fault.Run, "1 catalog file could not be read; the result is incomplete")
+	case unread > 0:
+		return fault.Errorf(fault.Run, "%d catalog files could not be read; the result is incomplete", unread)
+	case !r.Valid():
+		return ErrInvalid
+	}
+	return nil
 }
 
 // Count returns the number of errors and warnings.

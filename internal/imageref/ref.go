@@ -261,3 +261,32 @@ func isDigest(s string) bool {
 	}
 	return alg != "" && !start
 }
+
+// The transports of local images, as skopeo and podman spell them: an OCI
+// image layout directory, a tar file of one, and a `docker save` tarball.
+const (
+	OCILayout     = "oci:"
+	OCIArchive    = "oci-archive:"
+	DockerArchive = "docker-archive:"
+)
+
+// LocalTransports are the prefixes of local image references.
+var LocalTransports = []string{OCILayout, OCIArchive, DockerArchive}
+
+// IsLocal reports whether s names an image in a local layout or archive
+// rather than a registry or a file path.
+func IsLocal(s string) bool {
+	_, _, ok := CutTransport(s)
+	return ok
+}
+
+// CutTransport splits a local reference's transport off: "oci:", "dir" for
+// "oci:dir". ok is false for a reference of no local transport.
+func CutTransport(s string) (transport, rest string, ok bool) {
+	for _, t := range LocalTransports {
+		if rest, ok := strings.CutPrefix(s, t); ok {
+			return t, rest, true
+		}
+	}
+	return "", s, false
+}

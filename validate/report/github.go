@@ -2,8 +2,10 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -67,6 +69,29 @@ func escapeProperty(s string) string { return propertyEscaper.Replace(s) }
 // maxSummaryRows bounds the step summary table: GitHub accepts at most
 // 1 MiB of summary per step, and the log has every diagnostic anyway.
 const maxSummaryRows = 500
+
+// AppendStepSummary adds the Markdown summary (WriteStepSummary) to the job
+// summary file the GitHub runner names in $GITHUB_STEP_SUMMARY. Earlier
+// steps' summaries in the same file are kept: the section is appended in
+// one write.
+func AppendStepSummary(path string, res *validate.Result, opts Options) error {
+	var buf bytes.Buffer
+	if err := WriteStepSummary(&buf, res, opts); err != nil {
+		return fmt.Errorf("writing step summary: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("writing step summary: %w", err)
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		return fmt.Errorf("writing step summary %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing step summary %s: %w", path, err)
+	}
+	return nil
+}
 
 // WriteStepSummary writes a Markdown account of res for a job summary page
 // ($GITHUB_STEP_SUMMARY): a heading with the verdict and a table of

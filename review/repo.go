@@ -1,19 +1,14 @@
-package cmd
+package review
 
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/pipeline"
-	"github.com/fbc-project/fbc/render"
 	"github.com/fbc-project/fbc/repo"
 	"github.com/fbc-project/fbc/validate"
 )
@@ -35,6 +30,7 @@ type repoRuns struct {
 	files       int
 	// configs are the repositories' config.yaml files read, by root.
 	configs map[string]*repo.Config
+	workDir string
 }
 
 // catalogRun is one catalog, or one package's folder of it, checked for
@@ -75,39 +71,34 @@ func (rp *repoRuns) bundles() int {
 	return n
 }
 
-// expandRepoArgs takes out of args the paths fbc validate reads as parts
-// of an operator repository: an operator's folder (operators/NAME: read
-// once by repo.ReadFolder for validate's repository rules and bundle
-// checks; its templates rendered and compared by pipeline.Inspect, and the
-// catalogs ci.yaml maps checked each with its own release's rules) and a
-// catalog of the repository (catalogs/VERSION or a package in it, found by
-// walking up to the repository's root: checked with VERSION's rules unless
-// target is given). The repository's config.yaml is read once for the
-// registries its catalogs' bundles may come from. No catalog is checked
-// twice: a run inside another's folder is left to that one. The other
-// arguments are returned.
-func expandRepoArgs(cmd *cobra.Command, r *render.Renderer, args []string, target *validate.OCPVersion) (*repoRuns, []string, error) {
-	rp := &repoRuns{configs: map[string]*repo.Config{}}
+// expand takes out of args the paths read as parts of an operator
+// repository (repo.Classify): an operator's folder (read once by
+// repo.ReadFolder for validate's repository rules and bundle checks; its
+// templates rendered and compared by pipeline.Inspect, and the catalogs
+// ci.yaml maps checked each with its own release's rules) and a catalog of
+// the repository (catalogs/VERSION, a package's folder in it or that
+// folder's catalog file: checked with VERSION's rules unless a target is
+// given). The repository's config.yaml is read once for the registries its
+// catalogs' bundles may come from. No catalog is checked twice: a run
+// inside another's folder is left to that one. The other arguments are
+// returned.
+func (rv *reviewer) expand(ctx context.Context, args []string, rep *Report) (*repoRuns, []string, error) {
+	target := rv.opts.TargetOCP
+	rp := &repoRuns{configs: map[string]*repo.Config{}, workDir: rv.opts.WorkDir}
 	var rest []string
 	for _, a := range args {
-		st, err := os.Stat(a)
-		if a == "-" || err != nil || repo.IsBundleDir(a) {
-			rest = append(rest, a)
-			continue
-		}
-		if !st.IsDir() {
-			// A package's catalog file, named itself, is that catalog
-			// of the repository too.
-			if root, catalog, pkg, ok := repoCatalog(filepath.Dir(a)); ok && st.Mode().IsRegular() && pkg != "" {
-				rp.inspected = true
-				rp.addRun(a, root, catalog, pkg, rp.noteTarget(cmd, a, root, catalog, target), true)
-				continue
-			}
-			rest = append(rest, a)
-			continue
-		}
-		if op, err := repo.OperatorOf(a); err == nil && sameDir(a, op.Dir) {
+		p := repo.Classify(a)
+		switch p.Kind {
+		case repo.KindRepoCatalog:
 			rp.inspected = true
+			t := targetFor(target, p.Catalog)
+			if target == nil && t != nil {
+				rep.Implied = append(rep.Implied, ImpliedTarget{Path: a, Catalog: p.Catalog, Repository: showPath(rv.opts.WorkDir, p.Root), Target: *t})
+			}
+			rp.addRun(a, p.Root, p.Catalog, p.Package, t, true)
+		case repo.KindOperator:
+			rp.inspected = true
+			op := p.Operator
 			if slices.ContainsFunc(rp.operators, func(f *repo.Folder) bool { return f.Dir == op.Dir }) {
 				continue // named twice
 			}
@@ -115,14 +106,12 @@ func expandRepoArgs(cmd *cobra.Command, r *render.Renderer, args []string, targe
 			if err != nil {
 				return nil, nil, err
 			}
-			in, err := pipeline.Inspect(cmd.Context(), f, pipeline.Options{Renderer: r, WorkDir: workDir(), Warn: warner(cmd.ErrOrStderr())})
+			in, err := pipeline.Inspect(ctx, f, pipeline.Options{Renderer: rv.r, WorkDir: rv.opts.WorkDir, Warn: rv.warn})
 			if err != nil {
 				return nil, nil, err
 			}
 			rp.operators = append(rp.operators, f)
-			for _, n := range in.Notes {
-				fmt.Fprintf(cmd.ErrOrStderr(), "fbc: note: %s\n", n)
-			}
+			rep.Notes = append(rep.Notes, in.Notes...)
 			rp.diagnostics = append(rp.diagnostics, in.Diagnostics...)
 			rp.files += in.Files
 			for _, c := range in.Catalogs {
@@ -136,18 +125,13 @@ func expandRepoArgs(cmd *cobra.Command, r *render.Renderer, args []string, targe
 				rp.addRun(filepath.Dir(c.File), op.Repo.Root, c.Catalog, op.Name, t, false)
 				rp.runs[len(rp.runs)-1].operator = a
 			}
-			continue
+		default:
+			rest = append(rest, a)
 		}
-		if root, catalog, pkg, ok := repoCatalog(a); ok {
-			rp.inspected = true
-			rp.addRun(a, root, catalog, pkg, rp.noteTarget(cmd, a, root, catalog, target), true)
-			continue
-		}
-		rest = append(rest, a)
 	}
 	rp.runs = dropCovered(rp.runs)
 	if target != nil {
-		noteOwnReleases(cmd, rp.runs, target)
+		rep.OwnReleases = ownReleases(rp.runs, target)
 	}
 	for _, run := range rp.runs {
 		if cfg := rp.config(run.root); cfg != nil {
@@ -157,35 +141,23 @@ func expandRepoArgs(cmd *cobra.Command, r *render.Renderer, args []string, targe
 	return rp, rest, nil
 }
 
-// noteTarget is the release a catalog of a repository named on the command
-// line is checked for (targetFor), with a note when its name chose it.
-func (rp *repoRuns) noteTarget(cmd *cobra.Command, path, root, catalog string, target *validate.OCPVersion) *validate.OCPVersion {
-	t := targetFor(target, catalog)
-	if target == nil && t != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "fbc: note: %s is catalog %s of the operator repository %s: checked with the rules of OpenShift %s (--target-ocp %s)\n", path, catalog, showPath(root), t, t)
-	}
-	return t
-}
-
-// noteOwnReleases says which catalogs of the operator folders given are
+// ownReleases says which catalogs of the operator folders given are
 // checked with the rules of their own OpenShift release rather than the
 // one asked for: those not also named on the command line.
-func noteOwnReleases(cmd *cobra.Command, runs []catalogRun, target *validate.OCPVersion) {
-	var folders []string
-	own := map[string][]string{}
+func ownReleases(runs []catalogRun, target *validate.OCPVersion) []OwnReleases {
+	var out []OwnReleases
 	for _, run := range runs {
 		if run.explicit || run.target == nil || *run.target == *target {
 			continue
 		}
-		if _, ok := own[run.operator]; !ok {
-			folders = append(folders, run.operator)
+		i := slices.IndexFunc(out, func(o OwnReleases) bool { return o.Operator == run.operator })
+		if i < 0 {
+			i = len(out)
+			out = append(out, OwnReleases{Operator: run.operator})
 		}
-		own[run.operator] = append(own[run.operator], run.catalog.Name)
+		out[i].Catalogs = append(out[i].Catalogs, run.catalog.Name)
 	}
-	for _, f := range folders {
-		fmt.Fprintf(cmd.ErrOrStderr(), "fbc: note: --target-ocp %s does not apply to the catalogs of %s: each is checked with the rules of its own OpenShift release (%s); name a catalog (catalogs/VERSION) to check it for %s\n",
-			target, f, strings.Join(own[f], ", "), target)
-	}
+	return out
 }
 
 // addRun adds a catalog run (its registries are filled in later, once
@@ -250,7 +222,7 @@ func (rp *repoRuns) config(root string) *repo.Config {
 		return cfg
 	}
 	file := filepath.Join(root, repo.ConfigFile)
-	s := repo.ReadSettings(file, showPath(file))
+	s := repo.ReadSettings(file, showPath(rp.workDir, file))
 	var cfg *repo.Config
 	if !s.Missing {
 		rp.files++
@@ -261,31 +233,6 @@ func (rp *repoRuns) config(root string) *repo.Config {
 	}
 	rp.configs[root] = cfg
 	return cfg
-}
-
-// repoCatalog reports whether dir is a catalog of an operator repository
-// (<root>/catalogs/NAME) or a package's folder in one, and which.
-func repoCatalog(dir string) (root, catalog, pkg string, ok bool) {
-	root, err := repo.FindRoot(dir)
-	if err != nil {
-		return "", "", "", false
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", "", "", false
-	}
-	rel, err := filepath.Rel(filepath.Join(root, repo.CatalogsDir), abs)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return "", "", "", false
-	}
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	if len(parts) > 2 {
-		return "", "", "", false // deeper than a package's folder: no layout of the pipelines'
-	}
-	if len(parts) == 2 {
-		pkg = parts[1]
-	}
-	return root, parts[0], pkg, true
 }
 
 // targetFor is the OpenShift release a catalog is checked for: the one
@@ -359,26 +306,15 @@ func (rp *repoRuns) validate(ctx context.Context, res *validate.Result, opts val
 			return nil, err
 		}
 		out.Diagnostics = append(out.Diagnostics, r.Diagnostics...)
-		out.Stats.Files += r.Stats.Files
-		out.Stats.Packages += r.Stats.Packages
-		out.Stats.Channels += r.Stats.Channels
-		out.Stats.Bundles += r.Stats.Bundles
-		out.Stats.Blobs += r.Stats.Blobs
+		out.Stats.Add(r.Stats)
 	}
 	return out, nil
 }
 
-// sameDir reports whether two paths name one folder.
-func sameDir(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
-}
-
 // showPath names a path from the working directory when it is under it.
-func showPath(p string) string {
-	if wd := workDir(); wd != "" {
-		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
+func showPath(workDir, p string) string {
+	if workDir != "" {
+		if r, err := filepath.Rel(workDir, p); err == nil && !strings.HasPrefix(r, "..") {
 			return r
 		}
 	}

@@ -1,4 +1,4 @@
-package cmd
+package review
 
 import (
 	"context"
@@ -8,35 +8,6 @@ import (
 	"github.com/fbc-project/fbc/render"
 	"github.com/fbc-project/fbc/validate"
 )
-
-// splitValidateArgs separates the bundle sources of fbc validate (bundle
-// directories and bundle images) from the catalog sources (paths and
-// catalog images; an image's labels say which it is). A path that does not
-// exist and is no image reference stays a catalog path, which validate
-// reports; an image that cannot be opened is left to the bundle reader,
-// which reports it.
-func splitValidateArgs(ctx context.Context, r *render.Renderer, args []string) (catalogs, bundles []string) {
-	for _, a := range args {
-		if a == "-" {
-			catalogs = append(catalogs, a)
-			continue
-		}
-		kind, isImage, err := render.SourceKind(a)
-		if err == nil && isImage {
-			if catalog, cerr := r.IsCatalogImage(ctx, a); cerr == nil && catalog {
-				catalogs = append(catalogs, a)
-				continue
-			}
-		}
-		switch {
-		case err == nil && (isImage || kind == render.KindBundleDir):
-			bundles = append(bundles, a)
-		default:
-			catalogs = append(catalogs, a)
-		}
-	}
-	return catalogs, bundles
-}
 
 // bundleReader reads bundle directories and images for validate, one at a
 // time as validate asks, through the command's one Renderer. A bundle
