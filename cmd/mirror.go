@@ -14,8 +14,6 @@ import (
 	"github.com/fbc-project/fbc/mirror"
 )
 
-func init() { register(newMirrorCmd) }
-
 func newMirrorCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mirror",

@@ -107,7 +107,7 @@ under OLM classic and OLM v1 semantics, and composes and builds catalog images.`
 	for _, newCmd := range []func() *cobra.Command{
 		newRenderCmd, newValidateCmd, newCatalogsCmd, newReleaseCmd, newBuildCmd, newTemplateCmd,
 		newGenerateCmd, newInitCmd, newComposeCmd, newUpgradePathCmd, newResolveCmd, newGraphCmd,
-		newDiffCmd, newServeCmd, newImagesCmd, newListCmd, newVersionCmd,
+		newDiffCmd, newServeCmd, newImagesCmd, newListCmd, newMirrorCmd, newVersionCmd,
 	} {
 		root.AddCommand(newCmd())
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -114,6 +115,9 @@ targets too.`,
 			if err != nil {
 				return err
 			}
+			if len(args) == 0 {
+				return usageErrorf("validate needs at least one PATH besides the values of --profile")
+			}
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
@@ -141,22 +145,33 @@ targets too.`,
 	cmd.Flags().StringVar(&targetOCP, "target-ocp", "", "OpenShift release the catalog is published for (`VERSION`, e.g. 4.17): apply its pipelines' rules, such as olm.csv.metadata from 4.17 on (4.1-4.22 or 5.N)")
 	_ = cmd.MarkFlagDirname("schema")
 	cmd.Flags().StringArrayVar(&gates, "feature-gates", nil, "operator-controller feature gates the olmv1 profile follows: `NAME=BOOL,...` (repeatable; v1.11's defaults otherwise)")
-	cmd.Flags().StringArrayVar(&profileFlags, "profile", nil, "check bundle contents against profiles `NAME[,NAME...]`: operatorframework, operatorhub, good-practices, olmv1, k8s-version=X.Y; konflux adds the Konflux pipeline's catalog rules (repeatable)")
+	cmd.Flags().StringArrayVar(&profileFlags, "profile", nil, "check bundle contents against profiles `NAME[,NAME...]`: operatorframework (the default), operatorhub, good-practices, olmv1, k8s-version=X.Y; konflux adds the Konflux pipeline's catalog rules (repeatable)")
+	cmd.Flags().Lookup("profile").NoOptDefVal = profileDefault
 	addPullFlags(cmd.Flags(), &pull)
 	return withProgress(cmd, "validating")
 }
 
+// profileDefault is what --profile holds when it is given without a value.
+const profileDefault = "default"
+
 // profileSet reads --profile and --feature-gates. --profile's value is
-// optional: alone, or before a path (which pflag then took for its value),
-// it names operatorframework, the profile bundles get without it.
+// optional (pflag then takes no argument for it): given alone, it takes the
+// first argument that names profiles and is no path, as in --profile
+// operatorhub catalog/, and without one it names operatorframework, the
+// profile bundles get without --profile.
 func profileSet(values, gates, args []string) (profiles.Set, []string, error) {
 	for i, v := range values {
-		if _, err := profiles.Parse([]string{v}); err != nil && v != "" {
-			if _, serr := os.Stat(v); serr == nil {
-				values[i], args = string(profiles.OperatorFramework), append([]string{v}, args...)
+		if v != profileDefault {
+			continue
+		}
+		values[i] = string(profiles.OperatorFramework)
+		for j, a := range args {
+			if _, err := os.Stat(a); err != nil && a != "-" {
+				if _, err := profiles.Parse([]string{a}); err == nil {
+					values[i], args = a, slices.Delete(slices.Clone(args), j, j+1)
+					break
+				}
 			}
-		} else if v == "" {
-			values[i] = string(profiles.OperatorFramework)
 		}
 	}
 	set, err := profiles.Parse(values)
