@@ -156,22 +156,17 @@ const profileDefault = "default"
 
 // profileSet reads --profile and --feature-gates. --profile's value is
 // optional (pflag then takes no argument for it): given alone, it takes the
-// first argument that names profiles and is no path, as in --profile
-// operatorhub catalog/, and without one it names operatorframework, the
-// profile bundles get without --profile.
+// first argument that reads as profile names rather than a path, as in
+// --profile operatorhub catalog/, and without one it names
+// operatorframework, the profile bundles get without --profile.
 func profileSet(values, gates, args []string) (profiles.Set, []string, error) {
 	for i, v := range values {
 		if v != profileDefault {
 			continue
 		}
 		values[i] = string(profiles.OperatorFramework)
-		for j, a := range args {
-			if _, err := os.Stat(a); err != nil && a != "-" {
-				if _, err := profiles.Parse([]string{a}); err == nil {
-					values[i], args = a, slices.Delete(slices.Clone(args), j, j+1)
-					break
-				}
-			}
+		if j := slices.IndexFunc(args, profileLike); j >= 0 {
+			values[i], args = args[j], slices.Delete(slices.Clone(args), j, j+1)
 		}
 	}
 	set, err := profiles.Parse(values)
@@ -187,6 +182,16 @@ func profileSet(values, gates, args []string) (profiles.Set, []string, error) {
 		}
 	}
 	return set, args, nil
+}
+
+// profileLike reports whether an argument reads as --profile's value: no
+// path that exists, no "/" (which paths and image references have), and no
+// "." unless in a k8s-version=X.Y (a file name such as catalog.yaml).
+func profileLike(a string) bool {
+	if _, err := os.Stat(a); err == nil || a == "-" || strings.Contains(a, "/") {
+		return false
+	}
+	return !strings.Contains(a, ".") || strings.Contains(a, "=")
 }
 
 // parseTargetOCP reads --target-ocp: an OpenShift release fbc knows (the
