@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -9,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/blang/semver/v4"
-	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/fbc-project/fbc/declcfg"
 )
@@ -255,10 +253,7 @@ func (b *Bundle) Objects() ([][]byte, error) {
 		return nil, fmt.Errorf("bundle %q: %w", b.Name, err)
 	}
 	for i, data := range raw {
-		if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
-			continue
-		}
-		j, err := sigsyaml.YAMLToJSON(data)
+		j, err := declcfg.ObjectJSON(data)
 		if err != nil {
 			return nil, fmt.Errorf("bundle %q: olm.bundle.object %d: %w", b.Name, i, err)
 		}

@@ -11,9 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/fbc-project/fbc/declcfg"
 )
 
 // Bundle files are read the way Kubernetes' YAMLOrJSONDecoder reads them,
@@ -44,11 +45,6 @@ type docError struct {
 }
 
 func (e *docError) Error() string { return e.Msg }
-
-// isJSONFile applies the decoder's sniffing rule.
-func isJSONFile(data []byte) bool {
-	return bytes.HasPrefix(bytes.TrimLeftFunc(data, unicode.IsSpace), []byte("{"))
-}
 
 // yamlChunk is one "---"-separated part of a YAML file.
 type yamlChunk struct {
@@ -135,7 +131,7 @@ func yamlError(err error, offset int) *docError {
 // them as errors instead.
 func firstDocument(data []byte) (document, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if isJSONFile(data) {
+	if declcfg.LooksJSON(data) {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {

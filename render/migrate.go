@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
 )
@@ -108,11 +106,9 @@ func bundleCSV(props []declcfg.Property) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("properties[%d] (%s): %w", i, p.Type, err)
 		}
-		j := data
-		if !isJSONFile(data) {
-			if j, err = yaml.YAMLToJSON(data); err != nil {
-				return nil, fmt.Errorf("properties[%d] (%s): %w", i, p.Type, err)
-			}
+		j, err := declcfg.ObjectJSON(data)
+		if err != nil {
+			return nil, fmt.Errorf("properties[%d] (%s): %w", i, p.Type, err)
 		}
 		var head struct {
 			Kind string `json:"kind"`

@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"unsafe"
 
 	"github.com/blang/semver/v4"
-	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/imageref"
@@ -230,8 +228,8 @@ func checkRelease(r string) error {
 }
 
 // bundleObject checks that an olm.bundle.object holds base64 of a Kubernetes
-// object and returns its identity and the decoded object (in a buffer the
-// next call reuses).
+// object and returns its identity and the object as JSON (a JSON object
+// as decoded, in a buffer the next call reuses; a YAML one converted).
 func (c *fileCheck) bundleObject(d *docContext, p propertyNode, where string) (*manifestscan.Manifest, []byte) {
 	return c.checkBundleObject(d, p, where, false)
 }
@@ -260,22 +258,17 @@ func (c *fileCheck) checkBundleObject(d *docContext, p propertyNode, where strin
 		return nil, nil
 	}
 	buf = buf[:n]
-	var m manifestscan.Manifest
-	trimmed := bytes.TrimLeft(buf, " \t\r\n")
+	// opm converts YAML manifests to JSON when it loads them.
+	j, err := declcfg.ObjectJSON(buf)
 	if asOPM {
-		if len(trimmed) > 0 && trimmed[0] == '{' {
-			return nil, buf
-		}
-		if _, err := sigsyaml.YAMLToJSON(buf); err != nil {
+		if err != nil {
 			d.reportf(RuleBundleObject, dn, "%s: olm.bundle.object data decodes to %s, which is not a JSON or YAML object", where, preview(buf))
 		}
-		return nil, buf
+		return nil, j
 	}
-	if len(trimmed) > 0 && trimmed[0] == '{' {
-		m, err = manifestscan.Scan(trimmed)
-	} else {
-		// opm converts YAML manifests to JSON when it loads them.
-		m, err = yamlManifest(buf)
+	var m manifestscan.Manifest
+	if err == nil {
+		m, err = manifestscan.Scan(j)
 	}
 	if err != nil {
 		d.reportf(RuleBundleObject, dn, "%s: olm.bundle.object data decodes to %s, which is not a JSON or YAML object", where, preview(buf))
@@ -291,26 +284,7 @@ func (c *fileCheck) checkBundleObject(d *docContext, p propertyNode, where strin
 		d.reportf(RuleBundleObject, dn, "%s: olm.bundle.object data is not a Kubernetes object: it has no %s", where, strings.Join(missing, ", "))
 		return nil, nil
 	}
-	return &m, buf
-}
-
-// yamlManifest reads the identity of a YAML manifest.
-func yamlManifest(data []byte) (manifestscan.Manifest, error) {
-	var obj struct {
-		APIVersion any `json:"apiVersion"`
-		Kind       any `json:"kind"`
-		Metadata   struct {
-			Name any `json:"name"`
-		} `json:"metadata"`
-		Spec struct {
-			Version any `json:"version"`
-		} `json:"spec"`
-	}
-	if err := sigsyaml.Unmarshal(data, &obj); err != nil {
-		return manifestscan.Manifest{}, err
-	}
-	str := func(v any) string { s, _ := v.(string); return s }
-	return manifestscan.Manifest{APIVersion: str(obj.APIVersion), Kind: str(obj.Kind), Name: str(obj.Metadata.Name), Version: str(obj.Spec.Version)}, nil
+	return &m, j
 }
 
 // preview quotes the start of decoded data for a message.

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	sigsyaml "sigs.k8s.io/yaml"
-
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/manifestscan"
 	"github.com/fbc-project/fbc/model"
@@ -268,16 +266,10 @@ func manifestOf(objects []BundleObject, p propertyNode, n int) int {
 	return slices.IndexFunc(objects, func(o BundleObject) bool { return bytes.Equal(o.JSON, data) })
 }
 
-// objectJSON copies a decoded olm.bundle.object as JSON, into the bundle's
-// payload buffer when it has one: opm reads YAML objects too, and converts
-// them.
+// objectJSON copies a decoded olm.bundle.object's JSON (bundleObject
+// converted a YAML one, as opm does) into the bundle's payload buffer when
+// it has one.
 func (b *BundleContents) objectJSON(data []byte) []byte {
-	trimmed := bytes.TrimLeft(data, " \t\r\n")
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		if j, err := sigsyaml.YAMLToJSON(data); err == nil {
-			data = j
-		} // else bundleObject reported it already
-	}
 	if b.payload == nil || len(b.payload)+len(data) > cap(b.payload) {
 		return bytes.Clone(data)
 	}
