@@ -2,6 +2,8 @@ package declcfg
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/fbc-project/fbc/declcfg/declcfgtest"
@@ -36,4 +38,59 @@ func BenchmarkLoad(b *testing.B) {
 			b.ReportMetric(load/bare, "x-bare-decode")
 		}
 	})
+}
+
+// BenchmarkPropertyValues measures writing a bundle's property values as
+// JSON the way the loader keeps them (keys sorted, as opm's reading leaves
+// them) against keeping the file's order, in one run, for values written
+// sorted (what opm writes) and not (securesign's catalogs): the metrics
+// are sorted time / file-order time.
+func BenchmarkPropertyValues(b *testing.B) {
+	for _, tc := range []struct{ name, file string }{
+		{"opm-sorted", filepath.Join("certified-operators", "catalogs", "v4.18", "crunchy-postgres-operator", "catalog.yaml")},
+		{"unsorted", filepath.Join("securesign-fbc", "v4.18", "rhtas-operator", "catalog", "rhtas-operator", "catalog.json")},
+	} {
+		data, err := os.ReadFile(sharedtest.Path(b, "corpus", tc.file))
+		if err != nil {
+			b.Fatal(err)
+		}
+		f := ParseFile(tc.file, data)
+		if len(f.Errors) > 0 {
+			b.Fatal(f.Errors[0])
+		}
+		var values []*Node
+		for _, d := range f.Docs {
+			props := CatalogKeys.Value(d.Node, "properties")
+			if props == nil {
+				continue
+			}
+			for _, p := range props.Content {
+				if v := CatalogKeys.Value(p, "value"); v != nil {
+					values = append(values, v)
+				}
+			}
+		}
+		var asWritten float64
+		for _, sorted := range []bool{false, true} {
+			name := tc.name + "/file-order"
+			if sorted {
+				name = tc.name + "/sorted"
+			}
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					for _, v := range values {
+						if _, err := NodeToJSON(v, sorted); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+				if !sorted {
+					asWritten = ns
+				} else if asWritten > 0 {
+					b.ReportMetric(ns/asWritten, "x-file-order")
+				}
+			})
+		}
+	}
 }

@@ -368,7 +368,9 @@ func (d *decoder) properties(o *object) []Property {
 				props = append(props, p)
 				continue
 			}
-			raw, err := NodeToJSON(vn, false)
+			// opm reads a catalog's documents into maps, which its
+			// writers give back with their keys sorted.
+			raw, err := NodeToJSON(vn, true)
 			if err != nil {
 				d.nodeErr(err)
 				continue

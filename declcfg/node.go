@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -334,7 +333,9 @@ type nodeWriter struct {
 }
 
 // NodeToJSON encodes a node as compact JSON. Mapping keys keep their order
-// unless sortKeys is set (which opm does for blobs of unknown schemas).
+// unless sortKeys is set, as opm's reading of a catalog leaves them (it
+// decodes every document into a map and encodes it again): for blobs of
+// unknown schemas, and property values.
 func NodeToJSON(n *Node, sortKeys bool) ([]byte, error) {
 	// The JSON is written into a buffer kept for the next call and copied
 	// out once its size is known: growing a fresh buffer by doubling
@@ -410,7 +411,10 @@ func (w *nodeWriter) write(buf *bytes.Buffer, n *Node, depth int) error {
 		buf.WriteByte(']')
 		return nil
 	case MappingNode:
-		if !w.sortKeys && !hasMergeKey(n) {
+		if !hasMergeKey(n) {
+			if w.sortKeys && !keysInOrder(n) {
+				return w.writeSortedMapping(buf, n, depth)
+			}
 			return w.writeMapping(buf, n, depth)
 		}
 		pairs, err := mappingPairs(n)
@@ -418,7 +422,7 @@ func (w *nodeWriter) write(buf *bytes.Buffer, n *Node, depth int) error {
 			return err
 		}
 		if w.sortKeys {
-			sort.SliceStable(pairs, func(i, j int) bool { return pairs[i].key < pairs[j].key })
+			slices.SortStableFunc(pairs, func(a, b pair) int { return strings.Compare(a.key, b.key) })
 		}
 		buf.WriteByte('{')
 		for i, p := range pairs {
@@ -465,6 +469,50 @@ func hasMergeKey(n *Node) bool {
 		}
 	}
 	return false
+}
+
+// writeSortedMapping is writeMapping with the keys in sorted order: the
+// same checks, in file order, then the pairs written by an index sorted
+// by key (on the stack for the small mappings property values are).
+func (w *nodeWriter) writeSortedMapping(buf *bytes.Buffer, n *Node, depth int) error {
+	keys := newKeySet(n)
+	var small [16]int32
+	order := small[:0]
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if err := keys.add(i); err != nil {
+			return err
+		}
+		order = append(order, int32(i))
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return strings.Compare(n.Content[a].Value, n.Content[b].Value) })
+	buf.WriteByte('{')
+	for j, i := range order {
+		if j > 0 {
+			buf.WriteByte(',')
+		}
+		if !w.check {
+			writeJSONString(buf, n.Content[i].Value)
+		}
+		buf.WriteByte(':')
+		if err := w.write(buf, n.Content[i+1], depth+1); err != nil {
+			return err
+		}
+	}
+	buf.WriteByte('}')
+	return nil
+}
+
+// keysInOrder reports whether a mapping's keys are scalars in strictly
+// increasing order, as sorting would leave them: what opm wrote (sorted
+// keys) is written again without gathering and sorting its pairs.
+func keysInOrder(n *Node) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if k.Kind != ScalarNode || i > 0 && n.Content[i-2].Value >= k.Value {
+			return false
+		}
+	}
+	return true
 }
 
 // writeMapping writes a mapping without merge keys in its own key order,
