@@ -81,11 +81,13 @@ func TestImportRules(t *testing.T) {
 		"images":   {"declcfg", "model", "graph", "validate", "repo", "render", "image", "template", "serve", "internal"},
 		"mirror":   append([]string{"compose", "images", "template", "serve"}, capability...),
 		"review":   append([]string{"repo", "template", "serve", "pipeline", "images"}, capability...),
+		// build validates a catalog, then has image pack and send it.
+		"build": {"declcfg", "model", "validate", "repo", "image", "internal"},
 	}
 	// direct lists packages of ours that only these top-level packages may
 	// import directly: capabilities read images through render.
 	direct := map[string][]string{
-		"image": {"render", "images", "cmd"},
+		"image": {"render", "images", "build", "cmd"},
 	}
 	// directPath lists packages of ours, by path, that only these
 	// top-level packages may import: the upgrade-graph page draws what

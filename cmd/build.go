@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/build"
 	"github.com/fbc-project/fbc/image"
-	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/atomicfile"
 	"github.com/fbc-project/fbc/validate"
 	vreport "github.com/fbc-project/fbc/validate/report"
 )
@@ -58,7 +58,6 @@ the digest when nothing was pushed.`,
   fbc build catalog --tag quay.io/me/catalog:v1 --server fbc --push`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := args[0]
 			var err error
 			if opts.Labels, err = parseLabels(cmd, labels); err != nil {
 				return err
@@ -69,14 +68,8 @@ the digest when nothing was pushed.`,
 			if !targets.Push && len(targets.Outputs) == 0 {
 				return usageErrorf("nothing to do: give --push, --output oci:DIR or --output docker-archive:FILE")
 			}
-			// build's --platform is a list, not the one platform that
-			// other commands pick from an index.
-			if opts.Pull.Platform != "" {
-				opts.Platforms = strings.Split(opts.Pull.Platform, ",")
-				opts.Pull.Platform = ""
-				if err := image.CheckBuildPlatforms(opts.Platforms); err != nil {
-					return usageErrorf("--platform: %v", err)
-				}
+			if err := buildPlatforms(&opts); err != nil {
+				return err
 			}
 			if err := checkPullFlags(opts.Pull); err != nil {
 				return err
@@ -84,56 +77,26 @@ the digest when nothing was pushed.`,
 			if opts.Pull.Offline && targets.Push {
 				return usageErrorf("--offline and --push cannot both be set: pushing connects to the registry")
 			}
-			switch {
-			case server.String() == "fbc":
-				if len(fbcBinaries) == 0 {
-					self, err := os.Executable()
-					if err != nil {
-						return fmt.Errorf("finding this fbc binary: %w", err)
-					}
-					fbcBinaries = []string{self}
-				}
-				opts.ServerBinaries = fbcBinaries
-				if !cmd.Flags().Changed("base-image") {
-					opts.BaseImage = image.Scratch
-				}
-			case len(fbcBinaries) > 0:
-				return usageErrorf("--fbc-binary is for --server fbc")
+			if err := buildServer(cmd, server.String(), fbcBinaries, &opts); err != nil {
+				return err
 			}
 			if opts.Created, err = sourceDateEpoch(); err != nil {
 				return usageErrorf("%v", err)
 			}
-			if st, err := os.Stat(dir); err != nil {
-				return fmt.Errorf("catalog directory: %w", err)
-			} else if !st.IsDir() {
-				return fmt.Errorf("%s is not a directory", dir)
-			}
-			if err := checkHoldsBlobs(cmd, dir); err != nil {
-				return err
-			}
 			stderr := cmd.ErrOrStderr()
-			if !noValidate {
-				err := validateBeforeBuild(cmd, dir)
-				endProgress(cmd)
-				if err != nil {
-					return err
-				}
-			}
 			opts.Pull.Warn = warner(stderr)
-			res, err := image.Build(cmd.Context(), dir, opts, targets)
+			res, err := build.Run(cmd.Context(), args[0], build.Options{
+				Image: opts, Targets: targets, NoValidate: noValidate, Progress: progressOf(cmd),
+				Validated: func(res *validate.Result) error { return printBuildValidation(cmd, res) },
+			})
 			if res != nil {
-				// Also when the push then failed: the outputs are there.
+				// Also when a later output or the push failed: these are there.
 				for _, w := range res.Written {
 					fmt.Fprintf(stderr, "wrote %s\n", w)
 				}
 			}
 			if err != nil {
-				if errors.Is(err, image.ErrOffline) && opts.BaseImage == image.DefaultBaseImage && !cmd.Flags().Changed("base-image") {
-					// The default base image is opm's, pulled from quay.io:
-					// offline, a build needs none at all.
-					return fmt.Errorf("%w\nthe default base image is opm's; offline, build without one: --base-image scratch (a binary-less image, which OLM serves with its own opm) or --server fbc (fbc serves the catalog itself)", err)
-				}
-				return forceHint(err, "replace")
+				return buildHint(cmd, err, args[0], opts)
 			}
 			if res.Pushed != "" {
 				fmt.Fprintf(stderr, "pushed %s\n", targets.Tag)
@@ -174,45 +137,71 @@ func sourceDateEpoch() (time.Time, error) {
 	return time.Unix(secs, 0), nil
 }
 
-// checkHoldsBlobs refuses to build an image of a directory with no catalog
-// blobs (a wrong path, a tree its .indexignore files hide), also under
-// --no-validate. It stops reading at the first document.
-func checkHoldsBlobs(cmd *cobra.Command, dir string) error {
-	errFound := errors.New("found a document")
-	err := declcfg.WalkPath(cmd.Context(), dir, nil, declcfg.WalkOptions{}, func(f *declcfg.File) error {
-		if len(f.Docs) > 0 {
-			return errFound
-		}
+// buildPlatforms reads --platform, which for build is a list, not the one
+// platform other commands pick from an index.
+func buildPlatforms(opts *image.BuildOptions) error {
+	if opts.Pull.Platform == "" {
 		return nil
-	})
-	switch {
-	case errors.Is(err, errFound):
-		return nil
-	case err != nil:
-		return fault.Wrap(fault.Run, err)
 	}
-	return nothingThere(fmt.Errorf("nothing to build: %s holds no catalog blobs; %s", dir, checkEmpty([]string{dir})))
-}
-
-// validateBeforeBuild reports the catalog's problems on stderr and fails
-// with exit 1 when there are errors (warnings are shown and the build goes
-// on).
-func validateBeforeBuild(cmd *cobra.Command, dir string) error {
-	res, err := validate.Validate(cmd.Context(), []string{dir}, validate.Options{Progress: progressOf(cmd)})
-	if err != nil {
-		return err
-	}
-	stderr := cmd.ErrOrStderr()
-	if len(res.Diagnostics) > 0 {
-		if err := vreport.WriteText(stderr, res, vreport.Options{Color: useColor(stderr)}); err != nil {
-			return err
-		}
-	}
-	if err := resultError(res); err != nil {
-		if errors.Is(err, errReported) {
-			return fault.Errorf(fault.Input, "%s: not building an invalid catalog (%s)", dir, vreport.Summary(res))
-		}
-		return err
+	opts.Platforms = strings.Split(opts.Pull.Platform, ",")
+	opts.Pull.Platform = ""
+	if err := image.CheckBuildPlatforms(opts.Platforms); err != nil {
+		return usageErrorf("--platform: %v", err)
 	}
 	return nil
+}
+
+// buildServer reads --server and --fbc-binary: --server fbc ships this fbc
+// (or the --fbc-binary executables) and builds on no base image unless
+// --base-image names one.
+func buildServer(cmd *cobra.Command, server string, binaries []string, opts *image.BuildOptions) error {
+	if server != "fbc" {
+		if len(binaries) > 0 {
+			return usageErrorf("--fbc-binary is for --server fbc")
+		}
+		return nil
+	}
+	if len(binaries) == 0 {
+		self, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("finding this fbc binary: %w", err)
+		}
+		binaries = []string{self}
+	}
+	opts.ServerBinaries = binaries
+	if !cmd.Flags().Changed("base-image") {
+		opts.BaseImage = image.Scratch
+	}
+	return nil
+}
+
+// printBuildValidation shows the findings of the catalog's validation on
+// standard error, before the build goes on (warnings) or stops (errors).
+func printBuildValidation(cmd *cobra.Command, res *validate.Result) error {
+	endProgress(cmd)
+	if len(res.Diagnostics) == 0 {
+		return nil
+	}
+	stderr := cmd.ErrOrStderr()
+	return vreport.WriteText(stderr, res, vreport.Options{Color: useColor(stderr)})
+}
+
+// buildHint adds to build's errors what gets past them: --force for an
+// existing output, a base-less build offline, the path to check for a
+// directory without blobs.
+func buildHint(cmd *cobra.Command, err error, dir string, opts image.BuildOptions) error {
+	var empty *build.EmptyError
+	switch {
+	case errors.As(err, &empty):
+		return nothingThere(fmt.Errorf("%w; %s", err, checkEmpty([]string{dir})))
+	case errors.Is(err, image.ErrOffline) && opts.BaseImage == image.DefaultBaseImage && !cmd.Flags().Changed("base-image"):
+		// The default base image is opm's, pulled from quay.io:
+		// offline, a build needs none at all.
+		return fmt.Errorf("%w\nthe default base image is opm's; offline, build without one: --base-image scratch (a binary-less image, which OLM serves with its own opm) or --server fbc (fbc serves the catalog itself)", err)
+	case errors.As(err, new(*image.OutputError)) && !errors.As(err, new(*atomicfile.ExistsError)):
+		// An output in the way: the message says what is there and
+		// what to do instead.
+		return remedied{err}
+	}
+	return forceHint(err, "replace")
 }

@@ -12,14 +12,21 @@ import (
 	"github.com/fbc-project/fbc/internal/atomicfile"
 )
 
-// forceHint points an output that is in the way to --force.
+// forceHint points an output that is in the way to --force. The message
+// then says what to do, so report adds no pointer to --help.
 func forceHint(err error, verb string) error {
 	var exists *atomicfile.ExistsError
 	if errors.As(err, &exists) {
-		return fmt.Errorf("%w (use --force to %s it)", err, verb)
+		return remedied{fmt.Errorf("%w (use --force to %s it)", err, verb)}
 	}
 	return err
 }
+
+// remedied is a usage error whose message names the flag that gets past
+// it: the generic "Run 'fbc CMD --help' for usage" would only distract.
+type remedied struct{ error }
+
+func (e remedied) Unwrap() error { return e.error }
 
 // opmNames makes opm's names for flags that do the same job as fbc's work
 // as hidden aliases (alias -> fbc's name): pflag reads --package-name=etcd

@@ -253,7 +253,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // report prints a command's error once and decides the exit code: this is
 // the one place where fbc's exit codes are chosen, from the kind of the
 // error (internal/fault). Input is a finding about the input (1); Usage
-// (with a hint to --help) and Run are trouble with the run (2). A command
+// (with a hint to --help, unless the message names its remedy) and Run are
+// trouble with the run (2). A command
 // that fails once interrupted was stopped by the interrupt, whatever its
 // error says.
 func report(ctx context.Context, cmd *cobra.Command, err error, stderr io.Writer) int {
@@ -268,6 +269,9 @@ func report(ctx context.Context, cmd *cobra.Command, err error, stderr io.Writer
 	case fault.Input:
 		return ExitFindings
 	case fault.Usage:
+		if errors.As(err, new(remedied)) {
+			break
+		}
 		path := "fbc"
 		if cmd != nil {
 			path = cmd.CommandPath()

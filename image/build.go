@@ -73,24 +73,46 @@ type CatalogImage struct {
 // command; with ServerBinaries, a layer with fbc below the catalog's and
 // fbc's entrypoint and serve command instead. It does not validate the
 // catalog; callers do that first.
-func BuildCatalogImage(ctx context.Context, dir string, opts BuildOptions) (_ *CatalogImage, err error) {
-	if opts.BaseImage == "" {
-		opts.BaseImage = DefaultBaseImage
+func BuildCatalogImage(ctx context.Context, dir string, opts BuildOptions) (*CatalogImage, error) {
+	platforms, servers, err := checkBuild(opts)
+	if err != nil {
+		return nil, err
 	}
+	return buildCatalogImage(ctx, dir, opts, platforms, servers)
+}
+
+// checkBuild checks what opts ask of a build before any work: the labels,
+// the platforms, and with ServerBinaries one that runs on each platform
+// (statically linked for a scratch image).
+func checkBuild(opts BuildOptions) ([]v1.Platform, map[string]*serverBinary, error) {
 	for k, v := range opts.Labels {
 		if err := CheckLabel(k, v); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	platforms, err := buildPlatforms(opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var servers map[string]*serverBinary
-	if len(opts.ServerBinaries) > 0 {
-		if servers, err = serverBinaries(opts.ServerBinaries); err != nil {
-			return nil, err
+	if len(opts.ServerBinaries) == 0 {
+		return platforms, nil, nil
+	}
+	servers, err := serverBinaries(opts.ServerBinaries)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range platforms {
+		if _, err := serverFor(servers, p, opts.BaseImage == Scratch); err != nil {
+			return nil, nil, err
 		}
+	}
+	return platforms, servers, nil
+}
+
+// buildCatalogImage is BuildCatalogImage once checkBuild has passed.
+func buildCatalogImage(ctx context.Context, dir string, opts BuildOptions, platforms []v1.Platform, servers map[string]*serverBinary) (_ *CatalogImage, err error) {
+	if opts.BaseImage == "" {
+		opts.BaseImage = DefaultBaseImage
 	}
 	created := opts.Created
 	if created.IsZero() {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
@@ -47,6 +48,17 @@ type BuildResult struct {
 	Written []string
 }
 
+// OutputError is a local output that is in the way (refused before any
+// work: it exists, has the wrong shape or may not be replaced) or that
+// could not be written. Output is as given.
+type OutputError struct {
+	Output string
+	Err    error
+}
+
+func (e *OutputError) Error() string { return "writing " + e.Output + ": " + e.Err.Error() }
+func (e *OutputError) Unwrap() error { return e.Err }
+
 // output is a parsed local destination.
 type output struct {
 	raw  string
@@ -54,9 +66,25 @@ type output struct {
 	name string // ref.name of an OCI layout or the RepoTags entry of an archive
 }
 
-// Build builds the catalog image of dir (see BuildCatalogImage) and sends it
-// to its targets. Targets are checked before anything is pulled or built.
-func Build(ctx context.Context, dir string, opts BuildOptions, targets BuildTargets) (*BuildResult, error) {
+// BuildPlan is a build whose request PlanBuild has checked: everything
+// that can be refused without pulling a base image or packing the catalog
+// has been. Build carries it out.
+type BuildPlan struct {
+	dir       string
+	opts      BuildOptions
+	targets   BuildTargets
+	tag       name.Tag
+	outputs   []output
+	platforms []v1.Platform
+	servers   map[string]*serverBinary
+}
+
+// PlanBuild checks a build of dir to targets before anything is read,
+// pulled or built: the tag; every output (its form, its name, that it is
+// not the catalog, does not hold it or lie inside it, overlaps no other
+// output, and is not in the way unless Force); the labels; the platforms
+// (a docker archive holds one); and a server binary for each platform.
+func PlanBuild(dir string, opts BuildOptions, targets BuildTargets) (*BuildPlan, error) {
 	tag, outputs, err := checkTargets(targets, opts.Pull)
 	if err != nil {
 		return nil, err
@@ -64,9 +92,11 @@ func Build(ctx context.Context, dir string, opts BuildOptions, targets BuildTarg
 	if err := checkOutsideCatalog(dir, outputs); err != nil {
 		return nil, err
 	}
-	if platforms, err := buildPlatforms(opts); err != nil {
+	platforms, servers, err := checkBuild(opts)
+	if err != nil {
 		return nil, err
-	} else if len(platforms) > 1 {
+	}
+	if len(platforms) > 1 {
 		for _, o := range outputs {
 			if o.ref.Kind == KindDockerArchive {
 				return nil, fmt.Errorf("output %q: a docker archive holds one image, not an index of %d platforms: build one platform, or write oci:DIR", o.raw, len(platforms))
@@ -75,11 +105,28 @@ func Build(ctx context.Context, dir string, opts BuildOptions, targets BuildTarg
 	}
 	// Outputs in the way fail now, not after a pull and a build.
 	for _, o := range outputs {
-		if err := checkReplaceable(o.ref.Path, targets.Force); err != nil {
-			return nil, fmt.Errorf("writing %s: %w", o.raw, err)
+		if err := checkReplaceable(o.ref.Path, o.ref.Kind, targets.Force); err != nil {
+			return nil, &OutputError{Output: o.raw, Err: err}
 		}
 	}
-	ci, err := BuildCatalogImage(ctx, dir, opts)
+	return &BuildPlan{dir: dir, opts: opts, targets: targets, tag: tag, outputs: outputs, platforms: platforms, servers: servers}, nil
+}
+
+// Build builds the catalog image of dir (see BuildCatalogImage) and sends it
+// to its targets: PlanBuild, then BuildPlan.Build.
+func Build(ctx context.Context, dir string, opts BuildOptions, targets BuildTargets) (*BuildResult, error) {
+	p, err := PlanBuild(dir, opts, targets)
+	if err != nil {
+		return nil, err
+	}
+	return p.Build(ctx)
+}
+
+// Build builds the planned image and sends it to its targets, the outputs
+// in order, then the push. When one fails, the result still lists the
+// outputs written before it (Written) and comes back with the error.
+func (p *BuildPlan) Build(ctx context.Context) (*BuildResult, error) {
+	ci, err := buildCatalogImage(ctx, p.dir, p.opts, p.platforms, p.servers)
 	if err != nil {
 		return nil, err
 	}
@@ -88,14 +135,14 @@ func Build(ctx context.Context, dir string, opts BuildOptions, targets BuildTarg
 	if res.Digest, err = ci.Digest(); err != nil {
 		return nil, err
 	}
-	for _, o := range outputs {
-		if err := ci.writeOutput(ctx, o, targets.Force); err != nil {
-			return nil, fmt.Errorf("writing %s: %w", o.raw, err)
+	for _, o := range p.outputs {
+		if err := ci.writeOutput(ctx, o, p.targets.Force); err != nil {
+			return res, &OutputError{Output: o.raw, Err: err}
 		}
 		res.Written = append(res.Written, o.raw)
 	}
-	if targets.Push {
-		if res.Pushed, err = ci.push(ctx, tag, opts.Pull); err != nil {
+	if p.targets.Push {
+		if res.Pushed, err = ci.push(ctx, p.tag, p.opts.Pull); err != nil {
 			return res, err
 		}
 	}
@@ -134,13 +181,33 @@ func checkTargets(t BuildTargets, opts Options) (name.Tag, []output, error) {
 			}
 		}
 		for _, prev := range outs {
-			if filepath.Clean(prev.ref.Path) == filepath.Clean(ref.Path) {
-				return name.Tag{}, nil, fmt.Errorf("outputs %q and %q name the same path", prev.raw, raw)
+			if err := checkApart(prev, o); err != nil {
+				return name.Tag{}, nil, err
 			}
 		}
 		outs = append(outs, o)
 	}
 	return tag, outs, nil
+}
+
+// checkApart refuses two outputs that name the same path or of which one
+// lies inside the other: the second written would replace the first, or
+// add a file to it.
+func checkApart(a, b output) error {
+	pa, erra := realPath(a.ref.Path)
+	pb, errb := realPath(b.ref.Path)
+	if erra != nil || errb != nil {
+		pa, pb = filepath.Clean(a.ref.Path), filepath.Clean(b.ref.Path)
+	}
+	switch {
+	case pa == pb:
+		return fmt.Errorf("outputs %q and %q name the same path", a.raw, b.raw)
+	case safefs.Within(pb, pa):
+		return fmt.Errorf("output %q lies inside output %q: writing one would change the other; choose paths apart", b.raw, a.raw)
+	case safefs.Within(pa, pb):
+		return fmt.Errorf("output %q lies inside output %q: writing one would change the other; choose paths apart", a.raw, b.raw)
+	}
+	return nil
 }
 
 // checkOutsideCatalog refuses an output that is the catalog directory dir,
@@ -225,7 +292,7 @@ func (c *CatalogImage) WriteOCILayout(ctx context.Context, dir, refName string, 
 	if refName != "" && !ociRefName().MatchString(refName) {
 		return fmt.Errorf("tag %q cannot name an image in an OCI layout: must match %s", refName, ociRefName())
 	}
-	if err := checkReplaceable(dir, force); err != nil {
+	if err := checkReplaceable(dir, KindOCILayout, force); err != nil {
 		return err
 	}
 	return atomicfile.WriteDir(ctx, dir, force, func(tmp string) error {
@@ -279,7 +346,7 @@ func (c *CatalogImage) WriteDockerArchive(ctx context.Context, file, ref string,
 	if err != nil {
 		return fmt.Errorf("image name %q: %v", ref, err)
 	}
-	if err := checkReplaceable(file, force); err != nil {
+	if err := checkReplaceable(file, KindDockerArchive, force); err != nil {
 		return err
 	}
 	return atomicfile.Write(ctx, file, 0o644, func(w io.Writer) error {
@@ -287,16 +354,26 @@ func (c *CatalogImage) WriteDockerArchive(ctx context.Context, file, ref string,
 	})
 }
 
-// checkReplaceable refuses to overwrite an existing file or non-empty
-// directory without force.
-func checkReplaceable(p string, force bool) error {
+// checkReplaceable refuses an output in the way of an image written as
+// kind (KindOCILayout or KindDockerArchive) at p: always a path of the other
+// shape (a file where an image layout goes, a directory where an archive
+// goes), a non-empty directory that is not an OCI image layout, and one that
+// may not be replaced at all (the working directory, a git checkout); any
+// other existing output without force.
+func checkReplaceable(p string, kind Kind, force bool) error {
 	st, err := os.Stat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
 		return err
-	case st.IsDir():
+	case kind == KindDockerArchive && st.IsDir():
+		return fault.Errorf(fault.Usage, "%s is a directory: a docker archive is written as a file; choose another output", p)
+	case kind == KindDockerArchive:
+		break
+	case !st.IsDir():
+		return fault.Errorf(fault.Usage, "%s is a file: an OCI image layout is written as a directory; choose another output", p)
+	default:
 		entries, err := os.ReadDir(p)
 		if err != nil {
 			return err
@@ -304,19 +381,19 @@ func checkReplaceable(p string, force bool) error {
 		if len(entries) == 0 {
 			return nil
 		}
-		if !force {
-			break
-		}
-		// Force replaces an image layout, not whatever directory the
+		// Only an image layout is replaced, not whatever directory the
 		// output happens to name (a checkout, the catalog itself).
 		if _, err := os.Stat(filepath.Join(p, "oci-layout")); err != nil {
 			return fault.Errorf(fault.Usage, "%s is a directory but not an OCI image layout (no oci-layout file): only an image layout is replaced; choose another output", p)
 		}
-		return atomicfile.CheckDir(p, true)
-	case force:
-		return nil
+		if err := atomicfile.CheckDir(p, true); err != nil {
+			return err
+		}
 	}
-	return &atomicfile.ExistsError{Path: p}
+	if !force {
+		return &atomicfile.ExistsError{Path: p}
+	}
+	return nil
 }
 
 // Push pushes the image to the tag ref and returns it by digest.

@@ -532,6 +532,15 @@ func TestBuildOutputs(t *testing.T) {
 
 func TestBuildTargetsChecked(t *testing.T) {
 	dir := writeTree(t, sampleCatalog)
+	out := t.TempDir()
+	file := filepath.Join(out, "file")
+	notLayout := filepath.Join(out, "notes")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(notLayout, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		targets BuildTargets
 		want    string
@@ -547,6 +556,11 @@ func TestBuildTargetsChecked(t *testing.T) {
 		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"oci-archive:f.tar"}}, "want oci:DIR[:TAG] or docker-archive:FILE[:REF]"},
 		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"quay.io/x/y:v1"}}, "want oci:DIR[:TAG]"},
 		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"oci:d@sha256:" + strings.Repeat("a", 64)}}, "a digest cannot be chosen"},
+		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"oci:" + filepath.Join(out, "a"), "docker-archive:" + filepath.Join(out, "a", "x.tar")}}, "lies inside output"},
+		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"docker-archive:" + filepath.Join(out, "a.tar"), "oci:" + out}}, "lies inside output"},
+		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"docker-archive:" + out}, Force: true}, "is a directory: a docker archive is written as a file"},
+		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"oci:" + file}, Force: true}, "is a file: an OCI image layout is written as a directory"},
+		{BuildTargets{Tag: "x/y:v1", Outputs: []string{"oci:" + notLayout}, Force: true}, "not an OCI image layout"},
 	} {
 		// Bad targets fail before anything is pulled: the base does not exist.
 		_, err := Build(context.Background(), dir, BuildOptions{BaseImage: "127.0.0.1:1/none:v1"}, tc.targets)
@@ -554,11 +568,49 @@ func TestBuildTargetsChecked(t *testing.T) {
 			t.Errorf("%+v: err = %v, want %q", tc.targets, err, tc.want)
 		}
 	}
+	// What the build options ask is checked before any pull too.
+	for _, tc := range []struct {
+		opts BuildOptions
+		want string
+	}{
+		{BuildOptions{Labels: map[string]string{ConfigsLabel: "/x"}}, "cannot be overridden"},
+		{BuildOptions{Platforms: []string{"linux/amd64", "linux/arm64"}}, ""},
+	} {
+		tc.opts.BaseImage = "127.0.0.1:1/none:v1"
+		targets := BuildTargets{Tag: "x/y:v1", Outputs: []string{"docker-archive:" + filepath.Join(out, "one.tar")}}
+		if tc.want == "" {
+			tc.want = "a docker archive holds one image"
+		}
+		if _, err := PlanBuild(dir, tc.opts, targets); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err = %v, want %q", tc.opts, err, tc.want)
+		}
+	}
 	if _, err := Build(context.Background(), filepath.Join(dir, "README.md"), BuildOptions{BaseImage: Scratch}, BuildTargets{Tag: "x/y:v1", Push: true}); err == nil || !strings.Contains(err.Error(), "is not a directory") {
 		t.Errorf("file as catalog: %v", err)
 	}
 	if _, err := Build(context.Background(), filepath.Join(dir, "nope"), BuildOptions{BaseImage: Scratch}, BuildTargets{Tag: "x/y:v1", Push: true}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing catalog: %v", err)
+	}
+}
+
+// TestBuildListsOutputsWritten: an output that fails once the image is built
+// (here a name too long for the temporary file written next to it) leaves
+// the outputs written before it, and the result says which.
+func TestBuildListsOutputsWritten(t *testing.T) {
+	dir := writeTree(t, sampleCatalog)
+	out := t.TempDir()
+	first := "oci:" + filepath.Join(out, "first")
+	long := "docker-archive:" + filepath.Join(out, strings.Repeat("x", 250)+".tar")
+	res, err := Build(context.Background(), dir, BuildOptions{BaseImage: Scratch}, BuildTargets{Tag: "x/y:v1", Outputs: []string{first, long}})
+	var oe *OutputError
+	if !errors.As(err, &oe) || oe.Output != long {
+		t.Fatalf("err = %v, want the second output's", err)
+	}
+	if res == nil || !slices.Equal(res.Written, []string{first}) {
+		t.Fatalf("result %+v, want the first output written", res)
+	}
+	if _, err := os.Stat(filepath.Join(out, "first", "index.json")); err != nil {
+		t.Error(err)
 	}
 }
 
