@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"path/filepath"
+	"io"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -14,10 +14,7 @@ import (
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/pipeline"
-	"github.com/fbc-project/fbc/render"
-	"github.com/fbc-project/fbc/repo"
 	"github.com/fbc-project/fbc/template"
-	"github.com/fbc-project/fbc/validate"
 	vreport "github.com/fbc-project/fbc/validate/report"
 )
 
@@ -91,97 +88,49 @@ without bundles).`,
   fbc template substitutes.yaml --image-map images.yaml -o yaml`,
 		Args: rangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			file := "-"
-			switch len(args) {
-			case 1:
-				if slices.Contains(template.Kinds, template.Kind(args[0])) {
-					opts.Kind = template.Kind(args[0])
-				} else {
-					file = args[0]
-				}
-			case 2:
-				if !slices.Contains(template.Kinds, template.Kind(args[0])) {
-					return usageErrorf("unknown template type %q: use basic, semver or substitutes (or leave it out to read the template's schema)", args[0])
-				}
-				opts.Kind, file = template.Kind(args[0]), args[1]
+			kind, file, err := templateArgs(args)
+			if err != nil {
+				return err
 			}
-			if explain && opts.Kind != "" && opts.Kind != template.KindSemver {
+			opts.Kind = kind
+			if explain && kind != "" && kind != template.KindSemver {
 				return usageErrorf("--explain describes generated channels: it applies to semver templates only")
 			}
-			if opts.SkipRange && opts.Kind != "" && opts.Kind != template.KindSemver {
+			if opts.SkipRange && kind != "" && kind != template.KindSemver {
 				return usageErrorf("--skip-range changes generated channels: it applies to semver templates only")
 			}
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
-			r, err := newRenderer(cmd, pull, 0)
-			if err != nil {
+			if opts.Renderer, err = newRenderer(cmd, pull, 0); err != nil {
 				return err
 			}
-			opts.Renderer = r
-			opts.MigrateLevel = migrate.String()
-			opts.Stdin = cmd.InOrStdin()
-			if file != "-" {
-				// A template of an operator repository takes the images the
-				// image map and the cache lack from the repository itself.
-				if op, err := repo.OperatorOf(filepath.Dir(file)); err == nil {
-					opts.Finder = pipeline.NewFinder(op, r, workDir(), warner(cmd.ErrOrStderr())).ForLevel(opts.MigrateLevel == render.MigrateBundleObjectToMeta)
-				}
-			}
-			res, err := template.RenderFile(cmd.Context(), file, opts)
+			opts.MigrateLevel, opts.Stdin, opts.NoValidate = migrate.String(), cmd.InOrStdin(), noValidate
+			stderr := cmd.ErrOrStderr()
+			res, err := pipeline.RenderTemplate(cmd.Context(), file, pipeline.TemplateOptions{FileOptions: opts, WorkDir: workDir(), Warn: warner(stderr)})
 			endProgress(cmd)
 			var empty *template.EmptyError
-			if errors.As(err, &empty) {
+			switch {
+			case errors.As(err, &empty):
 				return fmt.Errorf("nothing to render: %w", err)
-			} else if err != nil {
+			case res == nil:
 				return err
-			}
-			if opts.SkipRange && res.Kind != template.KindSemver {
+			case opts.SkipRange && res.Kind != template.KindSemver:
 				return usageErrorf("--skip-range changes generated channels: it applies to semver templates only")
 			}
-			stderr := cmd.ErrOrStderr()
-			for _, w := range res.Warnings {
-				warner(stderr)(fmt.Sprint(w))
-			}
-			if explain {
-				if res.Explanation == nil {
-					return usageErrorf("--explain describes generated channels: it applies to semver templates only")
-				}
-				if err := res.Explanation.WriteText(stderr); err != nil {
-					return err
-				}
-			}
-			if !noValidate {
-				vr, err := validate.ValidateConfig(cmd.Context(), res.Config, validate.Options{})
-				if err != nil {
-					return err
-				}
-				if !vr.Valid() {
-					if err := vreport.Write(stderr, "text", vr, vreport.Options{}); err != nil {
-						return err
-					}
-					return fault.Errorf(fault.Input, "the rendered catalog of %s is not valid (use --no-validate to write it anyway)", declcfg.ShowPath(file))
-				}
-			}
-			var buf bytes.Buffer
-			switch output.String() {
-			case "mermaid":
-				// like opm's render-template: classic (v0) semantics drawn
-				var pic *graph.Picture
-				if pic, err = graph.Draw(graph.New(res.Config), graph.PictureOptions{V0Semantics: true}); err == nil {
-					for _, w := range pic.Warnings {
-						warner(stderr)(w)
-					}
-					err = pic.WriteMermaid(&buf)
-				}
-			default:
-				err = declcfg.Write(res.Config, declcfg.Format(output.String()), &buf)
+			if err := printTemplateNotes(stderr, res, explain); err != nil {
+				return err
 			}
 			if err != nil {
-				return fmt.Errorf("writing catalog: %w", err)
+				return err // the validation could not run
 			}
-			_, err = cmd.OutOrStdout().Write(buf.Bytes())
-			return err
+			if v := res.Validation; v != nil && !v.Valid() {
+				if err := vreport.Write(stderr, "text", v, vreport.Options{}); err != nil {
+					return err
+				}
+				return fault.Errorf(fault.Input, "the rendered catalog of %s is not valid (use --no-validate to write it anyway)", declcfg.ShowPath(file))
+			}
+			return writeTemplateOutput(cmd, res.Config, output.String())
 		},
 	}
 	output.register(cmd, "output", "o", "output format")
@@ -194,4 +143,63 @@ without bundles).`,
 	_ = cmd.MarkFlagFilename("image-map", "yaml", "yml", "json")
 	cmd.AddCommand(newTemplateConvertCmd())
 	return withProgress(cmd, "rendering")
+}
+
+// templateArgs reads fbc template's arguments: [TYPE] [FILE], TYPE one of
+// the template kinds ("" to read it from the template), FILE "-" for
+// standard input. A lone argument that names a kind is the kind.
+func templateArgs(args []string) (template.Kind, string, error) {
+	switch len(args) {
+	case 1:
+		if slices.Contains(template.Kinds, template.Kind(args[0])) {
+			return template.Kind(args[0]), "-", nil
+		}
+		return "", args[0], nil
+	case 2:
+		if !slices.Contains(template.Kinds, template.Kind(args[0])) {
+			return "", "", usageErrorf("unknown template type %q: use basic, semver or substitutes (or leave it out to read the template's schema)", args[0])
+		}
+		return template.Kind(args[0]), args[1], nil
+	}
+	return "", "-", nil
+}
+
+// printTemplateNotes prints a rendered template's warnings and, with
+// --explain, why each generated entry has its edges.
+func printTemplateNotes(stderr io.Writer, res *template.Result, explain bool) error {
+	for _, w := range res.Warnings {
+		warner(stderr)(fmt.Sprint(w))
+	}
+	if !explain {
+		return nil
+	}
+	if res.Explanation == nil {
+		return usageErrorf("--explain describes generated channels: it applies to semver templates only")
+	}
+	return res.Explanation.WriteText(stderr)
+}
+
+// writeTemplateOutput writes the rendered catalog to standard output as
+// -o says: json or yaml, or mermaid, drawn with classic (v0) semantics like
+// opm's render-template.
+func writeTemplateOutput(cmd *cobra.Command, cfg *declcfg.DeclarativeConfig, format string) error {
+	var buf bytes.Buffer
+	var err error
+	switch format {
+	case "mermaid":
+		var pic *graph.Picture
+		if pic, err = graph.Draw(graph.New(cfg), graph.PictureOptions{V0Semantics: true}); err == nil {
+			for _, w := range pic.Warnings {
+				warner(cmd.ErrOrStderr())(w)
+			}
+			err = pic.WriteMermaid(&buf)
+		}
+	default:
+		err = declcfg.Write(cfg, declcfg.Format(format), &buf)
+	}
+	if err != nil {
+		return fmt.Errorf("writing catalog: %w", err)
+	}
+	_, err = cmd.OutOrStdout().Write(buf.Bytes())
+	return err
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/fbc-project/fbc/internal/imageref"
 	"github.com/fbc-project/fbc/render"
 	"github.com/fbc-project/fbc/repo"
+	"github.com/fbc-project/fbc/validate"
 )
 
 // FileOptions render a template file the way the command line does.
@@ -32,6 +33,9 @@ type FileOptions struct {
 	// Finder, when set, is asked for references that the image map does
 	// not name and the image cache does not hold, before a registry.
 	Finder Finder
+	// NoValidate leaves the rendered catalog unchecked; otherwise it is
+	// validated as fbc validate checks a catalog (Result.Validation).
+	NoValidate bool
 }
 
 // A Finder looks bundle references up where an image map does not name
@@ -61,9 +65,21 @@ func whole(f Finder) func(context.Context, string) (*declcfg.Bundle, error) {
 // have.
 var ErrNotFound = errors.New("not found")
 
-// RenderFile reads a template (path "-" is stdin) and renders it with
-// bundles resolved through the image map, then render.
+// RenderFile reads a template (path "-" is stdin), renders it with bundles
+// resolved through the image map, then render, and unless NoValidate
+// validates the catalog it renders to (Result.Validation says whether it is
+// valid). A template that cannot be rendered returns no result; when the
+// validation cannot run, the result comes back with its error.
 func RenderFile(ctx context.Context, path string, opts FileOptions) (*Result, error) {
+	res, err := renderFile(ctx, path, opts)
+	if err != nil || opts.NoValidate {
+		return res, err
+	}
+	res.Validation, err = validate.ValidateConfig(ctx, res.Config, validate.Options{})
+	return res, err
+}
+
+func renderFile(ctx context.Context, path string, opts FileOptions) (*Result, error) {
 	data, err := ReadInput(ctx, path, opts.Stdin)
 	if err != nil {
 		return nil, err

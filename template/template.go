@@ -16,6 +16,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/validate"
 )
 
 // Kind is a template type, named as on the command line.
@@ -98,6 +99,9 @@ type Result struct {
 	// Warnings are problems that do not stop rendering (keys matched only
 	// case-insensitively, unknown fields opm ignores).
 	Warnings []*declcfg.Finding
+	// Validation is the rendered catalog's validation (RenderFile; nil
+	// when it was not validated).
+	Validation *validate.Result
 }
 
 // RuleTemplate is the rule id of a problem with a template or its image
