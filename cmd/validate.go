@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fbc-project/fbc/graph"
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/buildinfo"
 	"github.com/fbc-project/fbc/internal/fault"
@@ -22,6 +21,7 @@ import (
 
 func newValidateCmd() *cobra.Command {
 	output := newEnum("text", vreport.Formats...)
+	pipeline := newEnum("", "community", "certified", "konflux")
 	var strict bool
 	var schemaDirs, profileFlags, gates []string
 	var targetOCP string
@@ -128,7 +128,8 @@ targets too.`,
 			_, fixed := os.LookupEnv("GOMAXPROCS")
 			rep, err := review.Run(cmd.Context(), args, review.Options{
 				Strict: strict, SchemaDirs: schemaDirs, Konflux: set.Has(profiles.Konflux), TargetOCP: target,
-				Render: renderOptions(cmd, pull, 0), Profiles: set, FindProfiles: findProfiles,
+				Pipeline: validate.Pipeline(pipeline.String()),
+				Render:   renderOptions(cmd, pull, 0), Profiles: set, FindProfiles: findProfiles,
 				ShareProcessors: !fixed, Progress: progressOf(cmd), WorkDir: workDir(),
 			})
 			endProgress(cmd)
@@ -140,6 +141,7 @@ targets too.`,
 		},
 	}
 	output.register(cmd, "output", "o", "output format")
+	pipeline.register(cmd, "pipeline", "", "apply this pipeline's rules (default: the operator repository's, from config.yaml's organization, or Konflux's in a Konflux FBC repository)")
 	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings about probable typos (unknown fields, property types, schemas) as errors")
 	cmd.Flags().StringArrayVar(&schemaDirs, "schema", nil, "also apply the CUE definitions in `DIR` (repeatable)")
 	cmd.Flags().StringVar(&targetOCP, "target-ocp", "", "OpenShift release the catalog is published for (`VERSION`, e.g. 4.17): apply its pipelines' rules, such as olm.csv.metadata from 4.17 on (4.1-4.22 or 5.N)")
@@ -194,24 +196,19 @@ func profileLike(a string) bool {
 	return !strings.Contains(a, ".") || strings.Contains(a, "=")
 }
 
-// parseTargetOCP reads --target-ocp: an OpenShift release fbc knows (the
-// release picks the rules: a typo such as 14.18 must not quietly pick
-// another set).
+// parseTargetOCP reads --target-ocp: an OpenShift MAJOR.MINOR (whether
+// the release exists, the review decides: the ones fbc knows, and those an
+// operator repository publishes catalogs for).
 func parseTargetOCP(s string) (*validate.OCPVersion, error) {
 	if s == "" {
 		return nil, nil
 	}
 	v, err := validate.ParseOCPVersion(s)
-	if err != nil {
+	switch {
+	case err != nil:
 		return nil, usageErrorf("--target-ocp: %v", err)
-	}
-	switch _, err := graph.ParseClusterVersion(s); {
 	case v.Major == 1:
 		return nil, usageErrorf("--target-ocp: %q is a Kubernetes release; give the OpenShift release the catalog is published for, such as 4.18", s)
-	case v.Major != 4 && v.Major != 5:
-		return nil, usageErrorf("--target-ocp: %q: fbc knows the releases of OpenShift 4 and 5 only (4.N, 5.N)", s)
-	case err != nil:
-		return nil, usageErrorf("--target-ocp: %s", strings.Replace(err.Error(), "cluster version", "OpenShift release", 1))
 	}
 	return &v, nil
 }
@@ -245,7 +242,10 @@ func validateError(err error, args []string) error {
 	var pe *validate.PolicyError
 	var ni *profiles.NotInstalledError
 	var empty *review.EmptyError
+	var target *review.TargetError
 	switch {
+	case errors.As(err, &target):
+		return usageErrorf("--target-ocp: %v", err)
 	case errors.As(err, &pe):
 		return fmt.Errorf("--schema %s: %w", pe.Dir, pe.Err)
 	case errors.As(err, &ni):

@@ -510,3 +510,46 @@ func isOperatorsTree(dir string) bool {
 	}
 	return hits > 0 && 2*hits >= len(subs)
 }
+
+// KonfluxRoot returns the root of the Konflux FBC repository that holds
+// path, or "": the nearest folder above it (path itself included, up to a
+// git repository's root) whose .tekton/ holds a PipelineRun of Konflux's
+// FBC build pipeline (fbc-builder).
+func KonfluxRoot(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if tekton := filepath.Join(dir, ".tekton"); isDir(tekton) && buildsFBC(tekton) {
+			return dir
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil || filepath.Dir(dir) == dir {
+			return ""
+		}
+	}
+}
+
+// buildsFBC reports whether a .tekton folder's pipeline runs name Konflux's
+// FBC build pipeline.
+func buildsFBC(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents[:min(len(ents), 64)] {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") && !strings.HasSuffix(e.Name(), ".yml") {
+			continue
+		}
+		f, err := safefs.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		data, _ := io.ReadAll(io.LimitReader(f, 1<<20))
+		f.Close()
+		if bytes.Contains(data, []byte("fbc-builder")) {
+			return true
+		}
+	}
+	return false
+}

@@ -34,6 +34,9 @@ type Options struct {
 	SchemaDirs []string
 	// Konflux applies the rules only Konflux applies to an FBC fragment.
 	Konflux bool
+	// Pipeline is the pipeline whose rules apply; "": the repository's
+	// (review.pipelineOf), or every pipeline's.
+	Pipeline validate.Pipeline
 	// TargetOCP is the OpenShift release the catalogs are published for;
 	// nil: none, except for a repository's catalogs, whose names give it.
 	TargetOCP *validate.OCPVersion
@@ -78,6 +81,9 @@ type Report struct {
 	// OwnReleases are, per operator folder named, its catalogs checked with
 	// their own release's rules rather than TargetOCP's.
 	OwnReleases []OwnReleases
+	// Pipeline is the pipeline whose rules were applied ("": every
+	// pipeline's).
+	Pipeline validate.Pipeline
 }
 
 // ImpliedTarget is a repository catalog checked with the rules of the
@@ -142,6 +148,9 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 	if opts.Profiles.Has(profiles.K8sVersion) && profiles.RemovalsKnownUntil.Less(opts.Profiles.Kube) {
 		warnings.add(fmt.Sprintf("k8s-version=%s: fbc knows the API removals of Kubernetes releases up to %s only", opts.Profiles.Kube, profiles.RemovalsKnownUntil))
 	}
+	if err := checkTarget(opts.TargetOCP, paths); err != nil {
+		return nil, err
+	}
 	rep, err := rv.run(ctx, paths)
 	var empty *EmptyError
 	switch {
@@ -181,6 +190,8 @@ func (rv *reviewer) run(ctx context.Context, paths []string) (*Report, error) {
 	if len(catalogs) == 0 && len(bundles) == 0 && rp.empty() {
 		return rep, &EmptyError{Paths: paths, AllSkipped: true}
 	}
+	pl := rv.pipelineOf(paths, rp)
+	rep.Pipeline = pl
 	vopts := validate.Options{
 		Strict:     rv.opts.Strict,
 		SchemaDirs: rv.opts.SchemaDirs,
@@ -191,7 +202,7 @@ func (rv *reviewer) run(ctx context.Context, paths []string) (*Report, error) {
 		Walk: func(ctx context.Context, p string, fn func(*declcfg.File) error) error {
 			return rv.r.WalkCatalog(ctx, p, validate.WalkOptions(0), fn)
 		},
-		Konflux:   rv.opts.Konflux,
+		Konflux:   rv.opts.Konflux || pl == validate.PipelineKonflux,
 		Operators: rp.operators,
 		TargetOCP: rv.opts.TargetOCP,
 	}
@@ -223,6 +234,9 @@ func (rv *reviewer) run(ctx context.Context, paths []string) (*Report, error) {
 	}
 	rep.Result = res
 	rep.Rules = append(rp.rules(), images.CatalogImageRules()...)
+	if err := rv.judge(ctx, res, rep.Rules, pl, rp); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 

@@ -34,8 +34,8 @@ const (
 // pipelineCatalogue lists the pipelines' rules, documented after the
 // catalog rules.
 var pipelineCatalogue = []Rule{
-	{RuleSkipRangeUpper, declcfg.SeverityError,
-		"With a target OpenShift release, an entry's skipRange reaches above its own bundle's version: the bundle offers itself as an upgrade from versions newer than it (operator-registry pull request #2090).",
+	{RuleSkipRangeUpper, declcfg.SeverityWarning,
+		"With a target OpenShift release, an entry's skipRange reaches above its own bundle's version: the bundle offers itself as an upgrade from versions newer than it. A warning: the rule is operator-registry pull request #2090, which is not merged, and no released opm or pipeline applies it yet.",
 		"End the range at the bundle's version, e.g. '>=1.0.0 <1.2.3' for bundle 1.2.3; a range that reaches higher lets OLM 'upgrade' newer installs down to this bundle."},
 
 	{RuleLifecycleVersion, declcfg.SeverityError,
@@ -127,3 +127,56 @@ var pipelineCatalogue = []Rule{
 }
 
 func init() { catalogue = append(catalogue, pipelineCatalogue...) }
+
+// operatorPipelines is where the community and certified pipelines' code
+// was read (redhat-openshift-ecosystem/operator-pipelines).
+const operatorPipelines = "redhat-openshift-ecosystem/operator-pipelines@422dfd6e "
+
+// both are the pipelines of operator-pipelines: community-operators-prod's
+// (static test suites community and common) and certified-operators' and
+// redhat-marketplace's (isv and common).
+var both = []Pipeline{PipelineCommunity, PipelineCertified}
+
+// provenance says, for the rules that are not every catalog's, which
+// pipelines run them and where they come from (docs/validate.md lists it).
+var provenance = map[string]Provenance{
+	RuleSkipRangeUpper: {Source: "operator-registry pull request #2090, not merged: no released opm and no pipeline applies it yet", Proposal: true},
+	RuleMetadataFormat: {Pipelines: []Pipeline{PipelineCommunity, PipelineCertified, PipelineKonflux},
+		Source: operatorPipelines + "operatorcert/static_tests/common/operator_catalogs.py check_olm_bundle_object_in_fbc; konflux-ci/konflux-operator-tasks validate-fbc",
+		Test:   "check_olm_bundle_object_in_fbc"},
+
+	RuleCISchema:          {Pipelines: both, Source: operatorPipelines + "operatorcert/static_tests/common/operator.py check_schema_operator_ci_config", Test: "check_schema_operator_ci_config"},
+	RuleCICatalogMapping:  {Pipelines: both, Source: operatorPipelines + "operatorcert/static_tests/common/operator.py check_catalog_usage_ci_config", Test: "check_catalog_usage_ci_config"},
+	RuleRCSchema:          {Pipelines: both, Source: operatorPipelines + "operatorcert/static_tests/common/bundle.py check_validate_schema_bundle_release_config", Test: "check_validate_schema_bundle_release_config"},
+	RuleRCFBC:             {Pipelines: both, Source: operatorPipelines + "operatorcert/static_tests/common/bundle.py check_bundle_release_config", Test: "check_bundle_release_config"},
+	RuleRCTemplate:        {Pipelines: both, Source: operatorPipelines + "operatorcert/static_tests/common/bundle.py check_bundle_release_config", Test: "check_bundle_release_config"},
+	RuleRCSemverChannels:  {Pipelines: both, Source: operatorPipelines + "operatorcert/static_tests/common/bundle.py _check_semver_allowed_channels", Test: "check_bundle_release_config"},
+	RuleRCDefaultChannel:  {Pipelines: both, Source: operatorPipelines + "operatorcert/entrypoints/add_bundle_to_fbc.py release_bundle_to_fbc (the release step)"},
+	RuleYAMLLint:          {Pipelines: both, Source: operatorPipelines + "ansible/roles/operator-pipeline/templates/openshift/pipelines/operator-hosted-pipeline.yml, task yaml-lint (the pull request's bundle)"},
+	RuleOperatorGraphLoop: {Pipelines: []Pipeline{PipelineCommunity}, Source: operatorPipelines + "operatorcert/static_tests/community/operator.py check_upgrade_graph_loop", Test: "check_upgrade_graph_loop"},
+	RuleOperatorDangling:  {Pipelines: []Pipeline{PipelineCommunity}, Source: operatorPipelines + "operatorcert/static_tests/community/bundle.py check_dangling_bundles", Test: "check_dangling_bundles"},
+	RuleAllowedRegistry:   {Pipelines: both, Source: operatorPipelines + "operatorcert/static_tests/common/operator_catalogs.py check_bundle_images_in_fbc", Test: "check_bundle_images_in_fbc"},
+	RuleCatalogFile:       {Pipelines: both, Source: operatorPipelines + "operatorcert/operator_repo/core.py OperatorCatalog, operatorcert/entrypoints/detect_changed_operators.py"},
+	RuleCatalogYAML:       {Pipelines: both, Source: operatorPipelines + "operatorcert/operator_repo/utils.py load_multidoc_yaml"},
+
+	RuleKonfluxPackageDirs:     {Pipelines: konflux, Source: "konflux-ci/konflux-operator-tasks validate-fbc/0.2"},
+	RuleKonfluxEmptyPackageDir: {Pipelines: konflux, Source: "konflux-ci/konflux-operator-tasks validate-fbc/0.2"},
+	RuleKonfluxNoPackage:       {Pipelines: konflux, Source: "konflux-ci/konflux-operator-tasks validate-fbc/0.2"},
+	RuleKonfluxMetadataFormat:  {Pipelines: konflux, Source: "konflux-ci/konflux-operator-tasks validate-fbc/0.2"},
+	RuleKonfluxDigestPin:       {Pipelines: konflux, Source: "konflux-ci/konflux-operator-tasks validate-fbc/0.2"},
+	RuleKonfluxTrustedRegistry: {Pipelines: konflux, Source: "konflux-ci/konflux-operator-tasks validate-fbc/0.2"},
+	RuleKonfluxImageTag:        {Pipelines: konflux, Source: "konflux-ci/konflux-operator-tasks run-opm-command-oci-ta/0.1"},
+	RuleKonfluxEmptyImage:      {Pipelines: konflux, Source: "konflux-ci/konflux-operator-tasks run-opm-command-oci-ta/0.1"},
+	RuleKonfluxRelatedDigest:   {Pipelines: konflux, Source: "conforma/policy olm.rego unpinned_related_images"},
+	RuleKonfluxLifecycleFile:   {Pipelines: konflux, Source: "konflux-ci/operator-foundry pkg/lifecycle/inject.go"},
+
+	RuleLifecycleVersion: {Source: lifecycleSource},
+	RuleLifecycleDate:    {Source: lifecycleSource},
+	RuleLifecycleEmpty:   {Source: lifecycleSource},
+	RuleLifecyclePhases:  {Source: lifecycleSource},
+	RuleLifecyclePackage: {Source: lifecycleSource},
+}
+
+var konflux = []Pipeline{PipelineKonflux}
+
+const lifecycleSource = "release-engineering/fbc-update-planner pkg/fbc (plcc2fbc's FBC-VAL checks), docs/FBC_SCHEMA.md"

@@ -1,6 +1,10 @@
 package validate
 
-import "github.com/fbc-project/fbc/declcfg"
+import (
+	"slices"
+
+	"github.com/fbc-project/fbc/declcfg"
+)
 
 // Rule ids of the bundle-content checks: bundle directories and images read
 // as bundles, and the profiles (--profile) that validate/profile runs.
@@ -174,3 +178,9 @@ var profileCatalogue = []Rule{
 
 // The profile rules follow the catalog rules in Rules() and docs.
 func init() { catalogue = append(catalogue, profileCatalogue...) }
+
+// IsProfileRule reports whether id is a bundle-content rule: reading
+// bundles, and the profiles' checks.
+func IsProfileRule(id string) bool {
+	return slices.ContainsFunc(profileCatalogue, func(r Rule) bool { return r.ID == id })
+}

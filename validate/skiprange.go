@@ -38,7 +38,7 @@ func (c *checker) skipRangesUpper() map[declcfg.Pos]bool {
 					}
 					at[pos] = true
 					c.add(RuleSkipRangeUpper, pos, blobRef{pkg: p.Name, channel: ch.Name, bundle: e.Name},
-						fmt.Sprintf("skipRange upper bound is greater than bundle version: entry %q has skipRange %q, which holds %s, above its bundle's version %s; end the range at %s (e.g. <%s)",
+						fmt.Sprintf("skipRange upper bound is greater than bundle version: entry %q has skipRange %q, which holds %s, above its bundle's version %s; end the range at %s (e.g. <%s). Only a warning: the rule is operator-registry pull request #2090, which is not merged, and no released opm or pipeline applies it yet",
 							e.Name, e.SkipRange, above, v, v, v.FinalizeVersion()))
 				}
 			}

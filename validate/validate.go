@@ -9,6 +9,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -26,6 +27,53 @@ type Rule struct {
 	Summary string
 	// Help says how to fix what the rule reports.
 	Help string
+}
+
+// Provenance is where a rule comes from (Rule.Provenance).
+type Provenance struct {
+	// Pipelines are the pipelines that run the rule; none for the rules
+	// every catalog gets (opm's, OLM's and fbc's own).
+	Pipelines []Pipeline
+	// Source says where a pipeline's rule comes from: the file and
+	// function of the pipeline's code, or the proposal it stands for.
+	Source string
+	// Proposal is set for a rule no released tool applies yet (an
+	// unmerged pull request): it is a warning that says so until it ships.
+	Proposal bool
+	// Test is the operator-pipelines static test the rule is, which an
+	// operator repository's config.yaml may skip for some operators
+	// (tests: ignore_operators).
+	Test string
+}
+
+// Provenance says which pipelines run the rule and where it comes from.
+func (r Rule) Provenance() Provenance { return provenance[r.ID] }
+
+// Pipeline is a pipeline that checks catalog pull requests.
+type Pipeline string
+
+// The pipelines fbc knows the rules of.
+const (
+	// PipelineCommunity is operator-pipelines for community-operators-prod
+	// (static test suites community and common).
+	PipelineCommunity Pipeline = "community"
+	// PipelineCertified is operator-pipelines for certified-operators and
+	// redhat-marketplace (static test suites isv and common).
+	PipelineCertified Pipeline = "certified"
+	// PipelineKonflux is Konflux's FBC build pipeline and Conforma's
+	// release policy.
+	PipelineKonflux Pipeline = "konflux"
+)
+
+// Pipelines lists the pipelines, as --pipeline takes them.
+var Pipelines = []Pipeline{PipelineCommunity, PipelineCertified, PipelineKonflux}
+
+// RunBy reports whether pipeline p runs the rule: every pipeline runs the
+// rules of no pipeline in particular, and an unknown pipeline ("") runs
+// every rule.
+func (r Rule) RunBy(p Pipeline) bool {
+	ps := r.Provenance().Pipelines
+	return p == "" || len(ps) == 0 || slices.Contains(ps, p)
 }
 
 // Options tunes a validation run.

@@ -26,11 +26,33 @@ func RulesSection(rules []validate.Rule) string {
 	for _, r := range rules {
 		fmt.Fprintf(&b, "\n### %s\n\n", r.ID)
 		fmt.Fprintf(&b, "Severity: %s. %s\n", r.Severity, mdText(r.Summary))
+		if p := r.Provenance(); p.Source != "" {
+			fmt.Fprintf(&b, "\n%s\n", provenanceText(p))
+		}
 		if r.Help != "" {
 			fmt.Fprintf(&b, "\n%s\n", mdText(r.Help))
 		}
 	}
 	return b.String()
+}
+
+// provenanceText says which pipelines run a rule and where it comes from.
+func provenanceText(p validate.Provenance) string {
+	var names []string
+	for _, pl := range p.Pipelines {
+		names = append(names, string(pl))
+	}
+	switch {
+	case p.Proposal:
+		return "Run by: no pipeline yet (a proposal, so a warning). Source: " + mdText(p.Source) + "."
+	case len(names) == 0:
+		return "Run by: every pipeline that reads such blobs. Source: " + mdText(p.Source) + "."
+	}
+	pipelines := "pipeline"
+	if len(names) > 1 {
+		pipelines += "s"
+	}
+	return "Run by: the " + strings.Join(names, ", ") + " " + pipelines + " (`--pipeline`). Source: " + mdText(p.Source) + "."
 }
 
 // replaceBlock puts section between the markers of doc.
