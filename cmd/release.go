@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -14,12 +15,22 @@ func newReleaseCmd() *cobra.Command {
 	var pull image.Options
 	var ref string
 	cmd := &cobra.Command{
-		Use:   "release BUNDLE_DIR --image REF",
+		Use:   "release BUNDLE_DIR [--image REF]",
 		Short: "Add a bundle to its catalog templates and catalogs, as the release bot does",
 		Long: `Release does on your machine what operator-pipelines' release bot does after
 a bundle's pull request merges (add_bundle_to_fbc.py, the "Add <package>
 <version> to FBC" commits): BUNDLE_DIR is operators/<package>/<version>,
 and REF the bundle's image.
+
+REF's tag must be the bundle's version: BUNDLE_DIR's name or its CSV's
+spec.version (with or without a leading v), as the pipelines tag a bundle's
+image; an image named by digest is taken as it is, and --allow-tag-mismatch
+takes a tag that is neither. Without --image, the image is named as every
+bundle image of the operator's templates is, when they all follow one
+<registry>/<namespace>/<package>:<version> convention (the community
+pipeline's quay.io/community-operator-pipeline-prod/<package>:<version>):
+that with BUNDLE_DIR's name as the version, which a note names; when they
+do not, --image is required.
 
 It reads BUNDLE_DIR/release-config.yaml and amends each template its
 catalog_templates names, exactly as the bot does:
@@ -44,26 +55,36 @@ Exit status: 0 when the release was written, 1 when a catalog it renders
 is not valid or a template cannot take the bundle (diagnostics on standard
 error), 2 when it could not run: release-config.yaml or ci.yaml missing or
 unusable, a template not mapped in ci.yaml, BUNDLE_DIR without a CSV, REF
-the image of another bundle, another bundle image found nowhere, a file that
+the image of another bundle or tagged with another version, no REF and no
+convention to name it after, another bundle image found nowhere, a file that
 cannot be written.`,
 		Example: `  fbc release operators/my-operator/1.2.0 --image quay.io/me/my-operator-bundle:1.2.0
   fbc release operators/my-operator/1.2.0 --image registry.example.com/op@sha256:... --offline
-  fbc release operators/my-operator/1.2.0 --image quay.io/me/my-operator-bundle:1.2.0 --dry-run`,
+  fbc release operators/my-operator/1.2.0 --image quay.io/me/my-operator-bundle:1.2.0 --dry-run
+  fbc release operators/my-operator/1.2.0 --offline    # the image named as the templates name theirs`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if ref == "" {
-				return usageErrorf("--image is required: the image of the bundle in %s", args[0])
-			}
 			r, err := pipelineSetup(cmd, pull, &opts)
 			if err != nil {
 				return err
 			}
 			opts.Renderer = r
 			res, err := pipeline.Release(cmd.Context(), args[0], ref, opts)
+			var tm *pipeline.TagMismatchError
+			if errors.As(err, &tm) {
+				return fmt.Errorf("%w, or --allow-tag-mismatch if its tag is right nonetheless", err)
+			}
+			var noImage *pipeline.NoImageError
+			if errors.As(err, &noImage) {
+				return fmt.Errorf("%w; give --image", err)
+			}
 			if err := pipelineError(cmd, res, err); err != nil {
 				return err
 			}
 			stderr := cmd.ErrOrStderr()
+			if res.ImageNote != "" {
+				fmt.Fprintf(stderr, "fbc: note: --image not given: %s\n", res.ImageNote)
+			}
 			if opts.Check {
 				listStale(cmd, res)
 				fmt.Fprintf(stderr, "dry run: %d %s would change\n", len(res.Stale), plural(len(res.Stale), "file", "files"))
@@ -75,8 +96,9 @@ cannot be written.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&ref, "image", "", "the bundle's image `REF`, as the templates will name it")
+	cmd.Flags().StringVar(&ref, "image", "", "the bundle's image `REF`, as the templates will name it (default: named as the templates' bundle images are)")
 	cmd.Flags().StringVar(&opts.ImageMap, "image-map", "", "YAML or JSON `FILE` mapping image references to local bundle sources")
+	cmd.Flags().BoolVar(&opts.AllowTagMismatch, "allow-tag-mismatch", false, "take REF though its tag is neither the bundle directory's name nor its CSV's version")
 	cmd.Flags().BoolVar(&opts.Check, "dry-run", false, "write nothing: list the files the release would change")
 	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "write the catalogs without validating them")
 	addPullFlags(cmd.Flags(), &pull)

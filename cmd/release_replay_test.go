@@ -9,8 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/fbc-project/fbc/declcfg"
@@ -72,6 +74,12 @@ func TestReleaseReplay(t *testing.T) {
 	}
 	// Two cases at a time: each renders whole packages.
 	slots := make(chan struct{}, 2)
+	var derived atomic.Int32
+	t.Cleanup(func() {
+		if !t.Failed() && derived.Load() == 0 {
+			t.Error("no case named its image after the templates' convention: the vectors no longer test it")
+		}
+	})
 	for _, c := range v.Cases {
 		t.Run(c.Pkg+"-"+c.Version, func(t *testing.T) {
 			t.Parallel()
@@ -111,8 +119,30 @@ func TestReleaseReplay(t *testing.T) {
 				compareCatalogs(t, variant.name, after, work, c.Pkg, nil)
 			}
 
+			// With no image given: the community pipeline names its images
+			// <registry>/<namespace>/<package>:<version>, so fbc names the
+			// bundle's image as the templates name theirs, and the release
+			// is the bot's; certified images are named by digest, and a
+			// release that creates the package's first template has no
+			// images to go by: fbc asks for the image.
+			work := filepath.Join(base, "work")
+			os.RemoveAll(work)
+			copyTree(t, before, work)
+			args := []string{"release", filepath.Join(work, op, c.Version), "--offline", "--cache-dir", cache}
+			if !followsConvention(t, filepath.Join(before, op, "catalog-templates"), c.Pkg) {
+				var stdout, stderr bytes.Buffer
+				if code := Run(context.Background(), args, strings.NewReader(""), &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "; give --image") {
+					t.Errorf("with no image given: fbc %s: exit %d, want 2 asking for --image\n%s", strings.Join(args, " "), code, stderr.String())
+				}
+			} else {
+				derived.Add(1)
+				runReplay(t, "with no image given", args)
+				compareTemplates(t, "with no image given", filepath.Join(after, op, "catalog-templates"), filepath.Join(work, op, "catalog-templates"))
+				compareCatalogs(t, "with no image given", after, work, c.Pkg, nil)
+			}
+
 			// fbc catalogs on the tree after, with its images mapped there.
-			work := filepath.Join(base, "catalogs")
+			work = filepath.Join(base, "catalogs")
 			copyTree(t, after, work)
 			m.Reset()
 			for img, dir := range c.Images {
@@ -126,6 +156,31 @@ func TestReleaseReplay(t *testing.T) {
 			compareCatalogs(t, "fbc catalogs", after, work, c.Pkg, mapped)
 		})
 	}
+}
+
+// followsConvention reports whether every bundle image the templates in dir
+// name is <registry>/<namespace>/<pkg>:<tag>, in one repository: the
+// image of a release can then be named after them.
+func followsConvention(t *testing.T, dir, pkg string) bool {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	image := regexp.MustCompile(`(?mi)^[\s-]*image:\s*["']?([^"'\s]+)`)
+	prefix := ""
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range image.FindAllSubmatch(data, -1) {
+			ref := string(m[1])
+			i := strings.LastIndex(ref, ":")
+			if strings.Contains(ref, "@") || i < 0 || !strings.HasSuffix(ref[:i], "/"+pkg) || prefix != "" && ref[:i] != prefix {
+				return false
+			}
+			prefix = ref[:i]
+		}
+	}
+	return prefix != ""
 }
 
 func runReplay(t *testing.T, what string, args []string) {

@@ -49,6 +49,9 @@ type Options struct {
 	// Warn receives warnings (a template's unknown fields, a bundle only
 	// found migrated).
 	Warn fault.Warn
+	// AllowTagMismatch lets Release take an image whose tag is neither the
+	// bundle directory's name nor its CSV's version (TagMismatchError).
+	AllowTagMismatch bool
 }
 
 // Result is what a run did.
@@ -68,7 +71,10 @@ type Result struct {
 	Reports []Report
 	// Templates lists, for Release, what happened to each template.
 	Templates []TemplateChange
-	Stats     Stats
+	// Image is, for Release, the bundle's image; ImageNote says how it was
+	// named when none was given ("" otherwise).
+	Image, ImageNote string
+	Stats            Stats
 }
 
 // Report is one catalog's validation.

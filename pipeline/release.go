@@ -45,7 +45,11 @@ type templateState struct {
 // catalog_templates names (see amend.go; a template listed twice is
 // amended twice, as the bot does), then renders each amended template into
 // the catalogs of its ci.yaml mapping, as Catalogs does. image is the
-// bundle's image; it renders from bundleDir itself. The templates keep
+// bundle's image; it renders from bundleDir itself. An image "" is named
+// after the templates' bundle images when they all follow one
+// <registry>/<namespace>/<operator>:<version> convention (Result.ImageNote
+// says so); an image whose tag is neither bundleDir's name nor its CSV's
+// version is refused (TagMismatchError) unless Options.AllowTagMismatch. The templates keep
 // their comments and layout, and the templates and catalogs land together
 // or not at all.
 //
@@ -72,8 +76,10 @@ func Release(ctx context.Context, bundleDir, image string, opts Options) (*Resul
 	if !repo.IsBundleDir(bundleDir) {
 		return nil, fault.Errorf(fault.Run, "%s is not a bundle directory: it needs manifests/ and metadata/", bundleDir)
 	}
-	if _, err := imageref.Parse(image); err != nil {
-		return nil, fault.Errorf(fault.Usage, "image %q: %v", image, err)
+	if image != "" {
+		if _, err := imageref.Parse(image); err != nil {
+			return nil, fault.Errorf(fault.Usage, "image %q: %v", image, err)
+		}
 	}
 	p, err := newRun(ctx, op, opts)
 	if err != nil {
@@ -95,8 +101,19 @@ func Release(ctx context.Context, bundleDir, image string, opts Options) (*Resul
 	if err != nil {
 		return nil, setupError(err)
 	}
+	if image == "" {
+		if image, p.res.ImageNote, err = p.deriveImage(ci, absBundle); err != nil {
+			return nil, err
+		}
+	}
+	p.res.Image = image
 	if err := p.checkImage(ctx, image, csv, bundleDir, absBundle); err != nil {
 		return nil, err
+	}
+	if !opts.AllowTagMismatch {
+		if err := checkTag(image, csv, bundleDir); err != nil {
+			return nil, err
+		}
 	}
 	p.fixedImage, p.fixedDir = image, absBundle
 

@@ -29,6 +29,32 @@ type stub struct {
 
 func renderBasic(ctx context.Context, doc *document, opts Options) (*Result, error) {
 	res := &Result{Kind: KindBasic}
+	cfg, stubs, err := doc.basicStubs(res)
+	if err != nil {
+		return nil, err
+	}
+	rendered, err := renderRefs(ctx, opts.Render, stubs)
+	if err != nil {
+		return nil, err
+	}
+	var ps Problems
+	for i, st := range stubs {
+		b := rendered[i].Bundle
+		if st.name != "" && st.name != b.Name {
+			ps = append(ps, problemAt(st.namePos, fmt.Sprintf("bundle stub says name %q, but %q renders to bundle %q", st.name, st.ref, b.Name)))
+		}
+		cfg.Bundles = append(cfg.Bundles, b)
+	}
+	if len(ps) > 0 {
+		return nil, ps
+	}
+	res.Config = cfg
+	return res, nil
+}
+
+// basicStubs reads a basic template's entries: its blobs, in cfg, and its
+// bundle stubs, in entry order; res takes its warnings.
+func (doc *document) basicStubs(res *Result) (*declcfg.DeclarativeConfig, []stub, error) {
 	top, ps := doc.fields(doc.root)
 	var entries *declcfg.Node
 	for _, f := range top {
@@ -42,10 +68,9 @@ func renderBasic(ctx context.Context, doc *document, opts Options) (*Result, err
 	}
 	cfg := &declcfg.DeclarativeConfig{}
 	var stubs []stub
-	var bundleAt []int // index in stubs of each bundle slot, in entry order
 	blobs, ps, err := doc.entryBlobs(entries, "basic template", "an FBC blob or a bundle stub", res, ps)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, e := range blobs {
 		if e.blob.Bundle == nil {
@@ -55,29 +80,13 @@ func renderBasic(ctx context.Context, doc *document, opts Options) (*Result, err
 		s, sps := doc.stub(e.node)
 		ps = append(ps, sps...)
 		if len(sps) == 0 {
-			bundleAt = append(bundleAt, len(stubs))
 			stubs = append(stubs, s)
 		}
 	}
 	if len(ps) > 0 {
-		return nil, ps
+		return nil, nil, ps
 	}
-	rendered, err := renderRefs(ctx, opts.Render, stubs)
-	if err != nil {
-		return nil, err
-	}
-	for _, i := range bundleAt {
-		b := rendered[i].Bundle
-		if st := stubs[i]; st.name != "" && st.name != b.Name {
-			ps = append(ps, problemAt(st.namePos, fmt.Sprintf("bundle stub says name %q, but %q renders to bundle %q", st.name, st.ref, b.Name)))
-		}
-		cfg.Bundles = append(cfg.Bundles, b)
-	}
-	if len(ps) > 0 {
-		return nil, ps
-	}
-	res.Config = cfg
-	return res, nil
+	return cfg, stubs, nil
 }
 
 // entryBlob is one decoded entry of a template's entries list.

@@ -269,3 +269,45 @@ func detectKind(doc *document, want Kind) (Kind, error) {
 	}
 	return kind, nil
 }
+
+// Ref is a bundle reference a template names, and where.
+type Ref struct {
+	Image string
+	Pos   declcfg.Pos
+}
+
+// Refs lists the bundle references of a basic or semver template, in the
+// order written (a semver template's by channel: candidate, fast,
+// stable), without rendering anything; the template's problems are its
+// error, as Render reports them. kind "" detects the kind.
+func Refs(name string, data []byte, kind Kind) ([]Ref, error) {
+	doc, err := parseTemplate(name, data, "template")
+	if err != nil {
+		return nil, err
+	}
+	if kind, err = detectKind(doc, kind); err != nil {
+		return nil, err
+	}
+	var stubs []stub
+	switch kind {
+	case KindBasic:
+		if _, stubs, err = doc.basicStubs(&Result{}); err != nil {
+			return nil, err
+		}
+	case KindSemver:
+		t, ps := doc.parseSemver()
+		if len(ps) > 0 {
+			return nil, ps
+		}
+		for _, a := range archetypes {
+			stubs = append(stubs, t.bundles[a]...)
+		}
+	default:
+		return nil, fmt.Errorf("%s: a %s template names no bundles to list", name, kind)
+	}
+	out := make([]Ref, len(stubs))
+	for i, s := range stubs {
+		out[i] = Ref{Image: s.ref, Pos: s.pos}
+	}
+	return out, nil
+}
