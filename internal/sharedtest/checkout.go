@@ -12,32 +12,48 @@ import (
 	"testing"
 )
 
-// CheckoutPackage writes a commit's operators/<pkg> and catalogs/*/<pkg> of
-// an operator repository's git directory (Mirror) into dest, as `git
-// archive` gives them.
+// CheckoutPackage writes a commit's operators/<pkg>, catalogs/*/<pkg> and
+// config.yaml of an operator repository's git directory (Mirror) into
+// dest, as `git archive` gives them. Each subtree is archived on its own
+// (COMMIT:PATH): a fetched copy lacks a few old blobs, and an archive of
+// paths would stop at one of another package.
 func CheckoutPackage(t testing.TB, git, commit, pkg, dest string) {
 	t.Helper()
-	out := gitOut(t, git, "ls-tree", "--name-only", commit, "catalogs/")
-	var cands []string
-	for _, c := range strings.Fields(out) {
-		cands = append(cands, c+"/"+pkg)
-	}
 	paths := []string{"operators/" + pkg}
-	if len(cands) > 0 {
-		paths = append(paths, strings.Fields(gitOut(t, git, append([]string{"ls-tree", "--name-only", commit, "--"}, cands...)...))...)
+	for _, c := range strings.Fields(gitOut(t, git, "ls-tree", "--name-only", commit, "catalogs/")) {
+		paths = append(paths, c+"/"+pkg)
 	}
-	cmd := exec.Command("git", append([]string{"--git-dir", git, "archive", "--format=tar", commit, "--"}, paths...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	tarball, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git archive %s: %v\n%s", commit, err, stderr.String())
+	for _, p := range paths {
+		if exec.Command("git", "--git-dir", git, "cat-file", "-e", commit+":"+p).Run() != nil {
+			continue // not at this commit
+		}
+		cmd := exec.Command("git", "--git-dir", git, "archive", "--format=tar", "--prefix="+p+"/", commit+":"+p)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		tarball, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git archive %s:%s: %v\n%s", commit, p, err, stderr.String())
+		}
+		untar(t, tarball, dest)
 	}
+	if data, err := exec.Command("git", "--git-dir", git, "show", commit+":config.yaml").Output(); err == nil {
+		if err := os.MkdirAll(dest, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dest, "config.yaml"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// untar writes a tar stream's folders and regular files into dest.
+func untar(t testing.TB, tarball []byte, dest string) {
+	t.Helper()
 	tr := tar.NewReader(bytes.NewReader(tarball))
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return
 		}
 		if err != nil {
 			t.Fatal(err)
