@@ -103,34 +103,23 @@ which replaces it (in one step on Linux). See docs/compose.md.`,
 				MigrateLevel: migrateLevel.String(),
 				Renderer:     r,
 			}
-			stderr := cmd.ErrOrStderr()
 			if configFile != "" {
-				c, err := compose.ReadConfig(configFile)
-				if err != nil {
+				if opts.Config, err = compose.ReadConfig(configFile); err != nil {
 					return err
 				}
-				opts.Config = c
 			}
-			res, err := compose.Compose(cmd.Context(), opts)
+			res, err := compose.ToDir(cmd.Context(), opts, compose.OutDir{Dir: outDir, Format: declcfg.Format(output.String()), Replace: force, NoValidate: noValidate})
 			endProgress(cmd)
-			if err != nil {
+			if res == nil {
 				return composeHint(err)
 			}
-			defer res.Close()
+			stderr := cmd.ErrOrStderr()
 			printNotes(stderr, res.Notes)
-			if !noValidate {
-				if err := validateComposed(cmd, res, outDir); err != nil {
-					return err
-				}
+			if err := reportComposed(stderr, res.Validation, outDir); err != nil {
+				return err
 			}
-			err = compose.WriteDir(cmd.Context(), res.Config, outDir, compose.DirOptions{
-				Format:  declcfg.Format(output.String()),
-				Folder:  res.Folder,
-				Replace: force,
-				Expand:  res.Expand,
-			})
 			if err != nil {
-				return composeHint(fmt.Errorf("writing %s: %w", outDir, err))
+				return composeHint(err)
 			}
 			fmt.Fprintf(stderr, "wrote %s, %s to %s\n", counted(countPackages(res.Config), "package", "packages"), counted(len(res.Config.Bundles), "bundle", "bundles"), outDir)
 			if opts.Config != nil && opts.Config.ImageRef() != "" {
@@ -173,30 +162,13 @@ func composeHint(err error) error {
 	return err
 }
 
-// validateComposed checks the composed catalog before it is written: errors
-// are listed on stderr and stop the write (exit 1); warnings are counted.
-// The catalog is checked a package at a time, with its spooled values back.
-func validateComposed(cmd *cobra.Command, composed *compose.Result, outDir string) error {
-	check, err := validate.NewConfigCheck(validate.Options{})
-	if err != nil {
-		return fmt.Errorf("validating the result: %w", err)
-	}
-	// An error putting a package's values back (a migration that fails) is
-	// compose's own and passes as it is.
-	err = composed.EachPackage(func(part *declcfg.DeclarativeConfig) error {
-		if err := check.Add(cmd.Context(), part); err != nil {
-			return fmt.Errorf("validating the result: %w", err)
-		}
+// reportComposed shows the composed catalog's validation (nil when it was
+// not validated): its errors, which stopped the write (exit 1), or a count
+// of its warnings.
+func reportComposed(stderr io.Writer, res *validate.Result, outDir string) error {
+	if res == nil {
 		return nil
-	})
-	if err != nil {
-		return err
 	}
-	res, err := check.Result()
-	if err != nil {
-		return fmt.Errorf("validating the result: %w", err)
-	}
-	stderr := cmd.ErrOrStderr()
 	if errs, warns := res.Count(); errs > 0 {
 		if err := vreport.WriteText(stderr, res, vreport.Options{Color: useColor(stderr)}); err != nil {
 			return err

@@ -17,6 +17,7 @@ import (
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/render"
 	"github.com/fbc-project/fbc/repo"
+	"github.com/fbc-project/fbc/validate"
 )
 
 // Options says what to compose.
@@ -65,6 +66,8 @@ type Result struct {
 	// Notes are what merging and selecting changed on their own, or could
 	// not do, for the user to read.
 	Notes []Note
+	// Validation is the result's validation, when ToDir validated it.
+	Validation *validate.Result
 
 	spool   *valueSpool
 	migrate string

@@ -17,7 +17,6 @@ import (
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/internal/imageref"
 	"github.com/fbc-project/fbc/render"
-	"github.com/fbc-project/fbc/validate"
 )
 
 // Options say what to plan and where.
@@ -278,14 +277,7 @@ func (e *CatalogError) FaultKind() fault.Kind { return fault.KindOf(e.Err) }
 // validateCut validates the cut a package at a time with fbc validate's
 // rules; an error finding fails the plan (Input), with the findings.
 func validateCut(ctx context.Context, res *compose.Result, op Operator) error {
-	check, err := validate.NewConfigCheck(validate.Options{})
-	if err != nil {
-		return err
-	}
-	if err := res.EachPackage(func(part *declcfg.DeclarativeConfig) error { return check.Add(ctx, part) }); err != nil {
-		return err
-	}
-	vr, err := check.Result()
+	vr, err := res.Validate(ctx)
 	if err != nil {
 		return err
 	}
