@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -56,6 +57,11 @@ at all. With --check nothing is written: the files that differ from what
 would be written are listed on standard output, and the exit status is 1
 when there are any.
 
+One run at a time changes a repository: fbc catalogs and fbc release hold
+the lock file .fbc-lock at the repository's root while they read and write
+it, and a second run waits for the first (--lock-wait, a minute by
+default), then reads what the first wrote.
+
 Exit status: 0 when the catalogs were written (or, with --check, are up to
 date), 1 when a catalog is not valid (diagnostics on standard error) or is
 out of date, 2 when the catalogs could not be rendered: ci.yaml missing or
@@ -93,6 +99,7 @@ folder that cannot be written.`,
 	cmd.Flags().StringVar(&opts.ImageMap, "image-map", "", "YAML or JSON `FILE` mapping image references to local bundle sources")
 	cmd.Flags().BoolVar(&opts.Check, "check", false, "write nothing: list the files that differ from what would be written, exit 1 if any")
 	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "write the catalogs without validating them")
+	addLockFlag(cmd, &opts)
 	addPullFlags(cmd.Flags(), &pull)
 	_ = cmd.MarkFlagFilename("image-map", "yaml", "yml", "json")
 	return cmd
@@ -110,8 +117,16 @@ func pipelineSetup(cmd *cobra.Command, pull image.Options, opts *pipeline.Option
 		return nil, err
 	}
 	opts.Warn = warner(cmd.ErrOrStderr())
+	stderr := cmd.ErrOrStderr()
+	opts.Note = func(msg string) { fmt.Fprintf(stderr, "fbc: note: %s\n", msg) }
 	opts.WorkDir = workDir()
 	return r, nil
+}
+
+// addLockFlag adds --lock-wait, how long fbc catalogs and fbc release wait
+// for another run in the repository.
+func addLockFlag(cmd *cobra.Command, opts *pipeline.Options) {
+	cmd.Flags().DurationVar(&opts.LockWait, "lock-wait", time.Minute, "how long to wait for another fbc catalogs or fbc release in the repository to finish (0: not at all)")
 }
 
 // pipelineError prints the reports of catalogs that are not valid and

@@ -2,15 +2,54 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/fbc-project/fbc/internal/atomicfile"
 )
 
+// heldLocks are the lock files holdlock holds, by path.
+var heldLocks sync.Map
+
 func init() {
+	// holdlock FILE takes a lock file as fbc catalogs and fbc release take
+	// the repository's, and holds it until droplock FILE: for the scripts
+	// of runs that must wait for another.
+	scriptCmds["holdlock"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: holdlock FILE")
+		}
+		l, err := atomicfile.AcquireLock(context.Background(), ts.MkAbs(args[0]), "the script's holdlock", 0, nil)
+		ts.Check(err)
+		heldLocks.Store(ts.MkAbs(args[0]), l)
+	}
+	// sleep DURATION waits, for a background command to get going.
+	scriptCmds["sleep"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: sleep DURATION")
+		}
+		d, err := time.ParseDuration(args[0])
+		ts.Check(err)
+		time.Sleep(d)
+	}
+	scriptCmds["droplock"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: droplock FILE")
+		}
+		l, ok := heldLocks.LoadAndDelete(ts.MkAbs(args[0]))
+		if !ok {
+			ts.Fatalf("droplock: %s is not held", args[0])
+		}
+		l.(*atomicfile.Lock).Release()
+	}
+
 	// cptree SRC DST copies a directory tree (files and folders; DST must
 	// not exist): operator repositories from the corpus, and snapshots to
 	// compare with after a command that must change nothing.

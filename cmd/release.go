@@ -50,6 +50,10 @@ amended templates are mapped to in ci.yaml is rendered again, as fbc
 catalogs renders it (see its help for where bundle images come from; REF
 itself renders from BUNDLE_DIR), and validated. Templates and catalogs land
 together or not at all; --dry-run writes nothing and lists what would change.
+Two releases in one repository at once run one after the other: each holds
+the repository's lock file .fbc-lock from its first read to its last
+write, and the second waits (--lock-wait, a minute by default) and then
+adds its bundle to what the first wrote.
 
 Exit status: 0 when the release was written, 1 when a catalog it renders
 is not valid or a template cannot take the bundle (diagnostics on standard
@@ -101,6 +105,7 @@ cannot be written.`,
 	cmd.Flags().BoolVar(&opts.AllowTagMismatch, "allow-tag-mismatch", false, "take REF though its tag is neither the bundle directory's name nor its CSV's version")
 	cmd.Flags().BoolVar(&opts.Check, "dry-run", false, "write nothing: list the files the release would change")
 	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "write the catalogs without validating them")
+	addLockFlag(cmd, &opts)
 	addPullFlags(cmd.Flags(), &pull)
 	_ = cmd.MarkFlagFilename("image-map", "yaml", "yml", "json")
 	return cmd

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/atomicfile"
@@ -52,6 +53,36 @@ type Options struct {
 	// AllowTagMismatch lets Release take an image whose tag is neither the
 	// bundle directory's name nor its CSV's version (TagMismatchError).
 	AllowTagMismatch bool
+	// LockWait is how long Catalogs and Release wait for another run in
+	// the repository to finish (see LockFile); 0 does not wait.
+	LockWait time.Duration
+	// Note receives notes (a wait for another run).
+	Note fault.Warn
+}
+
+// LockFile is the file, at the repository's root, that a run of Catalogs
+// or Release holds (atomicfile.Lock) from before it reads the repository
+// until its files have landed: two runs at once would each read the
+// templates and catalogs before the other wrote them, and the last to
+// land would undo the other's release.
+const LockFile = ".fbc-lock"
+
+// lockRepo takes the repository's lock for a run that does what; the run
+// releases it when it returns.
+func (p *run) lockRepo(ctx context.Context, what string) (*atomicfile.Lock, error) {
+	path := filepath.Join(p.op.Repo.Root, LockFile)
+	holder := fmt.Sprintf("fbc (pid %d) %s", os.Getpid(), what)
+	l, err := atomicfile.AcquireLock(ctx, path, holder, p.opts.LockWait, func(other string) {
+		if other == "" {
+			other = "another fbc run"
+		}
+		p.opts.Note.Printf("waiting for %s to finish: it holds %s (for up to %s)", other, p.show(path), p.opts.LockWait)
+	})
+	var le *atomicfile.LockedError
+	if errors.As(err, &le) {
+		le.Path = p.show(le.Path)
+	}
+	return l, err
 }
 
 // Result is what a run did.

@@ -85,6 +85,11 @@ func Release(ctx context.Context, bundleDir, image string, opts Options) (*Resul
 	if err != nil {
 		return nil, err
 	}
+	lock, err := p.lockRepo(ctx, "releasing "+p.show(absBundle))
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	if err := p.checkPublishedLinks(); err != nil {
 		return nil, err
 	}
