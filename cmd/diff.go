@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -13,6 +14,8 @@ import (
 	"github.com/fbc-project/fbc/graph/page"
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/fault"
+	"github.com/fbc-project/fbc/internal/gitrev"
+	"github.com/fbc-project/fbc/render"
 )
 
 func newDiffCmd() *cobra.Command {
@@ -23,10 +26,11 @@ func newDiffCmd() *cobra.Command {
 		fragment  bool
 		all       bool
 		prune     string
+		base      string
 		pull      image.Options
 	)
 	cmd := &cobra.Command{
-		Use:   "diff OLD NEW",
+		Use:   "diff OLD NEW | --base REV PATH",
 		Short: "Show what a catalog change does to upgrades, and fail if it strands users",
 		Long: `diff compares two catalogs (directories, files, - for stdin, or catalog
 images: registry, oci:, oci-archive:, docker-archive:) the way a
@@ -70,17 +74,29 @@ users it strands highlighted, the findings beside the picture, and each
 bundle's upgrade path before and after the change (simulated as diff
 simulates them: without resolving dependencies).
 
+OLD or NEW may name a path at a git revision of the repository around the
+working directory, as git does (REV:PATH, such as origin/main:catalog or
+HEAD~1:catalogs/v4.18; PATH is from the repository's top unless it starts
+with ./), and --base REV PATH compares REV:PATH with PATH: the revision's
+files are read into a scratch folder that is removed afterwards, nothing
+is checked out. A revision or a path at it that does not exist is exit 2.
+
 Exit status: 0 safe, 1 unsafe, 2 usage, unreadable input, or a catalog that
 holds no packages (an empty directory or pipe is a wrong path or a failed
 checkout, never a safe change).`,
-		Example: `  git worktree add /tmp/base origin/main
-  fbc diff /tmp/base/catalog catalog
+		Example: `  fbc diff --base origin/main catalog
+  fbc diff origin/main:catalogs/v4.18 catalogs/v4.18
   fbc diff old/ new/ --semantics v1 -o json
   fbc diff "$BASE/catalog" catalog -o github
   fbc diff released-index/ fragment/ --fragment
   fbc diff "$BASE/catalog" catalog -o html --output-file upgrade-graph.html`,
-		Args: exactArgs(2),
+		Args: rangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			shown, args, done, err := revisionArgs(cmd, base, args)
+			if err != nil {
+				return err
+			}
+			defer done()
 			if args[0] == "-" && args[1] == "-" {
 				return usageErrorf("only one of OLD and NEW can be read from standard input")
 			}
@@ -119,14 +135,14 @@ checkout, never a safe change).`,
 			if err != nil {
 				return err
 			}
-			report.Old, report.New = args[0], args[1]
+			report.Old, report.New = shown[0], shown[1]
 			report.All, report.ListHint = all, "`--all` lists them"
 			switch output.String() {
 			case "github":
 				err = writeGitHubDiff(report, cmd)
 			case "html":
 				var doc *page.Document
-				doc, err = page.BuildDiff(cmd.Context(), oldCat, newCat, report, page.DiffOptions{Old: args[0], New: args[1],
+				doc, err = page.BuildDiff(cmd.Context(), oldCat, newCat, report, page.DiffOptions{Old: shown[0], New: shown[1],
 					OldOthers: oldOthers, NewOthers: newOthers, Warn: warner(cmd.ErrOrStderr())})
 				if err == nil {
 					err = writeOutput(cmd, outFile, func(w io.Writer) error { return page.WriteHTML(w, doc) })
@@ -140,7 +156,7 @@ checkout, never a safe change).`,
 				return err
 			}
 			if !report.Safe() {
-				return fault.Errorf(fault.Input, "the change is unsafe for clusters running %s", args[0])
+				return fault.Errorf(fault.Input, "the change is unsafe for clusters running %s", shown[0])
 			}
 			return nil
 		},
@@ -150,6 +166,7 @@ checkout, never a safe change).`,
 	cmd.Flags().StringVar(&outFile, "output-file", "", "write the report to this `FILE` (whole, or not at all) instead of standard output")
 	addPullFlags(cmd.Flags(), &pull)
 	cmd.Flags().BoolVar(&all, "all", false, "also list the problems OLD had already, which the change left as they were")
+	cmd.Flags().StringVar(&base, "base", "", "compare PATH with PATH at git revision `REV` (origin/main, HEAD~1), read without a checkout")
 	cmd.Flags().BoolVar(&fragment, "fragment", false, "NEW is a fragment of OLD: packages absent from NEW are out of scope; released entries may not be pruned")
 	cmd.Flags().StringVar(&prune, "prune-channels", graph.DefaultPrunableChannels, "channels (`REGEX`, unanchored) that may drop released entries; applies with --fragment, or when given")
 	return withProgress(cmd, "reading")
@@ -182,4 +199,46 @@ func writeGitHubDiff(report *graph.DiffReport, cmd *cobra.Command) error {
 	}
 	_, err = cmd.OutOrStdout().Write(annotations.Bytes())
 	return err
+}
+
+// revisionArgs reads diff's arguments: OLD NEW, where either may be
+// REV:PATH (a path at a git revision of the repository around the working
+// directory), or --base REV and one PATH. shown names them as given; a
+// revision's files are read into a scratch tree that done removes, and
+// load names where they are.
+func revisionArgs(cmd *cobra.Command, base string, args []string) (shown, load []string, done func(), err error) {
+	switch {
+	case base != "" && len(args) != 1:
+		return nil, nil, nil, usageErrorf("--base REV compares one PATH with PATH at REV: give one PATH, not %d", len(args))
+	case base == "" && len(args) != 2:
+		return nil, nil, nil, usageErrorf("diff needs OLD and NEW (or --base REV and one PATH)")
+	case base != "":
+		args = []string{base + ":" + args[0], args[0]}
+	}
+	var trees []*gitrev.Tree
+	done = func() {
+		for _, t := range trees {
+			t.Close()
+		}
+	}
+	load = slices.Clone(args)
+	for i, a := range args {
+		rev, p, ok := gitrev.SplitSpec(a)
+		if !ok || (base == "" || i > 0) && (pathExists(a) || render.IsImage(a)) {
+			continue
+		}
+		where, t, err := gitrev.Checkout(cmd.Context(), workDir(), rev, p)
+		if err != nil {
+			done()
+			return nil, nil, nil, err
+		}
+		trees = append(trees, t)
+		load[i] = where
+	}
+	return args, load, done, nil
+}
+
+func pathExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -459,3 +459,20 @@ func writeTemp(path string, perm os.FileMode, write func(io.Writer) error) (stri
 	}
 	return p.f.Name(), nil
 }
+
+// TempDir makes a scratch folder (os.MkdirTemp's pattern) for work that
+// is read, not landed, such as a revision's files: remove deletes it, and
+// Abandon does too when the process must end before it is removed.
+func TempDir(pattern string) (dir string, remove func(), err error) {
+	dir, err = os.MkdirTemp("", pattern)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := track(dir); err != nil {
+		return "", nil, err
+	}
+	return dir, func() {
+		os.RemoveAll(dir)
+		untrack(dir)
+	}, nil
+}
