@@ -115,52 +115,23 @@ unreadable inputs.`,
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
-			req := resolve.Request{GlobalNamespace: global, Namespace: namespace}
 			if len(manifests) > 0 && len(subscribe) == 0 {
 				// -f a.yaml b.yaml (what a shell glob after -f makes):
 				// without --subscribe there is no quick form, so the
 				// other paths are manifests too.
 				manifests, args = append(manifests, args...), nil
 			}
-			switch {
-			case len(args) > 1:
-				return usageErrorf("the quick form takes one CATALOG, got %d paths (%s); manifests go after -f", len(args), strings.Join(args, " "))
-			case len(args) == 1 && len(manifests) > 0:
-				return usageErrorf("give either -f MANIFESTS or a CATALOG with --subscribe, not both")
-			case len(args) == 0 && len(manifests) == 0:
-				return usageErrorf("nothing to resolve: give -f MANIFESTS (Subscriptions, ClusterExtensions and their catalogs), or a CATALOG with --subscribe PACKAGE")
-			case len(args) == 0 && len(subscribe) > 0:
-				return usageErrorf("--subscribe belongs to the quick form (fbc resolve CATALOG --subscribe PACKAGE); with -f, Subscriptions come from the manifests")
-			case len(args) == 1 && len(subscribe) == 0:
-				return usageErrorf("--subscribe PACKAGE[/CHANNEL][@STARTINGCSV] is required with a CATALOG")
+			if err := checkResolveForm(args, manifests, subscribe); err != nil {
+				return err
 			}
-			if countStdin(manifests) > 1 {
-				return usageErrorf("standard input (-) can be read only once")
-			}
+			req := resolve.Request{GlobalNamespace: global, Namespace: namespace, ManifestPaths: manifests, Stdin: cmd.InOrStdin()}
 			if err := parseResolveFlags(&req, args, catalogs, priorities, installed, subscribe); err != nil {
 				return err
 			}
-			for _, x := range extensions {
-				ie, err := olmv1.ParseInstalledExtension(x)
-				if err != nil {
-					return usageErrorf("--installed-extension %v", err)
-				}
-				req.InstalledExtensions = append(req.InstalledExtensions, ie)
+			if err := parseResolveV1Flags(&req, extensions, gates); err != nil {
+				return err
 			}
-			g, err := olmv1gate.Parse(gates...)
-			if err != nil {
-				return usageErrorf("--feature-gates: %v", err)
-			}
-			req.Gates = g
-			stderr := cmd.ErrOrStderr()
-			req.Warn = warner(stderr)
-			if len(manifests) > 0 {
-				m, err := resolve.ReadManifests(cmd.Context(), manifests, cmd.InOrStdin())
-				if err != nil {
-					return err
-				}
-				req.Manifests = m
-			}
+			req.Warn = warner(cmd.ErrOrStderr())
 			r, err := newRenderer(cmd, pull, 0)
 			if err != nil {
 				return err
@@ -170,23 +141,7 @@ unreadable inputs.`,
 			if err != nil {
 				return resolveFlagHints(err)
 			}
-			var buf bytes.Buffer
-			switch output.String() {
-			case "json":
-				err = rep.WriteJSON(&buf)
-			case "github":
-				wd, werr := os.Getwd()
-				if werr != nil {
-					return fmt.Errorf("finding the working directory: %w", werr)
-				}
-				err = vreport.WriteGitHub(&buf, &validate.Result{Diagnostics: rep.Findings()}, vreport.Options{WorkDir: wd})
-			default:
-				err = rep.WriteText(&buf)
-			}
-			if err != nil {
-				return err
-			}
-			if _, err := buf.WriteTo(cmd.OutOrStdout()); err != nil {
+			if err := writeResolveReport(cmd, output.String(), rep); err != nil {
 				return err
 			}
 			return resolveVerdict(rep)
@@ -205,6 +160,68 @@ unreadable inputs.`,
 	output.register(cmd, "output", "o", "output format")
 	addPullFlags(f, &pull)
 	return withProgress(cmd, "reading")
+}
+
+// checkResolveForm refuses arguments that fit neither form: -f MANIFESTS,
+// or one CATALOG with --subscribe.
+func checkResolveForm(args, manifests, subscribe []string) error {
+	switch {
+	case len(args) > 1:
+		return usageErrorf("the quick form takes one CATALOG, got %d paths (%s); manifests go after -f", len(args), strings.Join(args, " "))
+	case len(args) == 1 && len(manifests) > 0:
+		return usageErrorf("give either -f MANIFESTS or a CATALOG with --subscribe, not both")
+	case len(args) == 0 && len(manifests) == 0:
+		return usageErrorf("nothing to resolve: give -f MANIFESTS (Subscriptions, ClusterExtensions and their catalogs), or a CATALOG with --subscribe PACKAGE")
+	case len(args) == 0 && len(subscribe) > 0:
+		return usageErrorf("--subscribe belongs to the quick form (fbc resolve CATALOG --subscribe PACKAGE); with -f, Subscriptions come from the manifests")
+	case len(args) == 1 && len(subscribe) == 0:
+		return usageErrorf("--subscribe PACKAGE[/CHANNEL][@STARTINGCSV] is required with a CATALOG")
+	case countStdin(manifests) > 1:
+		return usageErrorf("standard input (-) can be read only once")
+	}
+	return nil
+}
+
+// parseResolveV1Flags reads what only ClusterExtensions use:
+// --installed-extension and --feature-gates.
+func parseResolveV1Flags(req *resolve.Request, extensions, gates []string) error {
+	for _, x := range extensions {
+		ie, err := olmv1.ParseInstalledExtension(x)
+		if err != nil {
+			return usageErrorf("--installed-extension %v", err)
+		}
+		req.InstalledExtensions = append(req.InstalledExtensions, ie)
+	}
+	g, err := olmv1gate.Parse(gates...)
+	if err != nil {
+		return usageErrorf("--feature-gates: %v", err)
+	}
+	req.Gates = g
+	return nil
+}
+
+// writeResolveReport writes the report as -o says: text, json, or GitHub
+// workflow commands for its findings.
+func writeResolveReport(cmd *cobra.Command, format string, rep *resolve.Report) error {
+	var buf bytes.Buffer
+	var err error
+	switch format {
+	case "json":
+		err = rep.WriteJSON(&buf)
+	case "github":
+		wd, werr := os.Getwd()
+		if werr != nil {
+			return fmt.Errorf("finding the working directory: %w", werr)
+		}
+		err = vreport.WriteGitHub(&buf, &validate.Result{Diagnostics: rep.Findings()}, vreport.Options{WorkDir: wd})
+	default:
+		err = rep.WriteText(&buf)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = buf.WriteTo(cmd.OutOrStdout())
+	return err
 }
 
 // resolveVerdict is the run's error when something does not resolve or

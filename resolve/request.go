@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -24,6 +25,11 @@ import (
 type Request struct {
 	// Manifests are the Kubernetes objects read by ReadManifests.
 	Manifests *Manifests
+	// ManifestPaths, when Manifests is nil, are read by Run as
+	// ReadManifests reads them: files, directory trees, "-" for Stdin.
+	ManifestPaths []string
+	// Stdin is read for the manifest path "-".
+	Stdin io.Reader
 	// Subscriptions are given without manifests.
 	Subscriptions []Subscription
 	// Catalogs give the content of CatalogSources: of those the manifests

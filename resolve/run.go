@@ -46,9 +46,16 @@ func (r *Report) Failures() (namespaces, extensions int) {
 // cannot run (see Prepare and olmv1.Resolve).
 func Run(ctx context.Context, req Request) (*Report, error) {
 	m := req.Manifests
+	if m == nil && len(req.ManifestPaths) > 0 {
+		var err error
+		if m, err = ReadManifests(ctx, req.ManifestPaths, req.Stdin); err != nil {
+			return nil, err
+		}
+	}
 	if m == nil {
 		m = &Manifests{}
 	}
+	req.Manifests = m
 	noteSkipped(req, m)
 	classic := len(m.Subscriptions)+len(m.CSVs)+len(req.Subscriptions)+len(req.Installed) > 0
 	v1 := len(m.ClusterExtensions) > 0
