@@ -84,7 +84,7 @@ bench-data:
 # fuzz runs every fuzz target briefly, one after another (longer:
 # FUZZTIME=10m make fuzz). The list is every func Fuzz* in the tree.
 FUZZTIME ?= 20s
-FUZZ_TARGETS := declcfg:FuzzParseFile declcfg:FuzzDecodeDocument declcfg:FuzzDecodeValues declcfg:FuzzYAMLStream declcfg/internal/fastyaml:FuzzFastYAML declcfg/internal/jsonstream:FuzzJSONStream declcfg:FuzzParseRange declcfg:FuzzPackageProperty compose:FuzzFilter compose:FuzzFilterGraph \
+FUZZ_TARGETS := declcfg:FuzzParseFile declcfg:FuzzDecodeDocument declcfg:FuzzDecodeValues declcfg:FuzzYAMLStream declcfg:FuzzSplitDocuments declcfg/internal/fastyaml:FuzzFastYAML declcfg/internal/jsonstream:FuzzJSONStream declcfg:FuzzParseRange declcfg:FuzzPackageProperty compose:FuzzFilter compose:FuzzFilterGraph \
 	image:FuzzReadFiles image:FuzzParseReference render:FuzzFirstDocument model:FuzzRangeBounds graph:FuzzResolve \
 	validate:FuzzValidate validate/internal/yamllint:FuzzLint internal/manifestscan:FuzzScan validate/internal/cueshape:FuzzMatchesCUE internal/imageref:FuzzMatchReference image:FuzzReferenceGrammar \
 	template:FuzzRender template:FuzzParseImageMap template:FuzzConvert compose:FuzzParseConfig model:FuzzBuild \

@@ -189,6 +189,11 @@ func TestCommentOnlyDocuments(t *testing.T) {
 		{"\n", []string{"1:file holds only blank lines"}},
 		{"   ", []string{"1:file holds only blank lines"}},
 		{"---\n# c\n", []string{"2:document holds only comments"}},
+		// A chunk of "..." lines holds no object: opm's YAML reader fails
+		// on it (did not find expected node content).
+		{"schema: x\n---\n...\n", []string{"3:document holds only '...' (document end) lines"}},
+		{"schema: x\n---\n---\n...\n", []string{"3:document after this '---' is empty"}},
+		{"schema: x\n...\n---\nschema: y\n", nil},
 		{"", nil},
 		{"---\nschema: x\n---\n", nil},
 		{"schema: x\n---\n---\nschema: y\n", nil},

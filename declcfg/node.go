@@ -218,7 +218,7 @@ func ParseYAML(data []byte) ([]Document, error) {
 func DocumentStart(data []byte, line int) int {
 	lines := bytes.SplitN(data, []byte("\n"), line+1)
 	for i := min(line, len(lines)) - 1; i >= 0; i-- {
-		if l, ok := bytes.CutPrefix(bytes.TrimSuffix(lines[i], []byte("\r")), []byte("---")); ok && (len(l) == 0 || l[0] == ' ' || l[0] == '\t') {
+		if isDocStart(lines[i]) {
 			return i + 1
 		}
 	}
@@ -244,7 +244,7 @@ func shiftDoc(d *yamlDoc, n int) {
 }
 
 // parseYAMLDocs parses a stream the fast path did not take a document at a
-// time, split at its "---" lines (yamlChunks): the fast path takes the
+// time, split at its "---" lines (SplitYAML): the fast path takes the
 // documents it can, yaml.v3 the others, and lines are shifted to the file's.
 // A document start line ends any node (libyaml checks for it in plain
 // scalars, refuses it in quoted ones and flow collections, and block scalars
@@ -258,15 +258,15 @@ func parseYAMLDocs(data []byte, borrow bool) ([]yamlDoc, bool) {
 		return nil, false
 	}
 	var docs []yamlDoc
-	for _, c := range yamlChunks(data) {
-		text := data[c.start:c.end]
-		got, ok := fastyaml.ParseAt(text, borrow, c.line)
+	for _, c := range SplitDocuments(data, SplitYAML).Chunks {
+		text := data[c.Start:c.End]
+		got, ok := fastyaml.ParseAt(text, borrow, c.Line)
 		if !ok {
 			got = got[:0]
 			if err := parseYAMLv3(text, func(d yamlDoc) error { got = append(got, d); return nil }); err != nil {
 				return nil, false
 			}
-			shiftDocs(got, c.line-1)
+			shiftDocs(got, c.Line-1)
 		}
 		docs = append(docs, got...)
 	}

@@ -136,7 +136,7 @@ func parseYAMLRecovering(data []byte, borrow bool) ([]yamlDoc, []skipped) {
 		split []yamlDoc
 		skips []skipped
 	)
-	chunks := yamlChunks(data)
+	chunks := SplitDocuments(data, SplitYAML).Chunks
 	for i, c := range chunks {
 		got, _, skip := parseChunk(data, c, borrow, i < len(chunks)-1, nil, nil)
 		if skip != nil {
@@ -153,20 +153,20 @@ func parseYAMLRecovering(data []byte, borrow bool) ([]yamlDoc, []skipped) {
 	return split, skips
 }
 
-// parseChunk parses one part of a YAML stream (yamlChunks) on its own, with
+// parseChunk parses one part of a YAML stream (SplitYAML) on its own, with
 // the lines of the whole stream; a part that does not parse is skipped
 // (resumed says whether parts follow it). The fast path parses in scratch
 // and arena (either may be nil); fast says whether it read the part.
-func parseChunk(data []byte, c yamlChunk, borrow, resumed bool, scratch *fastyaml.Scratch, arena *tree.Arena) (got []yamlDoc, fast bool, skip *skipped) {
-	text := data[c.start:c.end]
-	fast, err := parseYAMLStreamIn(text, borrow, c.line, scratch, arena, func(d yamlDoc) error { got = append(got, d); return nil })
+func parseChunk(data []byte, c Chunk, borrow, resumed bool, scratch *fastyaml.Scratch, arena *tree.Arena) (got []yamlDoc, fast bool, skip *skipped) {
+	text := data[c.Start:c.End]
+	fast, err := parseYAMLStreamIn(text, borrow, c.Line, scratch, arena, func(d yamlDoc) error { got = append(got, d); return nil })
 	if err != nil {
 		pe := asParseError(err)
 		if pe.Line > 0 {
-			pe.Line += c.line - 1
+			pe.Line += c.Line - 1
 		}
-		last := c.line + bytes.Count(bytes.TrimRight(text, " \t\r\n"), []byte("\n"))
-		return nil, false, &skipped{err: pe, text: text, first: c.line, last: last, resumed: resumed}
+		last := c.Line + bytes.Count(bytes.TrimRight(text, " \t\r\n"), []byte("\n"))
+		return nil, false, &skipped{err: pe, text: text, first: c.Line, last: last, resumed: resumed}
 	}
 	return got, fast, nil
 }
@@ -181,7 +181,7 @@ func parseYAMLEach(data []byte, borrow bool, each func(n *Node, a *docArena)) []
 	var skips []skipped
 	scratch := scratches.Get().(*fastyaml.Scratch)
 	defer scratches.Put(scratch)
-	chunks := yamlChunks(data)
+	chunks := SplitDocuments(data, SplitYAML).Chunks
 	for i, c := range chunks {
 		a := &docArena{}
 		got, fast, skip := parseChunk(data, c, borrow, i < len(chunks)-1, scratch, &a.arena)
@@ -209,31 +209,6 @@ func parseYAMLEach(data []byte, borrow bool, each func(n *Node, a *docArena)) []
 	return skips
 }
 
-// skipToDocMarker moves from the line at off, numbered line, to the next
-// line that starts with "---" (that line itself if it does), with one
-// search where a look at every line costs a call per line; found is
-// false when no line after it does.
-func skipToDocMarker(data []byte, off, line int) (next, nextLine int, found bool) {
-	if bytes.HasPrefix(data[off:], docMarker) {
-		return off, line, true
-	}
-	i := bytes.Index(data[off:], newlineDocMarker)
-	if i < 0 {
-		return off, line, false
-	}
-	return off + i + 1, line + bytes.Count(data[off:off+i+1], newline), true
-}
-
-// lineAt returns the line at off without its \n, and the offset of the
-// line after it.
-func lineAt(data []byte, off int) (l []byte, next int) {
-	next = len(data)
-	if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
-		next = off + i + 1
-	}
-	return bytes.TrimSuffix(data[off:next], newline), next
-}
-
 // scratches keeps the fast parser's line index and node stack from file to
 // file: a new one per file had been 4% of what validating certified v4.18
 // allocated. ParseIn leaves no node in a scratch it is done with.
@@ -251,66 +226,6 @@ func shiftLines(root *Node, lines int) {
 		n.Line += lines
 		stack = append(stack, n.Content...)
 	}
-}
-
-// yamlChunk is the part of a YAML stream from one "---" line to the next.
-type yamlChunk struct {
-	start, end int // byte offsets
-	line       int // 1-based line of start
-}
-
-// yamlChunks splits a YAML stream before each "---" line that starts a
-// document. A part with no content of its own (comments, directives, a bare
-// "---") stays with the part after it, as YAML reads it.
-func yamlChunks(data []byte) []yamlChunk {
-	var chunks []yamlChunk
-	cur := yamlChunk{line: 1}
-	content := false
-	off, line := 0, 1
-	for off < len(data) {
-		if content {
-			// Once the part has content, only the next line that starts
-			// with "---" can change anything: skip to it.
-			var found bool
-			if off, line, found = skipToDocMarker(data, off, line); !found {
-				break
-			}
-		}
-		l, next := lineAt(data, off)
-		if isDocStart(l) && content {
-			cur.end = off
-			chunks = append(chunks, cur)
-			cur = yamlChunk{start: off, line: line}
-			content = false
-		}
-		switch t := bytes.TrimSpace(l); {
-		case isDocStart(l):
-			content = content || hasContentAfterMarker(l)
-		case len(t) == 0, t[0] == '#', l[0] == '%':
-		default:
-			content = true
-		}
-		off = next
-		line++
-	}
-	cur.end = len(data)
-	return append(chunks, cur)
-}
-
-var (
-	newline          = []byte("\n")
-	docMarker        = []byte("---")
-	newlineDocMarker = []byte("\n---")
-)
-
-// isDocStart reports whether a line is a YAML document start marker.
-func isDocStart(l []byte) bool {
-	return bytes.HasPrefix(l, []byte("---")) && (len(l) == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r')
-}
-
-func hasContentAfterMarker(l []byte) bool {
-	rest := bytes.TrimSpace(l[3:])
-	return len(rest) > 0 && rest[0] != '#'
 }
 
 // parseJSONRecovering parses a JSON stream. A value that does not parse is

@@ -10,22 +10,19 @@ import (
 )
 
 // Two scans that run over every YAML file before it is parsed take
-// shortcuts: scanChunks skips from a chunk's content to the next "---"
+// shortcuts: SplitDocuments skips from a chunk's content to the next "---"
 // line with one search instead of a call per line, and binaryOffset checks
 // its window with utf8.Valid before it decodes rune by rune. These tests
 // hold them to the plain reading, on random texts made of the lines and
 // bytes that matter to them.
 
-// scanChunksByLine is scanChunks without its skip: every line read.
-func scanChunksByLine(data []byte) chunkScan {
-	var c chunkScanner
-	n := 0
+// splitByLine is SplitDocuments without its skip: every line read.
+func splitByLine(data []byte, rule SplitRule) Split {
+	s := NewSplitter(rule)
 	for raw := range bytes.Lines(data) {
-		n++
-		c.line(bytes.TrimSuffix(raw, []byte("\n")), n)
+		s.Line(raw)
 	}
-	c.endChunk()
-	return c.s
+	return s.Finish(len(data))
 }
 
 // binaryOffsetByRune is binaryOffset without its utf8.Valid shortcut.
@@ -65,12 +62,14 @@ func randomText(r *rand.Rand) []byte {
 	return []byte(b.String())
 }
 
-func TestScanChunksSkipsAsLineByLine(t *testing.T) {
+func TestSplitSkipsAsLineByLine(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 50000 {
 		data := randomText(r)
-		if got, want := scanChunks(data), scanChunksByLine(data); !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q:\ngot  %+v\nwant %+v", data, got, want)
+		for _, rule := range []SplitRule{SplitYAML, SplitManifests} {
+			if got, want := SplitDocuments(data, rule), splitByLine(data, rule); !reflect.DeepEqual(got, want) {
+				t.Fatalf("rule %d, %q:\ngot  %+v\nwant %+v", rule, data, got, want)
+			}
 		}
 	}
 }

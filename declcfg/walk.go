@@ -776,24 +776,34 @@ func (f *File) parse(data []byte, borrow, stream bool, each func(Document)) {
 	if isJSON {
 		skips = parseJSONRecovering(data, borrow, addRoot)
 	} else {
-		scan := scanChunks(data)
-		for _, line := range scan.badSeparators {
-			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: line, Col: 1}, Rule: RuleSyntax,
+		// opm decodes every chunk its reader (SplitManifests) cuts, and a
+		// comment-only one as an empty object that fails its schema check,
+		// while yaml.v3 attaches the comments to a neighbouring document
+		// or drops them: the text itself says which chunks are empty.
+		split := SplitDocuments(data, SplitManifests)
+		for _, b := range split.Bad {
+			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: b.Line, Col: 1}, Rule: RuleSyntax,
 				Msg: "a line starting with '---' separates documents and may hold only a comment after it (opm: invalid Yaml document separator); move the rest to the next line"})
 		}
-		for _, e := range scan.empty {
-			what, holds := "document", "holds only comments"
-			if scan.separators == 0 {
+		for _, c := range split.Chunks {
+			if c.Content > 0 {
+				continue
+			}
+			what, holds, line := "document", "holds only comments", c.Comment
+			if split.Separators == 0 {
 				what = "file"
 			}
 			switch {
-			case e.blank && e.marker:
-				holds = "after this '---' is empty"
-			case e.blank:
-				holds = "holds only blank lines"
+			case c.Comment > 0:
+			case c.Marker:
+				holds, line = "after this '---' is empty", c.Line
+			case len(bytes.TrimSpace(data[c.Start:c.End])) > 0:
+				holds, line = "holds only '...' (document end) lines", c.Line
+			default:
+				holds, line = "holds only blank lines", c.Line
 			}
 			msg := what + " " + holds + "; opm rejects it (object '' is missing root schema field): remove it"
-			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: e.line}, Rule: RuleEmptyDocument, Msg: msg, Blank: e.blank})
+			f.Errors = append(f.Errors, &LoadError{Pos: Pos{File: name, Line: line}, Rule: RuleEmptyDocument, Msg: msg, Blank: c.Comment == 0})
 		}
 		if stream && splittable(data) {
 			skips = parseYAMLEach(data, borrow, addRootIn)
@@ -810,108 +820,6 @@ func (f *File) parse(data []byte, borrow, stream bool, each func(Document)) {
 	for _, s := range skips {
 		f.Errors = append(f.Errors, s.loadError(name))
 	}
-}
-
-// chunkScan is what the text of a YAML file says about its documents as
-// opm's reader (k8s.io/apimachinery's YAMLReader) splits them: every line
-// that starts with "---" ends a chunk, and must hold nothing but spaces or a
-// comment after the dashes.
-type chunkScan struct {
-	separators    int
-	badSeparators []int        // lines of "---" followed by content
-	empty         []emptyChunk // chunks of lines with no content
-}
-
-// emptyChunk is a chunk that holds lines but no content: opm decodes any
-// chunk of at least one line, even a blank one, and an empty object fails
-// its schema check. A "---" line ends a chunk that has lines; one that comes
-// first (at the start of the text, or right after another) is the first
-// line of the next chunk instead, so "---" alone, two at the start or two at
-// the end of a text make an empty document, while "---" at the end of the
-// text or between two documents does not.
-type emptyChunk struct {
-	line   int  // its first comment line, or its first line when blank
-	blank  bool // it holds only blank lines (spaces, tabs) and no comment
-	marker bool // its first line is a "---" line
-}
-
-// scanChunks reads the text itself: opm decodes a comment-only chunk as an
-// empty object and rejects the catalog, while yaml.v3 attaches the comments
-// to a neighbouring document or drops them.
-func scanChunks(data []byte) chunkScan {
-	var c chunkScanner
-	off, line := 0, 0 // line: the lines before off
-	for off < len(data) {
-		if c.content {
-			// The rest of a chunk with content does not matter: skip to
-			// the next line that starts with "---".
-			var found bool
-			if off, line, found = skipToDocMarker(data, off, line); !found {
-				break
-			}
-		}
-		var l []byte
-		l, off = lineAt(data, off)
-		line++
-		c.line(l, line)
-	}
-	c.endChunk()
-	return c.s
-}
-
-// chunkScanner reads a YAML text's lines for scanChunks, one at a time.
-type chunkScanner struct {
-	s            chunkScan
-	firstLine    int  // of the chunk
-	marker       bool // the chunk's first line is a "---" line
-	firstComment int  // of the chunk, until it has content
-	content      bool // the chunk has a line of content
-}
-
-// line reads line number n, l (without its \n).
-func (c *chunkScanner) line(l []byte, n int) {
-	if bytes.HasPrefix(l, docMarker) {
-		c.s.separators++
-		rest := bytes.TrimSpace(l[3:])
-		bad := len(rest) > 0 && rest[0] != '#'
-		if bad {
-			c.s.badSeparators = append(c.s.badSeparators, n)
-		}
-		if c.firstLine == 0 {
-			// It opens the next chunk; what follows a bad one is content.
-			c.firstLine, c.marker, c.content = n, true, bad
-			return
-		}
-		c.endChunk()
-		return
-	}
-	if c.firstLine == 0 {
-		c.firstLine = n
-	}
-	if c.content {
-		return // the rest of a chunk with content does not matter
-	}
-	switch t := bytes.TrimSpace(l); {
-	case len(t) == 0:
-	case t[0] == '#':
-		if c.firstComment == 0 {
-			c.firstComment = n
-		}
-	default:
-		c.content = true
-	}
-}
-
-// endChunk ends a chunk at a "---" line or at the end of the text.
-func (c *chunkScanner) endChunk() {
-	switch {
-	case c.content:
-	case c.firstComment > 0:
-		c.s.empty = append(c.s.empty, emptyChunk{line: c.firstComment})
-	case c.firstLine > 0:
-		c.s.empty = append(c.s.empty, emptyChunk{line: c.firstLine, blank: true, marker: c.marker})
-	}
-	c.firstLine, c.marker, c.firstComment, c.content = 0, false, 0, false
 }
 
 // binaryOffset finds a NUL byte in the first 64 KiB, or invalid UTF-8 in a

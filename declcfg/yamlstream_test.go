@@ -41,9 +41,22 @@ func FuzzYAMLStream(f *testing.F) {
 	})
 }
 
-// chunksLineByLine is yamlChunks as first written, looking at every line:
-// the reference for the one that skips to the next "---" once a part has
-// content.
+// yamlChunk is where a SplitYAML chunk starts and ends.
+type yamlChunk struct{ start, end, line int }
+
+// yamlChunks is SplitDocuments(data, SplitYAML), where its chunks start
+// and end.
+func yamlChunks(data []byte) []yamlChunk {
+	var out []yamlChunk
+	for _, c := range SplitDocuments(data, SplitYAML).Chunks {
+		out = append(out, yamlChunk{c.Start, c.End, c.Line})
+	}
+	return out
+}
+
+// chunksLineByLine is SplitYAML's splitting as first written, looking at
+// every line: the reference for the one that skips to the next "---" once
+// a part has content.
 func chunksLineByLine(data []byte) []yamlChunk {
 	var chunks []yamlChunk
 	cur := yamlChunk{line: 1}

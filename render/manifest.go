@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -11,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/fbc-project/fbc/declcfg"
 )
@@ -46,73 +43,6 @@ type docError struct {
 
 func (e *docError) Error() string { return e.Msg }
 
-// yamlChunk is one "---"-separated part of a YAML file.
-type yamlChunk struct {
-	text      []byte
-	line      int  // first line of the chunk
-	blank     bool // only whitespace and comments
-	separator bool // the chunk was preceded by a separator line
-}
-
-// splitYAML splits a file the way Kubernetes' YAMLReader does: a line that
-// starts with "---" and has nothing but spaces or a comment after it ends a
-// document. Unlike YAMLReader, it keeps going so that fbc can report what
-// opm would silently drop.
-func splitYAML(data []byte) ([]yamlChunk, error) {
-	var (
-		chunks []yamlChunk
-		cur    bytes.Buffer
-		start  = 1
-		line   = 0
-		sep    = false
-	)
-	flush := func() {
-		if cur.Len() > 0 {
-			text := append([]byte(nil), cur.Bytes()...)
-			chunks = append(chunks, yamlChunk{text: text, line: start, blank: isBlankYAML(text), separator: sep})
-		}
-		cur.Reset()
-	}
-	r := bufio.NewReader(bytes.NewReader(data))
-	for {
-		l, err := r.ReadBytes('\n')
-		if len(l) > 0 {
-			line++
-			if bytes.HasPrefix(l, []byte("---")) {
-				rest := strings.TrimSpace(string(l[3:]))
-				if rest != "" && rest[0] != '#' {
-					return nil, &docError{Line: line, Msg: fmt.Sprintf("invalid YAML document separator %q: only spaces or a comment may follow \"---\"", strings.TrimRight(string(l), "\r\n"))}
-				}
-				flush()
-				start, sep = line+1, true
-			} else {
-				if cur.Len() == 0 {
-					start = line
-				}
-				cur.Write(l)
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-	}
-	flush()
-	return chunks, nil
-}
-
-// isBlankYAML reports text with nothing but whitespace, comments and "..."
-// document end markers.
-func isBlankYAML(text []byte) bool {
-	for _, l := range bytes.Split(text, []byte("\n")) {
-		t := bytes.TrimSpace(l)
-		if len(t) == 0 || t[0] == '#' || bytes.Equal(t, []byte("...")) {
-			continue
-		}
-		return false
-	}
-	return true
-}
-
 var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): `) })
 
 // yamlError turns a YAML library error into a message with an absolute line.
@@ -144,13 +74,16 @@ func firstDocument(data []byte) (document, error) {
 		}
 		return document{JSON: raw, Line: lineAt(data, bytes.IndexByte(data, '{'))}, nil
 	}
-	chunks, err := splitYAML(data)
-	if err != nil {
-		return document{}, err
+	// The chunks Kubernetes' YAMLReader cuts, which opm reads the first of;
+	// fbc reads on, to report what opm would silently drop.
+	split := declcfg.SplitDocuments(data, declcfg.SplitManifests)
+	if len(split.Bad) > 0 {
+		b := split.Bad[0]
+		return document{}, &docError{Line: b.Line, Msg: fmt.Sprintf("invalid YAML document separator %q: only spaces or a comment may follow \"---\"", bytes.TrimRight(b.Text, "\r"))}
 	}
-	var content []yamlChunk
-	for _, c := range chunks {
-		if !c.blank {
+	var content []declcfg.Chunk
+	for _, c := range split.Chunks {
+		if c.Content > 0 {
 			content = append(content, c)
 		}
 	}
@@ -158,17 +91,29 @@ func firstDocument(data []byte) (document, error) {
 		return document{Empty: true}, nil
 	}
 	if len(content) > 1 {
-		return document{}, &docError{Line: content[1].line, Msg: fmt.Sprintf("more than one YAML document (the second starts at line %d): opm and OLM read only the first and silently ignore the rest; put each object in its own file", content[1].line)}
+		line := afterMarker(content[1])
+		return document{}, &docError{Line: line, Msg: fmt.Sprintf("more than one YAML document (the second starts at line %d): opm and OLM read only the first and silently ignore the rest; put each object in its own file", line)}
 	}
-	if first := chunks[0]; first.blank {
-		return document{}, &docError{Line: content[0].line, Msg: fmt.Sprintf("the file's first document holds only comments, so opm and OLM ignore the whole file (including the object at line %d): remove the \"---\" before it", content[0].line)}
+	if first := split.Chunks[0]; first.Content == 0 {
+		line := afterMarker(content[0])
+		return document{}, &docError{Line: line, Msg: fmt.Sprintf("the file's first document holds only comments, so opm and OLM ignore the whole file (including the object at line %d): remove the \"---\" before it", line)}
 	}
 	doc := content[0]
-	j, err := yaml.YAMLToJSON(doc.text)
+	// The file is YAML (it does not look like JSON), and so is the chunk,
+	// whose "---" line, when it opens it, is part of it.
+	j, err := declcfg.ObjectJSON(data[doc.Start:doc.End])
 	if err != nil {
-		return document{}, yamlError(err, doc.line-1)
+		return document{}, yamlError(err, doc.Line-1)
 	}
-	return document{JSON: j, Line: doc.line}, nil
+	return document{JSON: j, Line: afterMarker(doc)}, nil
+}
+
+// afterMarker is the first line of a chunk after the "---" that opens it.
+func afterMarker(c declcfg.Chunk) int {
+	if c.Marker {
+		return c.Line + 1
+	}
+	return c.Line
 }
 
 func lineAt(data []byte, off int) int {

@@ -32,6 +32,16 @@ func TestFirstDocument(t *testing.T) {
 		{name: "syntax error line", in: "---\na: 1\nb: c: d\n", wantErr: "mapping values are not allowed", errLine: 3},
 		{name: "truncated json", in: "{\"kind\": \"A\"\n", wantErr: "unexpected end of JSON input", errLine: 2},
 		{name: "bom", in: "\xef\xbb\xbfkind: A\n", wantJSON: `{"kind":"A"}`, wantLine: 1},
+		// A "---" that opens a chunk is part of it, as in Kubernetes'
+		// YAMLReader: a flow mapping after it is YAML, converted, and two
+		// "---" lines make an empty first document, which opm reads and
+		// so ignores the file.
+		{name: "flow mapping after a separator", in: "---\n{\"z\": 1, \"a\": 2}\n", wantJSON: `{"a":2,"z":1}`, wantLine: 2},
+		{name: "two leading separators", in: "---\n---\nkind: A\n", wantErr: "first document holds only comments", errLine: 3},
+		{name: "separators between comments", in: "# c\n---\n---\n# d\nkind: A\n", wantErr: "first document holds only comments", errLine: 4},
+		{name: "end marker after the document", in: "kind: A\n---\n...\n", wantJSON: `{"kind":"A"}`, wantLine: 1},
+		{name: "object after a comment chunk and a separator", in: "---\n# c\n---\n---\na: 1\n", wantErr: "the object at line 5", errLine: 5},
+		{name: "syntax error line after a comment", in: "--- # c\n# d\na: 1\nb: c: d\n", wantErr: "mapping values are not allowed", errLine: 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

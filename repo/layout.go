@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/imageref"
 	"github.com/fbc-project/fbc/internal/safefs"
 )
@@ -288,24 +289,25 @@ func firstSchema(path string) string {
 }
 
 // yamlSchema reads a YAML stream a line at a time until its first
-// document's top-level schema key or the document's end, so that a
-// catalog's large first file costs one document, not the file.
+// document's top-level schema key or the document's end (as opm's reader
+// cuts documents: declcfg.SplitManifests), so that a catalog's large first
+// file costs one document, not the file.
 func yamlSchema(r io.Reader) string {
 	br := bufio.NewReaderSize(r, 64<<10)
-	lineStart, first := true, true
+	split := declcfg.NewSplitter(declcfg.SplitManifests)
+	lineStart := true
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if bytes.IndexByte(chunk, 0) >= 0 {
 			return "" // binary
 		}
 		if lineStart && len(chunk) > 0 {
-			if !first && bytes.HasPrefix(chunk, []byte("---")) {
-				return "" // the next document (a leading --- opens the first)
+			if split.Line(chunk) {
+				return "" // the first document ended
 			}
 			if m := topSchema().FindSubmatch(chunk); m != nil {
 				return string(m[1])
 			}
-			first = false
 		}
 		// A line longer than the buffer comes in parts: only the first
 		// part starts a line.

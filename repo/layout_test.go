@@ -3,6 +3,7 @@ package repo
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -93,5 +94,29 @@ func TestClassify(t *testing.T) {
 	p = Classify(filepath.Join(repoRoot, "operators", "pkg"))
 	if assert.NotNil(t, p.Operator) {
 		assert.Equal(t, "pkg", p.Operator.Name)
+	}
+}
+
+// TestYAMLSchema: the schema of a YAML file's first document, as opm's
+// reader cuts documents (a leading "---" opens the first; any later line
+// that starts with "---" ends it).
+func TestYAMLSchema(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"schema: olm.template.basic\n", "olm.template.basic"},
+		{"---\nschema: olm.semver\n", "olm.semver"},
+		{"--- # c\n# d\nSchema: olm.semver\n", "olm.semver"},
+		{"entries: []\nschema: olm.template.basic\n", "olm.template.basic"},
+		{"entries: []\n---\nschema: olm.template.basic\n", ""},
+		{"---\n---\nschema: olm.template.basic\n", ""},
+		{"# license\n---\nschema: olm.template.basic\n", ""},
+		{"\n---\nschema: olm.template.basic\n", ""},
+		{"a: 1\n----\nschema: x\n", ""},
+		{"  schema: nested\n", ""},
+		{"schema: a\x00\n", ""},
+		{"", ""},
+	} {
+		if got := yamlSchema(strings.NewReader(tc.in)); got != tc.want {
+			t.Errorf("yamlSchema(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
