@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -31,6 +32,13 @@ var fuzzSeeds = []string{
 	// Syntax errors the loader skips a document for, and reads on.
 	"schema: x\n---\nschema: olm.channel\npackage: p\nentries:\n  - name: a\n     replaces: b\n---\nschema: y\n\tz: 1\n---\nschema: z\n",
 	"{\"schema\":\"x\"}\n{\"schema\":\"olm.channel\",\"package\":\"p\" \"name\":\"s\"}\n{\"schema\":\"y\",\n{\"schema\":\"z\"}\n",
+	// The limits (limits.go): nesting past MaxDepth in flow YAML, block
+	// YAML and JSON, and brackets that only look like it (quoted, in
+	// comments, in plain scalars).
+	"schema: x\nv: " + strings.Repeat("[", 1001) + "\n---\nschema: y\n",
+	"schema: x\nv: " + strings.Repeat("{a: ", 1001) + "\n",
+	"{\"schema\": \"x\", \"v\": " + strings.Repeat("[", 1001) + "}\n{\"schema\": \"y\"}\n",
+	"schema: x\nq: '" + strings.Repeat("[", 1500) + "'\nd: \"" + strings.Repeat("{", 1500) + "\"\n# " + strings.Repeat("[", 1500) + "\np: a[0]{1}\n",
 }
 
 func addSeeds(f *testing.F) {

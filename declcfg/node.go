@@ -37,6 +37,8 @@ const maxAliasExpansion = 1_000_000
 type parseError struct {
 	Line, Col int
 	Msg       string
+	// limit marks a text past one of the limits (limits.go).
+	limit bool
 }
 
 func (e *parseError) Error() string { return e.Msg }
@@ -165,10 +167,17 @@ func parseYAMLStreamAt(data []byte, borrow bool, first int, each func(d yamlDoc)
 // parses in (fastyaml.ParseIn); fast says whether it read the text, so that
 // the documents' nodes come from arena.
 func parseYAMLStreamIn(data []byte, borrow bool, first int, scratch *fastyaml.Scratch, arena *tree.Arena, each func(d yamlDoc) error) (fast bool, err error) {
-	docs, ok := fastyaml.ParseIn(data, borrow, first, scratch, arena)
+	docs, ok, lerr := fastyaml.ParseIn(data, borrow, first, scratch, arena)
+	if lerr != nil {
+		return false, fastLimit(lerr, first)
+	}
 	fast = ok
 	if !ok {
-		docs, ok = parseYAMLDocs(data, borrow)
+		var perr *parseError
+		docs, ok, perr = parseYAMLDocs(data, borrow)
+		if perr != nil {
+			return false, perr
+		}
 		shiftDocs(docs, first-1)
 	}
 	if !ok {
@@ -201,6 +210,9 @@ func ParseYAML(data []byte) ([]Document, error) {
 		return nil
 	})
 	var pe *parseError
+	if errors.As(err, &pe) && pe.limit {
+		return nil, &LimitError{Line: pe.Line, Col: pe.Col, Msg: pe.Msg}
+	}
 	if errors.As(err, &pe) && pe.Line > 0 {
 		return nil, fmt.Errorf("line %d: %s", pe.Line, pe.Msg)
 	}
@@ -253,24 +265,44 @@ func shiftDoc(d *yamlDoc, n int) {
 // \n, a byte order mark after the start) sends the stream to yaml.v3 whole,
 // as does any document yaml.v3 refuses, so that errors stay those of the
 // whole stream.
-func parseYAMLDocs(data []byte, borrow bool) ([]yamlDoc, bool) {
+func parseYAMLDocs(data []byte, borrow bool) ([]yamlDoc, bool, *parseError) {
 	if !splittable(data) {
-		return nil, false
+		return nil, false, nil
 	}
 	var docs []yamlDoc
 	for _, c := range SplitDocuments(data, SplitYAML).Chunks {
 		text := data[c.Start:c.End]
-		got, ok := fastyaml.ParseAt(text, borrow, c.Line)
+		got, ok, lerr := fastyaml.ParseIn(text, borrow, c.Line, nil, nil)
+		if lerr != nil {
+			// A limit is the stream's error, in its lines.
+			return nil, false, fastLimit(lerr, 1)
+		}
 		if !ok {
 			got = got[:0]
 			if err := parseYAMLv3(text, func(d yamlDoc) error { got = append(got, d); return nil }); err != nil {
-				return nil, false
+				var pe *parseError
+				if errors.As(err, &pe) && pe.limit {
+					pe.Line += c.Line - 1
+					return nil, false, pe
+				}
+				return nil, false, nil
 			}
 			shiftDocs(got, c.Line-1)
 		}
 		docs = append(docs, got...)
 	}
-	return docs, true
+	return docs, true, nil
+}
+
+// fastLimit is the fast path's limit error as a parse error in the lines of
+// a text that starts at line first of its file (the fast path counts the
+// file's).
+func fastLimit(err error, first int) *parseError {
+	var le *tree.LimitError
+	if !errors.As(err, &le) {
+		return &parseError{Msg: err.Error()}
+	}
+	return limitError(le.Line-(first-1), le.Col, le.Msg)
 }
 
 // splittable reports whether a stream's documents can be parsed apart: no
@@ -300,6 +332,9 @@ func splittable(data []byte) bool {
 
 // parseYAMLv3 parses any YAML with yaml.v3.
 func parseYAMLv3(data []byte, each func(d yamlDoc) error) error {
+	if pe := checkYAMLText(data); pe != nil {
+		return pe
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
 		var doc yaml.Node
@@ -315,9 +350,20 @@ func parseYAMLv3(data []byte, each func(d yamlDoc) error) error {
 			if last := bytes.Count(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) + 1; line > last {
 				line = last
 			}
+			if msg == "exceeded max depth of 10000" {
+				// Nesting by indentation, which the look at the text
+				// before does not measure.
+				return limitError(line, 0, tree.DepthMessage())
+			}
 			return &parseError{Line: line, Msg: msg}
 		}
-		if err := each(fastyaml.DocOf(&doc)); err != nil {
+		d := fastyaml.DocOf(&doc)
+		if d.Node != nil {
+			if pe := checkTree(d.Node); pe != nil {
+				return pe
+			}
+		}
+		if err := each(d); err != nil {
 			return err
 		}
 	}

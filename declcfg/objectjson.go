@@ -26,5 +26,11 @@ func ObjectJSON(data []byte) ([]byte, error) {
 	if LooksJSON(data) {
 		return data, nil
 	}
+	// What the parsers here refuse for its size or nesting (limits.go)
+	// is not handed to the YAML library either, which would take its time
+	// over it: a *LimitError, in data's lines.
+	if err := CheckYAMLText(data); err != nil {
+		return nil, err
+	}
 	return yaml.YAMLToJSON(data)
 }

@@ -66,7 +66,7 @@ type skipped struct {
 func (s skipped) loadError(name string) *LoadError {
 	pos := Pos{File: name, Line: s.err.Line, Col: s.err.Col}
 	msg := s.err.Msg
-	if !s.whole && !s.json {
+	if !s.whole && !s.json && !s.err.limit {
 		if line, col, hint := yamlHint(s.text, s.first, s.err); hint != "" {
 			pos.Line, pos.Col = line, col
 			msg += ": " + hint

@@ -43,6 +43,9 @@ func EditYAML(name string, data []byte) (*YAMLText, error) {
 }
 
 func (t *YAMLText) load(data []byte) error {
+	if pe := checkYAMLText(data); pe != nil {
+		return &LoadError{Pos: Pos{File: t.name, Line: pe.Line, Col: pe.Col}, Rule: RuleSyntax, Msg: pe.Msg}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	err := dec.Decode(&doc)
@@ -64,8 +67,12 @@ func (t *YAMLText) load(data []byte) error {
 	if len(doc.Content) == 0 {
 		return nil
 	}
+	root := fastyaml.FromYAML(doc.Content[0])
+	if pe := checkTree(root); pe != nil {
+		return &LoadError{Pos: Pos{File: t.name, Line: pe.Line, Col: pe.Col}, Rule: RuleSyntax, Msg: pe.Msg}
+	}
 	t.doc = &doc
-	t.root = fastyaml.FromYAML(doc.Content[0])
+	t.root = root
 	t.nodes = map[*Node]*yaml.Node{}
 	pairNodes(t.nodes, t.root, doc.Content[0])
 	return nil

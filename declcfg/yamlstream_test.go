@@ -156,7 +156,7 @@ func TestParseYAMLStreamPerDocument(t *testing.T) {
 	if _, ok := fastyaml.Parse(src, false); ok {
 		t.Fatal("the fast path took a folded scalar")
 	}
-	docs, ok := parseYAMLDocs(src, false)
+	docs, ok, _ := parseYAMLDocs(src, false)
 	if !ok || len(docs) != 3 || docs[2].Node.Content[0].Line != 7 || docs[1].Node.Content[1].Line != 4 || docs[1].Node.Content[1].Column != 4 {
 		t.Fatalf("parseYAMLDocs: ok %v, %d documents", ok, len(docs))
 	}

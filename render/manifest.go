@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -102,6 +103,10 @@ func firstDocument(data []byte) (document, error) {
 	// The file is YAML (it does not look like JSON), and so is the chunk,
 	// whose "---" line, when it opens it, is part of it.
 	j, err := declcfg.ObjectJSON(data[doc.Start:doc.End])
+	var le *declcfg.LimitError
+	if errors.As(err, &le) {
+		return document{}, &docError{Line: doc.Line - 1 + le.Line, Msg: le.Msg}
+	}
 	if err != nil {
 		return document{}, yamlError(err, doc.Line-1)
 	}

@@ -76,7 +76,7 @@ var catalogue = []Rule{
 		"A file in the catalog tree is not text.",
 		"Catalogs hold only JSON and YAML: move the file out of the tree or list it in .indexignore."},
 	{declcfg.RuleSyntax, declcfg.SeverityError,
-		"A file is not valid JSON or YAML.",
+		"A file is not valid JSON or YAML, or a document goes past what fbc reads: collections nested deeper than 1000 levels, a value longer than 16 MiB, a document longer than 64 MiB (no real catalog comes near them; a file may hold any number of documents).",
 		"Fix the syntax at the reported line. Only the document holding the error is skipped (in YAML up to the next --- line, in a JSON stream up to the next line starting with {): the other documents are checked, and what the skipped document would have provided, such as a package's channel or an entry's bundle, is not reported missing."},
 	{declcfg.RuleNotUTF8, declcfg.SeverityError,
 		"A text file holds a byte that is not UTF-8 (a letter saved as Latin-1, for example); a warning in a JSON file, an error in a YAML one.",

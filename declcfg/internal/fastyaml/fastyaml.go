@@ -133,6 +133,22 @@ type fastYAML struct {
 	// (children): appending to each Content one child at a time grew and
 	// copied it.
 	stack []*tree.Node
+	// depth counts the collections being read, for tree.MaxDepth.
+	depth int
+}
+
+// limit stops the parse at a text past one of tree's limits: the text is
+// not YAML fbc reads, and yaml.v3 would only take longer to say more.
+func (p *fastYAML) limit(line, off int, msg string) {
+	panic(&tree.LimitError{Line: p.lineNo(line), Col: p.col(line, off), Msg: msg})
+}
+
+// enter counts a collection starting at line, refusing one nested deeper
+// than tree.MaxDepth.
+func (p *fastYAML) enter(line int) {
+	if p.depth++; p.depth > tree.MaxDepth {
+		p.limit(line, max(p.lines[line].indent, 0), tree.DepthMessage())
+	}
 }
 
 // Scratch is the memory parsing a text uses besides its tree: reused for
@@ -168,8 +184,9 @@ type lineSpan struct {
 type bail struct{}
 
 // Parse reads a YAML stream in the subset it handles: ok is false for any
-// other stream (the caller then parses it with yaml.v3). With borrow, long
-// plain scalars share data's memory (borrow.String).
+// other stream (the caller then parses it with yaml.v3), and for one past
+// tree's limits. With borrow, long plain scalars share data's memory
+// (borrow.String).
 func Parse(data []byte, borrow bool) (docs []Doc, ok bool) {
 	return ParseAt(data, borrow, 1)
 }
@@ -177,17 +194,22 @@ func Parse(data []byte, borrow bool) (docs []Doc, ok bool) {
 // ParseAt is Parse for a text that starts at line first of its file: the
 // documents and nodes carry the file's lines.
 func ParseAt(data []byte, borrow bool, first int) (docs []Doc, ok bool) {
-	return ParseIn(data, borrow, first, nil, nil)
+	docs, ok, err := ParseIn(data, borrow, first, nil, nil)
+	return docs, ok && err == nil
 }
 
 // ParseIn is ParseAt with the memory it works in: the trees' nodes come
 // from arena and the rest from scratch (either may be nil: then they are
-// allocated for this text alone).
-func ParseIn(data []byte, borrow bool, first int, scratch *Scratch, arena *tree.Arena) (docs []Doc, ok bool) {
+// allocated for this text alone). A text past one of tree's limits (a
+// document longer than tree.MaxDocument, a scalar longer than
+// tree.MaxScalar, collections nested deeper than tree.MaxDepth) is a
+// *tree.LimitError, found as soon as the parse reaches it: no other parser
+// need read it.
+func ParseIn(data []byte, borrow bool, first int, scratch *Scratch, arena *tree.Arena) (docs []Doc, ok bool, err error) {
 	// Tabs are whitespace in some places and content in others; opm never
 	// writes them, so files with tabs go to yaml.v3.
 	if !printable(data) || bytes.IndexByte(data, '\t') >= 0 {
-		return nil, false
+		return nil, false, nil
 	}
 	if scratch == nil {
 		scratch = &Scratch{}
@@ -201,13 +223,17 @@ func ParseIn(data []byte, borrow bool, first int, scratch *Scratch, arena *tree.
 		clear(p.stack[:cap(p.stack)])
 		scratch.lines, scratch.stack = p.lines[:0], p.stack[:0]
 		if r := recover(); r != nil {
-			if _, isBail := r.(bail); !isBail {
+			switch r := r.(type) {
+			case bail:
+				docs, ok = nil, false
+			case *tree.LimitError:
+				docs, ok, err = nil, true, r
+			default:
 				panic(r)
 			}
-			docs, ok = nil, false
 		}
 	}()
-	return p.stream(), true
+	return p.stream(), true, nil
 }
 
 // printable reports whether data holds only characters YAML allows in a
@@ -334,6 +360,9 @@ func (p *fastYAML) stream() []Doc {
 		if p.lines[p.i].indent != 0 {
 			panic(bail{})
 		}
+		if start := p.lines[p.i].start; len(p.data)-start > tree.MaxDocument && p.docEnd(p.i)-start > tree.MaxDocument {
+			p.limit(p.i, 0, tree.DocumentMessage())
+		}
 		n := p.node(0, true)
 		docs = append(docs, Doc{Node: n, Line: n.Line})
 		p.skipBlank()
@@ -341,6 +370,17 @@ func (p *fastYAML) stream() []Doc {
 			panic(bail{})
 		}
 	}
+}
+
+// docEnd is the byte offset where the document starting at line i ends:
+// the next document marker, or the end of the text.
+func (p *fastYAML) docEnd(i int) int {
+	for j := i + 1; j < len(p.lines); j++ {
+		if t := p.text(j); p.lines[j].indent == 0 && (bytes.HasPrefix(t, []byte("---")) || bytes.HasPrefix(t, []byte("..."))) {
+			return p.lines[j].start
+		}
+	}
+	return len(p.data)
 }
 
 // lineContent returns the current line's content and its byte offset.
@@ -425,6 +465,7 @@ func ClosingQuote(t []byte) int {
 }
 
 func (p *fastYAML) mapping(indent int) *tree.Node {
+	p.enter(p.i)
 	m := p.newNode(tree.Node{Kind: tree.MappingNode, Tag: "!!map"})
 	base := len(p.stack)
 	for {
@@ -448,6 +489,7 @@ func (p *fastYAML) mapping(indent int) *tree.Node {
 		}
 	}
 	m.Content = p.children(base)
+	p.depth--
 	return m
 }
 
@@ -467,6 +509,7 @@ func (p *fastYAML) more(indent int) bool {
 }
 
 func (p *fastYAML) sequence(indent int) *tree.Node {
+	p.enter(p.i)
 	s := p.newNode(tree.Node{Kind: tree.SequenceNode, Tag: "!!seq"})
 	base := len(p.stack)
 	for {
@@ -488,6 +531,7 @@ func (p *fastYAML) sequence(indent int) *tree.Node {
 		}
 	}
 	s.Content = p.children(base)
+	p.depth--
 	return s
 }
 
@@ -589,6 +633,9 @@ func (p *fastYAML) quotedLines(line, off, indent int) *tree.Node {
 	if end < 0 {
 		panic(bail{})
 	}
+	if end-start-1 > tree.MaxScalar {
+		p.limit(line, off, tree.ScalarMessage())
+	}
 	segs := bytes.Split(p.data[start+1:end], []byte("\n"))
 	last := line + len(segs) - 1
 	// Continuation lines must be indented past the enclosing block, and
@@ -665,6 +712,9 @@ func endsWithOddBackslashes(b []byte) bool {
 
 // scalarToken parses a complete one-line scalar (a key, or a quoted value).
 func (p *fastYAML) scalarToken(t []byte, line, off int) *tree.Node {
+	if len(t) > tree.MaxScalar {
+		p.limit(line, off, tree.ScalarMessage())
+	}
 	n := p.newNode(tree.Node{Kind: tree.ScalarNode, Line: p.lineNo(line), Column: p.col(line, off)})
 	switch t[0] {
 	case '"':
@@ -753,6 +803,9 @@ func checkContinuation(t []byte) {
 // plain parses a plain scalar, folding continuation lines (more indented than
 // the enclosing block) as YAML does.
 func (p *fastYAML) plain(t []byte, line, off, indent int) *tree.Node {
+	if len(t) > tree.MaxScalar {
+		p.limit(line, off, tree.ScalarMessage())
+	}
 	checkPlain(t)
 	n := p.newNode(tree.Node{Kind: tree.ScalarNode, Line: p.lineNo(line), Column: p.col(line, off)})
 	p.i = line + 1
@@ -779,6 +832,9 @@ func (p *fastYAML) plain(t []byte, line, off, indent int) *tree.Node {
 			b = append(b, '\n')
 		}
 		b = append(b, cont...)
+		if len(b) > tree.MaxScalar {
+			p.limit(line, off, tree.ScalarMessage())
+		}
 		p.i = j + 1
 	}
 	if b != nil {
@@ -871,6 +927,9 @@ func (p *fastYAML) literal(header []byte, line, off, indent int) *tree.Node {
 		if ls := p.lines[k]; ls.indent >= 0 {
 			size += ls.end - ls.start - blockIndent
 		}
+	}
+	if size > tree.MaxScalar {
+		p.limit(line, off, tree.ScalarMessage())
 	}
 	b.Grow(size) // the text is copied once, not grown by doubling
 	for k := line + 1; k <= last; k++ {

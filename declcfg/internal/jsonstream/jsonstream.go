@@ -31,8 +31,10 @@ import (
 	"github.com/fbc-project/fbc/internal/textscan"
 )
 
-// MaxDepth is how deeply values may nest.
-const MaxDepth = 1000
+// MaxDepth is how deeply values may nest (tree.MaxDepth); a string may be
+// no longer than tree.MaxScalar, and a value of the stream no longer than
+// tree.MaxDocument.
+const MaxDepth = tree.MaxDepth
 
 // SyntaxError is a syntax error at a position within the data: Line and Col
 // (in bytes) are 1-based.
@@ -56,6 +58,12 @@ type Parser struct {
 	// between lineStart and colOff, so that each column is counted on
 	// from the last one asked (the parser only moves forward).
 	colOff, colChars int
+
+	// The value being read started at docStart (docLine, docCol); when
+	// what is left of the data could hold more than tree.MaxDocument
+	// (bigDoc), its collections check their length as they go.
+	docStart, docLine, docCol int
+	bigDoc                    bool
 }
 
 // NewParser returns a parser at the start of data. With borrow, long strings
@@ -85,7 +93,23 @@ func (p *Parser) Seek(off, line int) { p.off, p.line, p.lineStart = off, line, o
 // Value parses the next value. Its nodes carry their line and column (in
 // characters, from 1, as yaml.v3 counts them); an error is a *SyntaxError
 // at the offending byte.
-func (p *Parser) Value() (*tree.Node, error) { return p.value(0) }
+func (p *Parser) Value() (*tree.Node, error) {
+	p.skipSpace()
+	p.docStart, p.bigDoc = p.off, len(p.data)-p.off > tree.MaxDocument
+	if p.bigDoc {
+		p.docLine, p.docCol = p.line, p.col()
+	}
+	return p.value(0)
+}
+
+// docTooLong is the error of a value of the stream that has run past
+// tree.MaxDocument, at its start; nil while it has not.
+func (p *Parser) docTooLong() error {
+	if !p.bigDoc || p.off-p.docStart <= tree.MaxDocument {
+		return nil
+	}
+	return &SyntaxError{Line: p.docLine, Col: p.docCol, Msg: tree.DocumentMessage()}
+}
 
 func (p *Parser) col() int {
 	if p.colOff < p.lineStart || p.colOff > p.off {
@@ -130,15 +154,15 @@ func (p *Parser) describe() string {
 }
 
 func (p *Parser) value(depth int) (*tree.Node, error) {
-	if depth > MaxDepth {
-		return nil, p.errorf("nesting deeper than %d levels", MaxDepth)
-	}
 	p.skipSpace()
 	if p.off >= len(p.data) {
 		return nil, p.errorf("unexpected end of file: a value was expected")
 	}
 	line, col := p.line, p.col()
 	switch c := p.data[p.off]; {
+	case (c == '{' || c == '[') && depth >= MaxDepth:
+		// A collection inside MaxDepth others.
+		return nil, p.errorf("%s", tree.DepthMessage())
 	case c == '{':
 		return p.object(depth)
 	case c == '[':
@@ -188,6 +212,10 @@ func (p *Parser) number(line, col int) (*tree.Node, error) {
 		}
 		break
 	}
+	if p.off-start > tree.MaxScalar {
+		p.off = start
+		return nil, p.errorf("%s", tree.ScalarMessage())
+	}
 	lit := string(p.data[start:p.off])
 	if !json.Valid([]byte(lit)) {
 		p.off = start
@@ -212,6 +240,10 @@ func (p *Parser) str() (string, error) {
 		if i += textscan.JSONSafe(data[i:]); i == len(data) {
 			break
 		}
+		if i-start-1 > tree.MaxScalar {
+			// Refused without reading it to its end.
+			return "", p.errorf("%s", tree.ScalarMessage())
+		}
 		c := data[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			i++
@@ -219,6 +251,9 @@ func (p *Parser) str() (string, error) {
 		}
 		switch c {
 		case '"':
+			if i-start-1 > tree.MaxScalar {
+				return "", p.errorf("%s", tree.ScalarMessage())
+			}
 			p.off = i + 1
 			raw := data[start:p.off]
 			if !escaped && utf8.Valid(raw) {
@@ -276,6 +311,9 @@ func (p *Parser) object(depth int) (*tree.Node, error) {
 			return nil, err
 		}
 		n.Content = append(n.Content, &tree.Node{Kind: tree.ScalarNode, Tag: "!!str", Value: k, Style: tree.DoubleQuotedStyle, Line: line, Column: col}, v)
+		if err := p.docTooLong(); err != nil {
+			return nil, err
+		}
 		p.skipSpace()
 		if p.off >= len(p.data) {
 			return nil, p.errorf("unexpected end of file: ',' or '}' was expected")
@@ -308,6 +346,9 @@ func (p *Parser) array(depth int) (*tree.Node, error) {
 			return nil, err
 		}
 		n.Content = append(n.Content, v)
+		if err := p.docTooLong(); err != nil {
+			return nil, err
+		}
 		p.skipSpace()
 		if p.off >= len(p.data) {
 			return nil, p.errorf("unexpected end of file: ',' or ']' was expected")

@@ -156,7 +156,9 @@ var seeds = []string{
 	`{"a": "` + strings.Repeat("QUJD", 300) + `"}`,
 	"{\"ctl\": \"a\tb\"}",
 	`{"a": tru}`,
-	strings.Repeat("[", 1002) + strings.Repeat("]", 1002),
+	strings.Repeat("[", 1000) + strings.Repeat("]", 1000),
+	strings.Repeat("[", 1001) + strings.Repeat("]", 1001),
+	`{"a": ` + strings.Repeat(`{"b": `, 1000) + `1` + strings.Repeat("}", 1001),
 }
 
 // FuzzJSONStream holds the Parser to encoding/json (compareJSON), with and
@@ -202,7 +204,12 @@ func TestErrors(t *testing.T) {
 		"{\"a\": \xc3\xa9}":              `1:7 unexpected byte 0xc3: a JSON value was expected`,
 		"{\"é€😀\": x}":                   `1:9 unexpected 'x': a JSON value was expected`,
 		"{\"é\": 1,\n\"ü\": 1, \"b\" 2}": `2:13 unexpected '2': ':' was expected after object key "b"`,
-		strings.Repeat("[", 1002):        `1:1002 nesting deeper than 1000 levels`,
+		strings.Repeat("[", 1001):        `1:1001 nesting deeper than 1000 levels, the limit fbc reads`,
+		// The limits: a string or number past tree.MaxScalar, at its start,
+		// and a value of the stream past tree.MaxDocument, at its start.
+		"{\"a\": 1}\n{\"b\": \"" + strings.Repeat("x", 16<<20+1) + "\"}":                  `2:7 a value longer than 16 MiB, the limit of one value`,
+		"{\"b\": " + strings.Repeat("1", 16<<20+1) + "}":                                  `1:7 a value longer than 16 MiB, the limit of one value`,
+		"\n [" + strings.Repeat(`"`+strings.Repeat("y", 8<<20)+`",`, 9) + `"z"]` + "\n{}": `2:2 a document longer than 64 MiB, the limit of one document (a file may hold any number of documents)`,
 	} {
 		p := jsonstream.NewParser([]byte(in), false)
 		var err error
@@ -211,11 +218,11 @@ func TestErrors(t *testing.T) {
 		}
 		var se *jsonstream.SyntaxError
 		if !errors.As(err, &se) {
-			t.Errorf("%q: error %v", in, err)
+			t.Errorf("%.80q: error %v", in, err)
 			continue
 		}
 		if got := fmt.Sprintf("%d:%d %s", se.Line, se.Col, se.Msg); got != want {
-			t.Errorf("%q:\n got %s\nwant %s", in, got, want)
+			t.Errorf("%.80q:\n got %s\nwant %s", in, got, want)
 		}
 	}
 }

@@ -10,7 +10,10 @@
 // and reading its tag costs nothing.
 package tree
 
-import "sync"
+import (
+	"strconv"
+	"sync"
+)
 
 // Kind is the kind of a node.
 type Kind uint8
@@ -131,3 +134,54 @@ func (a *Arena) Release() {
 	}
 	*a = Arena{}
 }
+
+// The limits of what one text may hold, which every parser of declcfg
+// applies (declcfg exports them): far above what any catalog, template or
+// manifest holds (the shared corpus of real catalogs nests 36 levels at
+// most, its largest value is under 1 MiB and its largest document about
+// 2 MiB; Kubernetes stores no object over about 1.5 MiB), and low enough
+// that a text made to exhaust fbc (a hundred thousand '[', a 100 MB value)
+// is refused at once instead of costing seconds and gigabytes. A file may
+// hold any number of documents.
+const (
+	// MaxDepth is how deeply collections may nest.
+	MaxDepth = 1000
+	// MaxScalar is the longest text one scalar (a string, a number, a
+	// block of text) may take.
+	MaxScalar = 16 << 20
+	// MaxDocument is the longest text one document (a blob: one YAML
+	// document, one value of a JSON stream) may take.
+	MaxDocument = 64 << 20
+)
+
+// MiB says a size in mebibytes, as the limits' errors do.
+func MiB(n int) string {
+	if n%(1<<20) == 0 {
+		return strconv.Itoa(n>>20) + " MiB"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+}
+
+// DepthMessage, ScalarMessage and DocumentMessage are the errors of a text
+// past the limits, the same whichever parser finds it (parsers stop at the
+// limit, so the size past it is not known).
+func DepthMessage() string {
+	return "nesting deeper than " + strconv.Itoa(MaxDepth) + " levels, the limit fbc reads"
+}
+
+func ScalarMessage() string {
+	return "a value longer than " + MiB(MaxScalar) + ", the limit of one value"
+}
+
+func DocumentMessage() string {
+	return "a document longer than " + MiB(MaxDocument) + ", the limit of one document (a file may hold any number of documents)"
+}
+
+// LimitError is a text past one of the limits, where the parser found it
+// (Line and Col 1-based, Col in characters).
+type LimitError struct {
+	Line, Col int
+	Msg       string
+}
+
+func (e *LimitError) Error() string { return e.Msg }

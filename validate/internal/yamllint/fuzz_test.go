@@ -3,6 +3,7 @@ package yamllint
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -19,6 +20,7 @@ func FuzzLint(f *testing.F) {
 	}
 	f.Add([]byte("a: [b, {c: d}]\n- e\n"))
 	f.Add([]byte("? |\n  k\n: &x v\nr: *x\n"))
+	f.Add([]byte("a: " + strings.Repeat("[", 1500) + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1<<14 {
 			return

@@ -9,6 +9,7 @@
 package yamllint
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -37,6 +38,17 @@ func Lint(data []byte) []Problem {
 	if !utf8.Valid(data) {
 		return []Problem{{Line: 1, Column: 1, Rule: "syntax", Message: "syntax error: the file is not UTF-8 text"}}
 	}
+	// A text declcfg's parsers refuse for its size or nesting is not
+	// scanned either: PyYAML's scanner, which this one follows, looks at
+	// every open flow collection at every token.
+	var le *declcfg.LimitError
+	if err := declcfg.CheckYAMLText(data); errors.As(err, &le) {
+		return []Problem{{Line: le.Line, Column: max(le.Col, 1), Rule: "syntax", Message: "syntax error: " + le.Msg}}
+	}
+	_, parseErr := declcfg.ParseYAML(data)
+	if errors.As(parseErr, &le) {
+		return []Problem{{Line: le.Line, Column: max(le.Col, 1), Rule: "syntax", Message: "syntax error: " + le.Msg}}
+	}
 	l := &linter{text: []rune(string(data))}
 	l.lines = splitLines(l.text)
 	if disableFile().MatchString(string(l.text[l.lines[0].start:l.lines[0].end])) {
@@ -47,10 +59,10 @@ func Lint(data []byte) []Problem {
 		// What PyYAML's scanner refuses (a tab where a token starts, a
 		// simple key without its ':') is a syntax error where it stopped.
 		l.syntaxErr = &Problem{Line: stop.line + 1, Column: stop.column + 1, Rule: "syntax", Message: "syntax error: the YAML scanner cannot read on here"}
-	} else if _, err := declcfg.ParseYAML(data); err != nil && !strings.Contains(err.Error(), "unknown anchor") {
+	} else if parseErr != nil && !strings.Contains(parseErr.Error(), "unknown anchor") {
 		// An alias without its anchor is the anchors rule's; PyYAML's
 		// parser, which yamllint runs for syntax, does not resolve them.
-		l.syntax(err)
+		l.syntax(parseErr)
 	}
 	l.tokens(tokens)
 	for i, ln := range l.lines {

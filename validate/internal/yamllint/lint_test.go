@@ -65,3 +65,13 @@ func key(line, col, rule, msg string) string {
 	}
 	return line + ":" + col + " " + msg + " (" + rule + ")"
 }
+
+// A text past declcfg's limits is one syntax problem, found before the
+// scanner runs: it follows PyYAML's, which looks at every open flow
+// collection at every token (seconds for 25,000 '[').
+func TestLintLimits(t *testing.T) {
+	got := Lint([]byte(strings.Repeat("[", 25000) + "\n"))
+	if len(got) != 1 || got[0].String() != "1:1001 syntax error: nesting deeper than 1000 levels, the limit fbc reads (syntax)" {
+		t.Errorf("problems %v", got)
+	}
+}
