@@ -83,6 +83,24 @@ func (s *scope) catalog(k CatalogKey) *catalog {
 	return nil
 }
 
+// packageHint names the package of the catalog nearest to pkg, which the
+// catalog lacks: "did you mean ...?", or "" when none is near.
+func packageHint(pkg string, c *catalog) string {
+	if c == nil {
+		return ""
+	}
+	var names []string
+	for _, e := range c.entries {
+		if len(names) == 0 || names[len(names)-1] != e.pkg {
+			names = append(names, e.pkg)
+		}
+	}
+	if sug := suggestName(pkg, names); sug != "" {
+		return fmt.Sprintf("did you mean package %q?", sug)
+	}
+	return ""
+}
+
 // add records a variable; a later variable of the same id replaces the
 // earlier one but keeps its place.
 func (s *scope) add(v *variable) {
@@ -339,19 +357,20 @@ func (s *scope) subscription(sub Subscription) error {
 			matches = append(matches, e)
 		}
 	}
-	var reason string
+	var reason, hint string
 	switch {
 	case nall == 0:
 		reason = fmt.Sprintf("no operators found from catalog %s in namespace %s referenced by subscription %s", sub.Catalog.Name, sub.Catalog.Namespace, sub.Name)
 	case npkg == 0:
 		reason = fmt.Sprintf("no operators found in package %s in the catalog referenced by subscription %s", sub.Package, sub.Name)
+		hint = packageHint(sub.Package, s.catalog(sub.Catalog))
 	case nch == 0:
 		reason = fmt.Sprintf("no operators found in channel %s of package %s in the catalog referenced by subscription %s", sub.Channel, sub.Package, sub.Name)
 	case ncsv == 0:
 		reason = fmt.Sprintf("no operators found with name %s in channel %s of package %s in the catalog referenced by subscription %s", sub.StartingCSV, sub.Channel, sub.Package, sub.Name)
 	}
 	if reason != "" {
-		sv.v = &variable{id: id, constraints: []constraint{exists, {kind: prohibited, msg: reason}}}
+		sv.v = &variable{id: id, constraints: []constraint{exists, {kind: prohibited, msg: reason, hint: hint}}}
 		s.add(sv.v)
 		s.subs = append(s.subs, sv)
 		return nil

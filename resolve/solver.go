@@ -40,6 +40,9 @@ type constraint struct {
 	// msg is OLM's wording of the constraint for error messages; empty
 	// means the generic wording.
 	msg string
+	// hint is fbc's word beside OLM's in the summary of a conflict (a
+	// package the Subscription may have meant); never part of msg.
+	hint string
 }
 
 func (c constraint) describe(subject string) string {

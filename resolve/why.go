@@ -242,7 +242,11 @@ func (s *scope) summary(core []appliedConstraint) string {
 		case atMost:
 			rules = append(rules, "a namespace holds "+onlyOne(a.subject))
 		case prohibited:
-			other = append(other, a.c.msg)
+			msg := a.c.msg
+			if a.c.hint != "" {
+				msg += " (" + a.c.hint + ")"
+			}
+			other = append(other, msg)
 		case conflict:
 			other = append(other, fmt.Sprintf("%s conflicts with %s", s.name(a.subject.id), s.name(a.c.ids[0])))
 		}
