@@ -86,6 +86,9 @@ folder that cannot be written.`,
 			if opts.Check {
 				listStale(cmd, res)
 				printStats(stderr, res)
+				if res.Interrupted != "" {
+					return fault.Errorf(fault.Input, "the repository is half-written by a killed run: fbc catalogs %s finishes it", args[0])
+				}
 				if len(res.Stale) > 0 {
 					return fault.Errorf(fault.Input, "%d %s out of date: fbc catalogs %s writes them", len(res.Stale), plural(len(res.Stale), "file is", "files are"), args[0])
 				}

@@ -42,6 +42,9 @@ func Catalogs(ctx context.Context, dir string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer lock.Release()
+	if err := p.recoverBatch(); err != nil {
+		return nil, err
+	}
 	if err := p.checkPublishedLinks(); err != nil {
 		return nil, err
 	}

@@ -67,6 +67,81 @@ type Options struct {
 // land would undo the other's release.
 const LockFile = ".fbc-lock"
 
+// JournalFile is the file, at the repository's root, where the files a run
+// lands are written down before they land (atomicfile.Batch.Journal): a
+// run killed while its files landed (3 catalogs new, 5 old) leaves it, and
+// the next run of Catalogs or Release finishes that batch, or undoes it
+// when it cannot be finished, before anything else; with Check, it says
+// so instead (Result.Interrupted).
+const JournalFile = ".fbc-journal"
+
+// recoverBatch finishes or undoes the batch a killed run left (see
+// JournalFile), or, with Check, says that one is there.
+func (p *run) recoverBatch() error {
+	path := filepath.Join(p.op.Repo.Root, JournalFile)
+	if p.opts.Check {
+		in, err := atomicfile.ReadJournal(path)
+		if in == nil || err != nil {
+			return p.journalError(err)
+		}
+		next := "finishes it"
+		if !in.Finishable {
+			next = "undoes it"
+		}
+		p.res.Interrupted = fmt.Sprintf("%s: %s; the next fbc catalogs or fbc release in the repository %s", p.show(path), p.killed(in), next)
+		p.opts.Warn.Printf("%s", p.res.Interrupted)
+		return nil
+	}
+	in, err := atomicfile.RecoverBatch(path)
+	if in == nil || err != nil {
+		return p.journalError(err)
+	}
+	switch {
+	case in.Finishable:
+		p.opts.Note.Printf("%s; finished it: %s", p.killed(in), p.list("wrote", in.Pending))
+	case in.Landing:
+		p.opts.Note.Printf("%s; undid it, since the new content of a file it had not written is gone: %s", p.killed(in), p.list("put back", in.Landed))
+	default:
+		p.opts.Note.Printf("%s; undid it: removed its temporary files", p.killed(in))
+	}
+	return nil
+}
+
+// killed says what a journal shows of the run that left it.
+func (p *run) killed(in *atomicfile.Interrupted) string {
+	who := fmt.Sprintf("an fbc run (pid %d, started %s)", in.PID, in.Started.Format(time.RFC3339))
+	if !in.Landing {
+		return who + " was killed while it wrote its files, before any was in place"
+	}
+	n := len(in.Landed) + len(in.Pending)
+	return fmt.Sprintf("%s was killed while its files landed: %d of %d in place, %d not", who, len(in.Landed), n, len(in.Pending))
+}
+
+// list names files shown from the working directory, after a verb.
+func (p *run) list(verb string, files []string) string {
+	if len(files) == 0 {
+		return verb + " nothing more"
+	}
+	shown := make([]string, len(files))
+	for i, f := range files {
+		shown[i] = p.show(f)
+	}
+	return verb + " " + strings.Join(shown, ", ")
+}
+
+// journalError makes a journal fbc cannot use a reason the run cannot
+// start (exit 2).
+func (p *run) journalError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var je *atomicfile.JournalError
+	if errors.As(err, &je) {
+		je.Path = p.show(je.Path)
+	}
+	return fault.Wrap(fault.Run, err)
+}
+
 // lockRepo takes the repository's lock for a run that does what; the run
 // releases it when it returns.
 func (p *run) lockRepo(ctx context.Context, what string) (*atomicfile.Lock, error) {
@@ -105,7 +180,11 @@ type Result struct {
 	// Image is, for Release, the bundle's image; ImageNote says how it was
 	// named when none was given ("" otherwise).
 	Image, ImageNote string
-	Stats            Stats
+	// Interrupted says, with Options.Check, that a run killed while its
+	// files landed left the repository half-written (see JournalFile),
+	// which the next run that writes finishes or undoes; "" otherwise.
+	Interrupted string
+	Stats       Stats
 }
 
 // Report is one catalog's validation.
@@ -404,6 +483,7 @@ func (p *run) land(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	p.batch.Journal = filepath.Join(p.op.Repo.Root, JournalFile)
 	if err := p.batch.Commit(ctx); err != nil {
 		var be *atomicfile.BatchError
 		if errors.As(err, &be) {

@@ -90,6 +90,9 @@ func Release(ctx context.Context, bundleDir, image string, opts Options) (*Resul
 		return nil, err
 	}
 	defer lock.Release()
+	if err := p.recoverBatch(); err != nil {
+		return nil, err
+	}
 	if err := p.checkPublishedLinks(); err != nil {
 		return nil, err
 	}

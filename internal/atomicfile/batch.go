@@ -9,6 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
+
+	"github.com/fbc-project/fbc/internal/safefs"
 )
 
 // Batch is a set of files written, and folders removed, together, in
@@ -20,10 +23,15 @@ import (
 // other; each replaced file is kept under a second name until the last
 // rename has worked. Only a kill in the middle of those renames (no
 // writing happens there) leaves a mix, and the old files next to their
-// targets as .NAME.old-PID-N.
+// targets as .NAME.old-PID-N: with a Journal, RecoverBatch then finishes
+// the batch or undoes it.
 type Batch struct {
 	writes  []batchWrite
 	removes []string
+	// Journal, when set, is a file in a folder that holds every path of
+	// the batch, where Commit writes down what it is about to do before
+	// it does it, and which it removes once it is done (see journal.go).
+	Journal string
 }
 
 type batchWrite struct {
@@ -75,9 +83,16 @@ func (b *Batch) Commit(ctx context.Context) (err error) {
 	var made []string // folders made for new files, outermost first
 	var st []*staged
 	var moved []movedAside
+	j, err := b.startJournal()
+	if err != nil {
+		return &BatchError{Op: "writing", Path: b.Journal, Err: err}
+	}
 	defer func() {
 		if err == nil {
 			return
+		}
+		if j != nil {
+			defer os.Remove(b.Journal)
 		}
 		for i := len(st) - 1; i >= 0; i-- {
 			s := st[i]
@@ -136,28 +151,51 @@ func (b *Batch) Commit(ctx context.Context) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// Every name the renames use is chosen, and written down, before the
+	// first of them.
+	var asides []movedAside
 	for _, p := range b.removes {
 		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		aside := sideName(p, "old")
-		if err := os.Rename(p, aside); err != nil {
-			return &BatchError{Op: "removing", Path: p, Err: err}
-		}
-		moved = append(moved, movedAside{path: p, aside: aside})
+		asides = append(asides, movedAside{path: p, aside: sideName(p, "old")})
 	}
-	for _, s := range st {
+	backups := make([]string, len(st))
+	for i, s := range st {
 		if _, err := os.Lstat(s.path); err == nil {
-			s.backup = sideName(s.path, "old")
-			if err := os.Link(s.path, s.backup); err != nil {
-				s.backup = ""
+			backups[i] = sideName(s.path, "old")
+		}
+	}
+	if j != nil {
+		if err := j.land(b.Journal, st, backups, asides); err != nil {
+			return &BatchError{Op: "writing", Path: b.Journal, Err: err}
+		}
+	}
+	for _, m := range asides {
+		if err := os.Rename(m.path, m.aside); err != nil {
+			return &BatchError{Op: "removing", Path: m.path, Err: err}
+		}
+		moved = append(moved, m)
+	}
+	for i, s := range st {
+		if backups[i] != "" {
+			if err := os.Link(s.path, backups[i]); err != nil {
 				return &BatchError{Op: "writing", Path: s.path, Err: fmt.Errorf("keeping the old file: %w", err)}
 			}
+			s.backup = backups[i]
 		}
 		if err := placeFile(s.tmp, s.path); err != nil {
 			return &BatchError{Op: "writing", Path: s.path, Err: err}
 		}
 		s.tmp, s.placed = "", true
+	}
+	if j != nil {
+		// Landed: a kill from here on leaves a batch to finish, never to
+		// undo (its kept old files are being removed).
+		j.State = journalLanded
+		if err := j.save(b.Journal); err != nil {
+			return &BatchError{Op: "writing", Path: b.Journal, Err: err}
+		}
 	}
 	for _, s := range st {
 		if s.backup != "" {
@@ -167,7 +205,76 @@ func (b *Batch) Commit(ctx context.Context) (err error) {
 	for _, m := range moved {
 		os.RemoveAll(m.aside)
 	}
+	if j != nil {
+		os.Remove(b.Journal)
+	}
 	return nil
+}
+
+// startJournal writes the journal of a batch in its staging state: the
+// files it writes (and whether they exist), the paths it removes, the
+// folders it makes; nil without a Journal.
+func (b *Batch) startJournal() (*journal, error) {
+	if b.Journal == "" {
+		return nil, nil
+	}
+	dir := filepath.Dir(b.Journal)
+	j := &journal{Version: 1, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second), State: journalStaging}
+	seen := map[string]bool{}
+	for _, w := range b.writes {
+		rel, err := j.rel(dir, w.path)
+		if err != nil {
+			return nil, err
+		}
+		_, err = os.Lstat(w.path)
+		j.Write = append(j.Write, journalWrite{Path: rel, Existed: err == nil})
+		var missing []string
+		for d := filepath.Dir(w.path); d != dir && safefs.Within(d, dir); d = filepath.Dir(d) {
+			if _, err := os.Lstat(d); err == nil {
+				break
+			}
+			missing = append(missing, d)
+		}
+		for i := len(missing) - 1; i >= 0; i-- {
+			if !seen[missing[i]] {
+				seen[missing[i]] = true
+				rel, _ := j.rel(dir, missing[i])
+				j.Mkdir = append(j.Mkdir, rel)
+			}
+		}
+	}
+	for _, p := range b.removes {
+		rel, err := j.rel(dir, p)
+		if err != nil {
+			return nil, err
+		}
+		j.Remove = append(j.Remove, journalMove{Path: rel})
+	}
+	if err := j.save(b.Journal); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// land records the names of the renames to come and saves the journal in
+// its landing state.
+func (j *journal) land(path string, st []*staged, backups []string, asides []movedAside) error {
+	dir := filepath.Dir(path)
+	for i, s := range st {
+		j.Write[i].Tmp, _ = j.rel(dir, s.tmp)
+		j.Write[i].Existed = backups[i] != ""
+		if backups[i] != "" {
+			j.Write[i].Old, _ = j.rel(dir, backups[i])
+		}
+	}
+	j.Remove = j.Remove[:0]
+	for _, m := range asides {
+		p, _ := j.rel(dir, m.path)
+		a, _ := j.rel(dir, m.aside)
+		j.Remove = append(j.Remove, journalMove{Path: p, Aside: a})
+	}
+	j.State = journalLanding
+	return j.save(path)
 }
 
 type movedAside struct{ path, aside string }
