@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -75,25 +76,9 @@ mistakes.`,
 			if cmd.Flags().Changed("policy") || q.Semantics == graph.V1 {
 				q.Policy = graph.Policy(policy.String())
 			}
-			if q.Package == "" && !all {
-				return usageErrorf("--package is required (or --all, to survey every package)")
+			if err := checkUpgradeQuery(cmd, &q, all, cluster); err != nil {
+				return err
 			}
-			if all && (q.From != "" || q.FromVersion != "") {
-				return usageErrorf("--all simulates every bundle; it cannot be combined with --from or --from-version")
-			}
-			if q.Semantics == graph.V1 && q.VersionRange != "" {
-				if ok, why := graph.ClusterExtensionAccepts(q.VersionRange); !ok {
-					warner(cmd.ErrOrStderr()).Printf("the ClusterExtension CRD rejects version %q (%s): a cluster would not accept this ClusterExtension", q.VersionRange, why)
-				}
-			}
-			if cluster != "" {
-				cv, err := graph.ParseClusterVersion(cluster)
-				if err != nil {
-					return fmt.Errorf("--cluster-version: %w", err)
-				}
-				q.Cluster = cv
-			}
-			q.Warn = warner(cmd.ErrOrStderr())
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
@@ -101,55 +86,25 @@ mistakes.`,
 			if err != nil {
 				return err
 			}
-			if q.Semantics == graph.Classic && !all {
-				// A path resolves dependencies as OLM's resolver does, in
-				// a namespace that sees only this catalog. A survey stays
-				// with the upgrade graph: its heads and dead ends are the
-				// channels', whatever other catalogs a cluster has.
-				q.Dependencies = resolve.NewUpgradeChecker(cmd.Context(), cat.Catalog)
-			}
-			out := cmd.OutOrStdout()
 			if all {
 				s, err := graph.SurveyAll(cat, q)
 				if err != nil {
 					return err
 				}
-				if output.String() == "json" {
-					err = s.WriteJSON(out)
-				} else {
-					err = s.WriteText(out)
-				}
-				if err != nil {
-					return err
-				}
-				if n := s.Problems(); n > 0 {
-					msg := fmt.Sprintf("%d %s cannot reach the head of %s channel", n, plural(n, "bundle", "bundles"), plural(n, "its", "their"))
-					if u := s.Unreachable(); u > 0 {
-						msg += fmt.Sprintf("; no cluster version reaches %s", counted(u, "bundle", "bundles"))
-					}
-					return fault.Errorf(fault.Input, "%s", msg)
-				}
-				return nil
+				return writeSurvey(cmd.OutOrStdout(), s, output.String())
+			}
+			// A path resolves dependencies as OLM's resolver does, in a
+			// namespace that sees only this catalog. A survey stays with
+			// the upgrade graph: its heads and dead ends are the
+			// channels', whatever other catalogs a cluster has.
+			if q.Semantics == graph.Classic {
+				q.Dependencies = resolve.NewUpgradeChecker(cmd.Context(), cat.Catalog)
 			}
 			p, err := graph.UpgradePath(cat, q)
 			if err != nil {
 				return err
 			}
-			if output.String() == "json" {
-				err = p.WriteJSON(out)
-			} else {
-				err = p.WriteText(out, q.Options)
-			}
-			if err != nil {
-				return err
-			}
-			if p.Err != nil {
-				return fault.Errorf(fault.Input, "resolution fails: %w", p.Err)
-			}
-			if n := p.RefusedSteps(); n > 0 {
-				return fault.Errorf(fault.Input, "a cluster at %s cannot take %s of the path", p.Cluster, counted(n, "step", "steps"))
-			}
-			return nil
+			return writeUpgradePath(cmd.OutOrStdout(), p, q, output.String())
 		},
 	}
 	f := cmd.Flags()
@@ -170,7 +125,76 @@ mistakes.`,
 	return withProgress(cmd, "reading")
 }
 
-// graphQueryError maps a graph query mistake to a usage error (exit 2).
+// checkUpgradeQuery checks what the flags ask and completes the query:
+// --package or --all, --all without an installed bundle, a v1 version range
+// the ClusterExtension CRD would refuse (a warning), --cluster-version.
+func checkUpgradeQuery(cmd *cobra.Command, q *graph.UpgradeQuery, all bool, cluster string) error {
+	if q.Package == "" && !all {
+		return usageErrorf("--package is required (or --all, to survey every package)")
+	}
+	if all && (q.From != "" || q.FromVersion != "") {
+		return usageErrorf("--all simulates every bundle; it cannot be combined with --from or --from-version")
+	}
+	q.Warn = warner(cmd.ErrOrStderr())
+	if q.Semantics == graph.V1 && q.VersionRange != "" {
+		if ok, why := graph.ClusterExtensionAccepts(q.VersionRange); !ok {
+			q.Warn.Printf("the ClusterExtension CRD rejects version %q (%s): a cluster would not accept this ClusterExtension", q.VersionRange, why)
+		}
+	}
+	if cluster != "" {
+		cv, err := graph.ParseClusterVersion(cluster)
+		if err != nil {
+			return fmt.Errorf("--cluster-version: %w", err)
+		}
+		q.Cluster = cv
+	}
+	return nil
+}
+
+// writeSurvey writes an --all survey as -o says, and fails (exit 1) when a
+// bundle cannot reach its channel's head or no cluster version reaches it.
+func writeSurvey(out io.Writer, s graph.SurveyReport, format string) error {
+	var err error
+	if format == "json" {
+		err = s.WriteJSON(out)
+	} else {
+		err = s.WriteText(out)
+	}
+	if err != nil {
+		return err
+	}
+	if n := s.Problems(); n > 0 {
+		msg := fmt.Sprintf("%d %s cannot reach the head of %s channel", n, plural(n, "bundle", "bundles"), plural(n, "its", "their"))
+		if u := s.Unreachable(); u > 0 {
+			msg += fmt.Sprintf("; no cluster version reaches %s", counted(u, "bundle", "bundles"))
+		}
+		return fault.Errorf(fault.Input, "%s", msg)
+	}
+	return nil
+}
+
+// writeUpgradePath writes an upgrade path as -o says, and fails (exit 1)
+// when resolution fails or the cluster cannot take a step of it.
+func writeUpgradePath(out io.Writer, p *graph.Path, q graph.UpgradeQuery, format string) error {
+	var err error
+	if format == "json" {
+		err = p.WriteJSON(out)
+	} else {
+		err = p.WriteText(out, q.Options)
+	}
+	if err != nil {
+		return err
+	}
+	if p.Err != nil {
+		return fault.Errorf(fault.Input, "resolution fails: %w", p.Err)
+	}
+	if n := p.RefusedSteps(); n > 0 {
+		return fault.Errorf(fault.Input, "a cluster at %s cannot take %s of the path", p.Cluster, counted(n, "step", "steps"))
+	}
+	return nil
+}
+
+// plural is one or many as n says.
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
