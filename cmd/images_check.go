@@ -91,41 +91,7 @@ unchecked are named on standard error.`,
 			if err != nil {
 				return err
 			}
-			res := cr.Result(s)
-			wd, err := os.Getwd()
-			if err != nil {
-				return fmt.Errorf("finding the working directory: %w", err)
-			}
-			stdout := cmd.OutOrStdout()
-			ropts := vreport.Options{
-				Color:   output.String() == "text" && useColor(stdout),
-				Tool:    vreport.Tool{Name: "fbc", Version: buildinfo.Read().Version, InformationURI: informationURI},
-				Rules:   images.Rules(),
-				WorkDir: wd,
-				Anchor:  firstFile(args),
-			}
-			if err := vreport.Write(stdout, output.String(), res, ropts); err != nil {
-				return fmt.Errorf("writing report: %w", err)
-			}
-			stderr := cmd.ErrOrStderr()
-			errs, warns := res.Count()
-			if output.String() == "text" || output.String() == "github" {
-				checked := cr.Asked - cr.Unchecked()
-				fmt.Fprintf(stderr, "%s, %s: %d %s checked in %d %s\n", plural(errs, "1 error", fmt.Sprintf("%d errors", errs)),
-					plural(warns, "1 warning", fmt.Sprintf("%d warnings", warns)),
-					checked, plural(checked, "image", "images"), len(s.Bundles), plural(len(s.Bundles), "bundle", "bundles"))
-			}
-			if len(cr.NotChecked) > 0 {
-				for _, f := range cr.NotChecked {
-					fmt.Fprintf(stderr, "fbc: %s: %s not checked: %v\n", f.Pos, f.Ref, f.Err)
-				}
-				return fault.Wrap(fault.Run, fmt.Errorf("%d %s could not be checked; the result is incomplete",
-					len(cr.NotChecked), plural(len(cr.NotChecked), "image", "images")))
-			}
-			if !res.Valid() {
-				return errFindings
-			}
-			return nil
+			return writeImagesCheck(cmd, output.String(), s, cr, args)
 		},
 	}
 	output.register(cmd, "output", "o", "output format")
@@ -135,4 +101,45 @@ unchecked are named on standard error.`,
 	cmd.Flags().IntVar(&jobs, "jobs", 0, "images asked about at once (default 16)")
 	addPullFlags(cmd.Flags(), &pull)
 	return withProgress(cmd, "checking")
+}
+
+// writeImagesCheck writes the check's findings as -o says, then on standard
+// error a count of what was checked (text and github) and each image that
+// could not be checked. Exit 2 when one could not be, 1 on errors.
+func writeImagesCheck(cmd *cobra.Command, format string, s *images.Scan, cr *images.CheckResult, args []string) error {
+	res := cr.Result(s)
+	wd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("finding the working directory: %w", err)
+	}
+	stdout := cmd.OutOrStdout()
+	ropts := vreport.Options{
+		Color:   format == "text" && useColor(stdout),
+		Tool:    vreport.Tool{Name: "fbc", Version: buildinfo.Read().Version, InformationURI: informationURI},
+		Rules:   images.Rules(),
+		WorkDir: wd,
+		Anchor:  firstFile(args),
+	}
+	if err := vreport.Write(stdout, format, res, ropts); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	stderr := cmd.ErrOrStderr()
+	errs, warns := res.Count()
+	if format == "text" || format == "github" {
+		checked := cr.Asked - cr.Unchecked()
+		fmt.Fprintf(stderr, "%s, %s: %d %s checked in %d %s\n", plural(errs, "1 error", fmt.Sprintf("%d errors", errs)),
+			plural(warns, "1 warning", fmt.Sprintf("%d warnings", warns)),
+			checked, plural(checked, "image", "images"), len(s.Bundles), plural(len(s.Bundles), "bundle", "bundles"))
+	}
+	if len(cr.NotChecked) > 0 {
+		for _, f := range cr.NotChecked {
+			fmt.Fprintf(stderr, "fbc: %s: %s not checked: %v\n", f.Pos, f.Ref, f.Err)
+		}
+		return fault.Wrap(fault.Run, fmt.Errorf("%d %s could not be checked; the result is incomplete",
+			len(cr.NotChecked), plural(len(cr.NotChecked), "image", "images")))
+	}
+	if !res.Valid() {
+		return errFindings
+	}
+	return nil
 }
