@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/graph"
 	"github.com/fbc-project/fbc/graph/page"
 	"github.com/fbc-project/fbc/image"
@@ -119,17 +120,9 @@ checkout, never a safe change).`,
 			if err != nil {
 				return err
 			}
-			sems := []graph.Semantics{graph.Classic, graph.V1}
-			if s := semantics.String(); s != "both" {
-				sems = []graph.Semantics{graph.Semantics(s)}
-			}
-			opts := graph.DiffOptions{Semantics: sems, Fragment: fragment}
-			if fragment || cmd.Flags().Changed("prune-channels") {
-				re, err := regexp.Compile(prune)
-				if err != nil {
-					return usageErrorf("--prune-channels %q is not a regular expression: %v", prune, err)
-				}
-				opts.Prune = re
+			opts, err := diffOptions(cmd, semantics.String(), fragment, prune)
+			if err != nil {
+				return err
 			}
 			report, err := graph.DiffWith(oldCat, newCat, opts)
 			if err != nil {
@@ -137,22 +130,7 @@ checkout, never a safe change).`,
 			}
 			report.Old, report.New = shown[0], shown[1]
 			report.All, report.ListHint = all, "`--all` lists them"
-			switch output.String() {
-			case "github":
-				err = writeGitHubDiff(report, cmd)
-			case "html":
-				var doc *page.Document
-				doc, err = page.BuildDiff(cmd.Context(), oldCat, newCat, report, page.DiffOptions{Old: shown[0], New: shown[1],
-					OldOthers: oldOthers, NewOthers: newOthers, Warn: warner(cmd.ErrOrStderr())})
-				if err == nil {
-					err = writeOutput(cmd, outFile, func(w io.Writer) error { return page.WriteHTML(w, doc) })
-				}
-			case "json":
-				err = writeOutput(cmd, outFile, report.WriteJSON)
-			default:
-				err = writeOutput(cmd, outFile, report.WriteText)
-			}
-			if err != nil {
+			if err := writeDiffReport(cmd, output.String(), outFile, report, oldCat, newCat, oldOthers, newOthers); err != nil {
 				return err
 			}
 			if !report.Safe() {
@@ -170,6 +148,43 @@ checkout, never a safe change).`,
 	cmd.Flags().BoolVar(&fragment, "fragment", false, "NEW is a fragment of OLD: packages absent from NEW are out of scope; released entries may not be pruned")
 	cmd.Flags().StringVar(&prune, "prune-channels", graph.DefaultPrunableChannels, "channels (`REGEX`, unanchored) that may drop released entries; applies with --fragment, or when given")
 	return withProgress(cmd, "reading")
+}
+
+// diffOptions reads --semantics, --fragment and --prune-channels.
+func diffOptions(cmd *cobra.Command, semantics string, fragment bool, prune string) (graph.DiffOptions, error) {
+	sems := []graph.Semantics{graph.Classic, graph.V1}
+	if semantics != "both" {
+		sems = []graph.Semantics{graph.Semantics(semantics)}
+	}
+	opts := graph.DiffOptions{Semantics: sems, Fragment: fragment}
+	if fragment || cmd.Flags().Changed("prune-channels") {
+		re, err := regexp.Compile(prune)
+		if err != nil {
+			return opts, usageErrorf("--prune-channels %q is not a regular expression: %v", prune, err)
+		}
+		opts.Prune = re
+	}
+	return opts, nil
+}
+
+// writeDiffReport writes the report as -o says: GitHub workflow commands,
+// the upgrade-graph page of both catalogs, json or text, to standard output
+// or --output-file.
+func writeDiffReport(cmd *cobra.Command, format, outFile string, report *graph.DiffReport, oldCat, newCat *graph.Catalog, oldOthers, newOthers []declcfg.Meta) error {
+	switch format {
+	case "github":
+		return writeGitHubDiff(report, cmd)
+	case "html":
+		doc, err := page.BuildDiff(cmd.Context(), oldCat, newCat, report, page.DiffOptions{Old: report.Old, New: report.New,
+			OldOthers: oldOthers, NewOthers: newOthers, Warn: warner(cmd.ErrOrStderr())})
+		if err != nil {
+			return err
+		}
+		return writeOutput(cmd, outFile, func(w io.Writer) error { return page.WriteHTML(w, doc) })
+	case "json":
+		return writeOutput(cmd, outFile, report.WriteJSON)
+	}
+	return writeOutput(cmd, outFile, report.WriteText)
 }
 
 // writeGitHubDiff prints the annotations and appends the job summary to
