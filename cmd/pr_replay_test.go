@@ -32,7 +32,9 @@ type prReplay struct {
 // fbc validate catalogs/<v>/<pkg> --target-ocp <v> for each catalog the
 // change touched, and fbc diff of each from the parent. The pipelines
 // merged every change, so none may report an error: a false alarm is a
-// failure.
+// failure. The same change judged as a pull request (fbc validate --base
+// HEAD in a git repository holding the parent, with the commit in its
+// working tree) must pass too.
 // The repositories come from the fetch tool (sharedtest.Mirror);
 // without them the test is skipped.
 func TestPRReplay(t *testing.T) {
@@ -87,6 +89,42 @@ func TestPRReplay(t *testing.T) {
 					run("diff", filepath.Join(before, p), filepath.Join(after, p))
 				}
 			}
+			pr := filepath.Join(dir, "pr")
+			gitRepoOf(t, pr, before, after)
+			run("validate", "--base", "HEAD", pr)
 		})
+	}
+}
+
+// gitRepoOf makes dir a git repository whose one commit holds the files of
+// before, with the files of after in its working tree.
+func gitRepoOf(t *testing.T, dir, before, after string) {
+	t.Helper()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.CopyFS(dir, os.DirFS(before)); err != nil {
+		t.Fatal(err)
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "parent")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.Name() != ".git" {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.CopyFS(dir, os.DirFS(after)); err != nil {
+		t.Fatal(err)
 	}
 }

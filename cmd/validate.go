@@ -24,7 +24,8 @@ func newValidateCmd() *cobra.Command {
 	pipeline := newEnum("", "community", "certified", "konflux")
 	var strict bool
 	var schemaDirs, profileFlags, gates []string
-	var targetOCP string
+	var targetOCP, base string
+	var all bool
 	var pull image.Options
 	cmd := &cobra.Command{
 		Use:   "validate PATH...",
@@ -69,6 +70,21 @@ bundle images pinned by digest on registry.redhat.io, related images
 pinned, and with --target-ocp the bundle metadata that release needs; fbc
 checks those itself.
 
+In an operator repository the rules are the pipeline's that checks it:
+config.yaml's organization says which (community-operators: the
+community pipeline; certified-operators: the certified one), --pipeline
+chooses; a bundle a published catalog holds is released, and what the
+rules applied when it was released find in it is a warning.
+
+--base REV judges a change as the pipelines judge a pull request: from a
+git revision (origin/main) or a directory holding the repository as it
+was, to the working tree. The operator folders and catalogs the change
+touches are checked, and what REV had already is counted in one line
+(--all lists it) instead of failing; what makes a touched catalog
+unservable fails wherever it is in that catalog; and the change to each
+touched catalog package is checked as fbc diff checks it. Without PATH,
+the repository around the working directory.
+
 Diagnostics go to standard output; in text form a one-line summary goes to
 standard error. Exit status: 0 when there are no errors (warnings allowed),
 1 when there are errors, 2 when the check could not run (bad flags, a path
@@ -95,10 +111,16 @@ targets too.`,
   cat catalog.yaml | fbc validate -
   fbc validate --target-ocp 4.18 catalogs/v4.18/
   fbc validate operators/my-operator
+  fbc validate --base origin/main
   fbc validate bundle/ quay.io/acme/op-bundle:v1.2.0
   fbc validate --profile operatorhub,olmv1,k8s-version=1.33 catalog/
   fbc validate --profile konflux --target-ocp 4.18 catalog/`,
-		Args: minArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if base != "" {
+				return nil // the repository around the working directory
+			}
+			return minArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer withGCPercent(validateGCPercent)()
 			if n := countStdin(args); n > 1 {
@@ -115,7 +137,7 @@ targets too.`,
 			if err != nil {
 				return err
 			}
-			if len(args) == 0 {
+			if len(args) == 0 && base == "" {
 				return usageErrorf("validate needs at least one PATH besides the values of --profile")
 			}
 			if err := checkPullFlags(pull); err != nil {
@@ -128,8 +150,8 @@ targets too.`,
 			_, fixed := os.LookupEnv("GOMAXPROCS")
 			rep, err := review.Run(cmd.Context(), args, review.Options{
 				Strict: strict, SchemaDirs: schemaDirs, Konflux: set.Has(profiles.Konflux), TargetOCP: target,
-				Pipeline: validate.Pipeline(pipeline.String()),
-				Render:   renderOptions(cmd, pull, 0), Profiles: set, FindProfiles: findProfiles,
+				Pipeline: validate.Pipeline(pipeline.String()), Base: base,
+				Render: renderOptions(cmd, pull, 0), Profiles: set, FindProfiles: findProfiles,
 				ShareProcessors: !fixed, Progress: progressOf(cmd), WorkDir: workDir(),
 			})
 			endProgress(cmd)
@@ -137,10 +159,15 @@ targets too.`,
 			if err != nil {
 				return validateError(err, args)
 			}
+			if all {
+				rep.ListAlreadyThere()
+			}
 			return writeValidateReport(cmd, output.String(), rep, args)
 		},
 	}
 	output.register(cmd, "output", "o", "output format")
+	cmd.Flags().StringVar(&base, "base", "", "judge the change from `REV` (a git revision such as origin/main, or a directory holding the repository as it was) to the working tree, as the pipelines judge a pull request")
+	cmd.Flags().BoolVar(&all, "all", false, "with --base, also list the findings the base had already")
 	pipeline.register(cmd, "pipeline", "", "apply this pipeline's rules (default: the operator repository's, from config.yaml's organization, or Konflux's in a Konflux FBC repository)")
 	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings about probable typos (unknown fields, property types, schemas) as errors")
 	cmd.Flags().StringArrayVar(&schemaDirs, "schema", nil, "also apply the CUE definitions in `DIR` (repeatable)")
@@ -278,6 +305,9 @@ func writeValidateReport(cmd *cobra.Command, format string, rep *review.Report, 
 	}
 	if format == "text" || format == "github" {
 		fmt.Fprintln(cmd.ErrOrStderr(), vreport.Summary(rep.Result))
+		if n := rep.Unlisted(); n > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s there at %s already, which the change left as %s; `--all` lists them\n", plural(n, "1 finding was", fmt.Sprintf("%d findings were", n)), rep.Change.Base, plural(n, "it was", "they were"))
+		}
 	}
 	if path := os.Getenv("GITHUB_STEP_SUMMARY"); format == "github" && path != "" {
 		if err := vreport.AppendStepSummary(path, rep.Result, ropts); err != nil {
@@ -294,29 +324,4 @@ func resultError(res *validate.Result) error {
 		return err
 	}
 	return errFindings
-}
-
-// informationURI is where fbc lives, for SARIF's tool.driver and rule help
-// links.
-const informationURI = "https://github.com/fbc-project/fbc"
-
-// firstFile is the first path argument that is not standard input: SARIF
-// anchors diagnostics without a position there.
-func firstFile(args []string) string {
-	for _, a := range args {
-		if a != "-" {
-			return a
-		}
-	}
-	return ""
-}
-
-func countStdin(args []string) int {
-	n := 0
-	for _, a := range args {
-		if a == "-" {
-			n++
-		}
-	}
-	return n
 }

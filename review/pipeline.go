@@ -183,7 +183,11 @@ func (rv *reviewer) releasedBundles(ctx context.Context, rp *repoRuns) (*release
 	rel := &released{folders: map[[2]string]map[string]string{}}
 	for _, f := range rp.operators {
 		op := f.Operator
-		pub, err := publishedBundles(ctx, op.Repo, op.Name)
+		from := op.Repo
+		if b, ok := rv.publishedRoot[from.Root]; ok {
+			from = &repo.Repo{Root: b}
+		}
+		pub, err := publishedBundles(ctx, from, op.Name)
 		if err != nil {
 			return nil, err
 		}

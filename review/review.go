@@ -18,6 +18,7 @@ import (
 	"runtime"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/graph"
 	"github.com/fbc-project/fbc/images"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/internal/progress"
@@ -37,6 +38,12 @@ type Options struct {
 	// Pipeline is the pipeline whose rules apply; "": the repository's
 	// (review.pipelineOf), or every pipeline's.
 	Pipeline validate.Pipeline
+	// Base, when set, is a git revision (origin/main) or a directory
+	// holding the repository as it was: the review judges the change from
+	// it to the working tree, as the pipelines judge a pull request (see
+	// base.go). The paths are then parts of one operator repository (none:
+	// the one around the working directory).
+	Base string
 	// TargetOCP is the OpenShift release the catalogs are published for;
 	// nil: none, except for a repository's catalogs, whose names give it.
 	TargetOCP *validate.OCPVersion
@@ -84,6 +91,25 @@ type Report struct {
 	// Pipeline is the pipeline whose rules were applied ("": every
 	// pipeline's).
 	Pipeline validate.Pipeline
+	// Change is what a review with a base judged (Options.Base).
+	Change *Change
+	// AlreadyThere are the findings the base had already, which the change
+	// left as they were (Options.Base): counted, not failed on.
+	AlreadyThere []declcfg.Finding
+	// Diffs are fbc diff's reports of the catalog packages the change
+	// touched (Options.Base).
+	Diffs  []*graph.DiffReport
+	listed bool
+}
+
+// Change is what a change between a base and the working tree touched.
+type Change struct {
+	// Base is the base as given: a git revision or a directory.
+	Base string
+	// Files are the files that differ, from the repository's root.
+	Files []string
+	// Operators are the packages whose operator folder or catalogs changed.
+	Operators []string
 }
 
 // ImpliedTarget is a repository catalog checked with the rules of the
@@ -151,7 +177,11 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 	if err := checkTarget(opts.TargetOCP, paths); err != nil {
 		return nil, err
 	}
-	rep, err := rv.run(ctx, paths)
+	run := rv.run
+	if opts.Base != "" {
+		run = func(ctx context.Context, paths []string) (*Report, error) { return rv.runBase(ctx, paths, warnings) }
+	}
+	rep, err := run(ctx, paths)
 	var empty *EmptyError
 	switch {
 	case errors.As(err, &empty):
@@ -169,6 +199,10 @@ type reviewer struct {
 	r     *render.Renderer
 	warn  fault.Warn
 	stdin io.Reader
+	// publishedRoot maps a repository's root to where its published
+	// catalogs are read from, for what counts as released: the base's,
+	// in a review with a base.
+	publishedRoot map[string]string
 }
 
 func (rv *reviewer) run(ctx context.Context, paths []string) (*Report, error) {
@@ -345,4 +379,27 @@ func (rv *reviewer) lintCatalogImages(ctx context.Context, catalogs []string, re
 		res.Diagnostics = append(res.Diagnostics, ds...)
 	}
 	return nil
+}
+
+// ListAlreadyThere adds to the findings those the base had already, as
+// warnings that say so (they never fail a review).
+func (rep *Report) ListAlreadyThere() {
+	if rep.Change == nil {
+		return
+	}
+	for _, d := range rep.AlreadyThere {
+		d.Severity = declcfg.SeverityWarning
+		d.Message += " (there at " + rep.Change.Base + " already)"
+		rep.Diagnostics = append(rep.Diagnostics, d)
+	}
+	rep.listed = true
+}
+
+// Unlisted counts the findings the base had already that the report does
+// not list.
+func (rep *Report) Unlisted() int {
+	if rep.listed {
+		return 0
+	}
+	return len(rep.AlreadyThere)
 }
