@@ -229,6 +229,11 @@ func (rp *repoRuns) config(root string) *repo.Config {
 		var err error
 		if cfg, err = s.Config(); err != nil {
 			rp.diagnostics = append(rp.diagnostics, configDiagnostics(err, s.Path)...)
+		} else {
+			// Keys written twice: the pipelines take the last.
+			for _, w := range cfg.Warnings {
+				rp.diagnostics = append(rp.diagnostics, *w)
+			}
 		}
 	}
 	rp.configs[root] = cfg

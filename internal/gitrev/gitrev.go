@@ -218,8 +218,8 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.quotepath=off"}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// A prompt (credentials, a pager) must never wait for an answer.
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat")
+	// Nothing here reaches a remote (no prompt for credentials) or pages:
+	// standard output is a pipe.
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		return "", ctx.Err()
