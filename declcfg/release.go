@@ -1,12 +1,10 @@
 package declcfg
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/blang/semver/v4"
-	"sigs.k8s.io/yaml"
 )
 
 // MaxReleaseLength is the longest release OLM accepts (the CSV CRD's limit).
@@ -122,30 +120,15 @@ func (b *Bundle) VersionRelease() (VersionRelease, error) {
 // olm.csv.metadata) has a non-empty olm.substitutesFor annotation.
 func (b *Bundle) substitutesFor() bool {
 	for _, p := range b.Properties {
-		switch p.Type {
-		case PropertyCSVMetadata:
-			var md CSVMetadata
-			if p.Decode(&md) == nil && md.Annotations[annotationSubstitutesFor] != "" {
-				return true
-			}
-		case PropertyBundleObject:
-			data, err := DecodeBundleObject(p.Value)
-			if err != nil {
-				continue
-			}
-			var obj struct {
-				Kind     string `json:"kind"`
-				Metadata struct {
-					Annotations map[string]string `json:"annotations"`
-				} `json:"metadata"`
-			}
-			if json.Unmarshal(data, &obj) != nil && yaml.Unmarshal(data, &obj) != nil {
-				continue
-			}
-			if obj.Kind == "ClusterServiceVersion" {
-				return obj.Metadata.Annotations[annotationSubstitutesFor] != ""
-			}
+		var md CSVMetadata
+		if p.Type == PropertyCSVMetadata && p.Decode(&md) == nil && md.Annotations[annotationSubstitutesFor] != "" {
+			return true
 		}
 	}
-	return false
+	raw, err := BundleCSV(b.Properties)
+	if err != nil || raw == nil {
+		return false
+	}
+	csv, _ := ParseCSV(raw)
+	return csv.Metadata.Annotations[annotationSubstitutesFor] != ""
 }

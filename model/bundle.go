@@ -1,7 +1,6 @@
 package model
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -263,36 +262,20 @@ func (b *Bundle) Objects() ([][]byte, error) {
 }
 
 // CSVJSON returns the bundle's ClusterServiceVersion manifest as JSON, nil
-// when no olm.bundle.object holds one.
+// when no olm.bundle.object holds one (declcfg.BundleCSV).
 func (b *Bundle) CSVJSON() ([]byte, error) {
-	objs, err := b.Objects()
+	csv, err := declcfg.BundleCSV(b.Blob.Properties)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("bundle %q: %w", b.Name, err)
 	}
-	for _, o := range objs {
-		var head struct {
-			Kind string `json:"kind"`
-		}
-		if json.Unmarshal(o, &head) == nil && head.Kind == "ClusterServiceVersion" {
-			return o, nil
-		}
-	}
-	return nil, nil
+	return csv, nil
 }
 
 // InstallMode is one of a CSV's spec.installModes.
-type InstallMode struct {
-	Type      string `json:"type"`
-	Supported bool   `json:"supported"`
-}
+type InstallMode = declcfg.CSVInstallMode
 
 // Webhook is one of a CSV's spec.webhookdefinitions.
-type Webhook struct {
-	Type           string   `json:"type"`
-	GenerateName   string   `json:"generateName"`
-	DeploymentName string   `json:"deploymentName"`
-	ConversionCRDs []string `json:"conversionCRDs"`
-}
+type Webhook = declcfg.CSVWebhook
 
 // CSVFacts are what OLM reads of a bundle's CSV when it installs it: the
 // install modes, the APIServices it owns, its webhooks.
@@ -322,51 +305,34 @@ func (f CSVFacts) Supports(mode string) bool {
 // webhooks from its CSV (olm.bundle.object), else from its
 // olm.csv.metadata. It decodes them on every call.
 func (b *Bundle) CSVFacts() (CSVFacts, error) {
-	type apiService struct {
-		Group   string `json:"group"`
-		Version string `json:"version"`
-	}
-	owned := func(list []apiService) []string {
+	owned := func(list []declcfg.CSVAPIServiceDescription) []string {
 		var out []string
 		for _, a := range list {
 			out = append(out, a.Version+"."+a.Group)
 		}
 		return out
 	}
-	csv, err := b.CSVJSON()
+	raw, err := b.CSVJSON()
 	if err != nil {
 		return CSVFacts{}, err
 	}
-	if csv != nil {
-		var o struct {
-			Spec struct {
-				InstallModes []InstallMode `json:"installModes"`
-				APIs         struct {
-					Owned []apiService `json:"owned"`
-				} `json:"apiservicedefinitions"`
-				Webhooks []Webhook `json:"webhookdefinitions"`
-			} `json:"spec"`
-		}
-		if err := json.Unmarshal(csv, &o); err != nil {
+	if raw != nil {
+		csv, err := declcfg.ParseCSV(raw)
+		if err != nil {
 			return CSVFacts{}, fmt.Errorf("bundle %q: its ClusterServiceVersion: %w", b.Name, err)
 		}
-		return CSVFacts{Source: "csv", InstallModes: o.Spec.InstallModes, OwnedAPIServices: owned(o.Spec.APIs.Owned),
-			Webhooks: append([]Webhook{}, o.Spec.Webhooks...)}, nil
+		return CSVFacts{Source: "csv", InstallModes: csv.Spec.InstallModes, OwnedAPIServices: owned(csv.Spec.APIServices.Owned),
+			Webhooks: append([]Webhook{}, csv.Spec.Webhooks...)}, nil
 	}
 	for _, p := range b.Blob.Properties {
 		if p.Type != declcfg.PropertyCSVMetadata {
 			continue
 		}
-		var m struct {
-			InstallModes []InstallMode `json:"installModes"`
-			APIs         struct {
-				Owned []apiService `json:"owned"`
-			} `json:"apiServiceDefinitions"`
-		}
-		if err := json.Unmarshal(p.Value, &m); err != nil {
+		var m declcfg.CSVMetadata
+		if err := p.Decode(&m); err != nil {
 			return CSVFacts{}, fmt.Errorf("bundle %q: %s: %w", b.Name, declcfg.PropertyCSVMetadata, err)
 		}
-		return CSVFacts{Source: declcfg.PropertyCSVMetadata, InstallModes: m.InstallModes, OwnedAPIServices: owned(m.APIs.Owned)}, nil
+		return CSVFacts{Source: declcfg.PropertyCSVMetadata, InstallModes: m.InstallModes, OwnedAPIServices: owned(m.APIServiceDefinitions.Owned)}, nil
 	}
 	return CSVFacts{}, nil
 }

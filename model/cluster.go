@@ -127,24 +127,20 @@ func (b *Bundle) decodeCluster() {
 	if f.minKube != "" || !hasObjects {
 		return
 	}
-	csv, err := b.CSVJSON()
+	raw, err := b.CSVJSON()
 	if err != nil {
 		f.kubeErr = err
 		return
 	}
-	if csv == nil {
+	if raw == nil {
 		return
 	}
-	var c struct {
-		Spec struct {
-			MinKubeVersion string `json:"minKubeVersion"`
-		} `json:"spec"`
-	}
-	if err := json.Unmarshal(csv, &c); err != nil {
+	csv, err := declcfg.ParseCSV(raw)
+	if err != nil {
 		f.kubeErr = fmt.Errorf("bundle %q: ClusterServiceVersion: %w", b.Name, err)
 		return
 	}
-	f.minKube = c.Spec.MinKubeVersion
+	f.minKube = csv.Spec.MinKubeVersion
 }
 
 // ParseMinKubeVersion reads a minKubeVersion the way OLM classic does when

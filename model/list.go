@@ -2,7 +2,6 @@ package model
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -156,13 +155,10 @@ func (p *Package) DisplayName() string {
 	if head == nil || head.Bundle == nil || head.Bundle.Blob == nil {
 		return ""
 	}
-	var csv struct {
-		Spec struct {
-			DisplayName string `json:"displayName"`
-		} `json:"spec"`
-	}
-	if raw, err := head.Bundle.CSVJSON(); err == nil && raw != nil && json.Unmarshal(raw, &csv) == nil {
-		return csv.Spec.DisplayName
+	if raw, err := head.Bundle.CSVJSON(); err == nil && raw != nil {
+		if csv, err := declcfg.ParseCSV(raw); err == nil {
+			return csv.Spec.DisplayName
+		}
 	}
 	for _, prop := range head.Bundle.Blob.Properties {
 		if prop.Type != declcfg.PropertyCSVMetadata {

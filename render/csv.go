@@ -10,7 +10,7 @@ import (
 )
 
 const (
-	kindCSV = "ClusterServiceVersion"
+	kindCSV = declcfg.KindCSV
 	kindCRD = "CustomResourceDefinition"
 
 	// annotationProperties is the CSV annotation holding extra properties.
@@ -44,18 +44,12 @@ type csvInfo struct {
 
 	// Description and the first icon describe the package (--with-channels).
 	Description string
-	Icon        *csvIcon
+	Icon        *declcfg.CSVIcon
 
 	RelatedImages  []declcfg.RelatedImage
 	OperatorImages []string
 	// Properties come from the olm.properties annotation.
 	Properties []typedProperty
-}
-
-// csvIcon is an entry of spec.icon.
-type csvIcon struct {
-	Data      string `json:"base64data"`
-	MediaType string `json:"mediatype"`
 }
 
 // SkipRange is the olm.skipRange annotation.
@@ -135,7 +129,7 @@ func parseCSV(o *kubeObject) (*csvInfo, error) {
 	if err := field("description", &c.Description); err != nil {
 		return nil, err
 	}
-	var icons []csvIcon
+	var icons []declcfg.CSVIcon
 	if err := field("icon", &icons); err != nil {
 		return nil, err
 	}

@@ -73,7 +73,7 @@ func bundleObjectsToCSVMetadata(cfg *declcfg.DeclarativeConfig) error {
 		if b.Image == "" || declcfg.HasProperty(b.Properties, declcfg.PropertyCSVMetadata) {
 			continue
 		}
-		csvJSON, err := bundleCSV(b.Properties)
+		csvJSON, err := declcfg.BundleCSV(b.Properties)
 		if err != nil {
 			return fmt.Errorf("bundle %q: %w", b.Name, err)
 		}
@@ -95,56 +95,18 @@ func bundleObjectsToCSVMetadata(cfg *declcfg.DeclarativeConfig) error {
 	return nil
 }
 
-// bundleCSV finds the first olm.bundle.object that is a CSV and returns it
-// as JSON (the data may be YAML), or nil if there is none.
-func bundleCSV(props []declcfg.Property) ([]byte, error) {
-	for i, p := range props {
-		if p.Type != declcfg.PropertyBundleObject {
-			continue
-		}
-		data, err := declcfg.DecodeBundleObject(p.Value)
-		if err != nil {
-			return nil, fmt.Errorf("properties[%d] (%s): %w", i, p.Type, err)
-		}
-		j, err := declcfg.ObjectJSON(data)
-		if err != nil {
-			return nil, fmt.Errorf("properties[%d] (%s): %w", i, p.Type, err)
-		}
-		var head struct {
-			Kind string `json:"kind"`
-		}
-		if json.Unmarshal(j, &head) == nil && head.Kind == kindCSV {
-			return j, nil
-		}
-	}
-	return nil, nil
-}
-
-// csvSource is the part of a CSV that olm.csv.metadata copies: most of it
-// under the same names in the spec, which decodes into the metadata type
-// itself (encoding/json promotes the embedded fields); the CRDs and API
-// services under other names; annotations and labels from the metadata.
-type csvSource struct {
-	Metadata struct {
-		Annotations map[string]string `json:"annotations"`
-		Labels      map[string]string `json:"labels"`
-	} `json:"metadata"`
-	Spec struct {
-		declcfg.CSVMetadata
-		CRDs        declcfg.CSVCRDs        `json:"customresourcedefinitions"`
-		APIServices declcfg.CSVAPIServices `json:"apiservicedefinitions"`
-	} `json:"spec"`
-}
-
 // csvMetadata builds the olm.csv.metadata value of a CSV given as JSON.
 func csvMetadata(csvJSON []byte) (json.RawMessage, error) {
-	var src csvSource
-	if err := json.Unmarshal(csvJSON, &src); err != nil {
+	csv, err := declcfg.ParseCSV(csvJSON)
+	if err != nil {
 		return nil, fmt.Errorf("%s", typeErrorWords(err))
 	}
-	v := src.Spec.CSVMetadata
-	v.Annotations, v.Labels = src.Metadata.Annotations, src.Metadata.Labels
-	v.CRDDescriptions, v.APIServiceDefinitions = src.Spec.CRDs, src.Spec.APIServices
+	// Most of it under the same names in the spec; the CRDs and API
+	// services under other names; annotations and labels from the
+	// metadata.
+	v := csv.Spec.CSVMetadata
+	v.Annotations, v.Labels = csv.Metadata.Annotations, csv.Metadata.Labels
+	v.CRDDescriptions, v.APIServiceDefinitions = csv.Spec.CRDs, csv.Spec.APIServices
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -561,29 +561,13 @@ func (m *Manifests) olmv1Object(pos declcfg.Pos, raw []byte, node *declcfg.Node,
 
 // parseCSV reads the parts of a CSV's spec the resolver uses.
 func parseCSV(raw []byte) (CSVManifest, error) {
-	type api struct {
-		Name    string `json:"name"`
-		Group   string `json:"group"`
-		Version string `json:"version"`
-		Kind    string `json:"kind"`
-	}
-	type apis struct {
-		Owned    []api `json:"owned"`
-		Required []api `json:"required"`
-	}
-	var o struct {
-		Spec struct {
-			Version string `json:"version"`
-			CRDs    apis   `json:"customresourcedefinitions"`
-			APIs    apis   `json:"apiservicedefinitions"`
-		} `json:"spec"`
-	}
-	if err := json.Unmarshal(raw, &o); err != nil {
+	o, err := declcfg.ParseCSV(raw)
+	if err != nil {
 		return CSVManifest{}, err
 	}
 	var csv CSVManifest
 	csv.Version = o.Spec.Version
-	crd := func(a api, list string, i int) (gvk, error) {
+	crd := func(a declcfg.CSVCRDDescription, list string, i int) (gvk, error) {
 		// A CRD is named PLURAL.GROUP.
 		_, group, ok := strings.Cut(a.Name, ".")
 		if !ok {
@@ -606,10 +590,10 @@ func parseCSV(raw []byte) (CSVManifest, error) {
 		}
 		csv.Required = append(csv.Required, g)
 	}
-	for _, a := range o.Spec.APIs.Owned {
+	for _, a := range o.Spec.APIServices.Owned {
 		csv.Owned = append(csv.Owned, gvk{Group: a.Group, Version: a.Version, Kind: a.Kind})
 	}
-	for _, a := range o.Spec.APIs.Required {
+	for _, a := range o.Spec.APIServices.Required {
 		csv.Required = append(csv.Required, gvk{Group: a.Group, Version: a.Version, Kind: a.Kind})
 	}
 	return csv, nil

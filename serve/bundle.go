@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/fbc-project/fbc/declcfg"
@@ -55,14 +56,8 @@ func (c *Catalog) manifestsOf(b *model.Bundle, info *bundleInfo) (*manifests, er
 		for i, o := range objs {
 			m.objects[i] = string(o)
 		}
-		for _, o := range objs {
-			var head struct {
-				Kind string `json:"kind"`
-			}
-			if json.Unmarshal(o, &head) == nil && head.Kind == "ClusterServiceVersion" {
-				m.csvJSON = string(o)
-				break
-			}
+		if i := slices.IndexFunc(objs, declcfg.IsCSV); i >= 0 {
+			m.csvJSON = string(objs[i])
 		}
 		if m.csvJSON == "" && info.hasCSVMetadata {
 			csv, err := makeCSV(csvMetadataOf(blob.Properties), b.Name, info.version, c.packages[b.Package.Name], blob.RelatedImages)

@@ -16,16 +16,6 @@ import (
 // ClusterServiceVersion as encoding/json writes it (HTML escaped, maps
 // sorted, unknown metadata fields dropped).
 
-type csvIcon struct {
-	Data      string `json:"base64data"`
-	MediaType string `json:"mediatype"`
-}
-
-type relatedImage struct {
-	Name  string `json:"name"`
-	Image string `json:"image"`
-}
-
 // madeUpCSV is the ClusterServiceVersion opm writes for csv.metadata.
 type madeUpCSV struct {
 	Kind       string `json:"kind,omitempty"`
@@ -56,12 +46,12 @@ type madeUpCSV struct {
 		Maintainers    []declcfg.CSVMaintainer  `json:"maintainers,omitempty"`
 		Provider       declcfg.CSVAppLink       `json:"provider"`
 		Links          []declcfg.CSVAppLink     `json:"links,omitempty"`
-		Icon           []csvIcon                `json:"icon,omitempty"`
+		Icon           []declcfg.CSVIcon        `json:"icon,omitempty"`
 		InstallModes   []declcfg.CSVInstallMode `json:"installModes,omitempty"`
 		Cleanup        struct {
 			Enabled bool `json:"enabled"`
 		} `json:"cleanup"`
-		RelatedImages []relatedImage `json:"relatedImages,omitempty"`
+		RelatedImages []declcfg.RelatedImage `json:"relatedImages,omitempty"`
 	} `json:"spec"`
 	Status struct {
 		Cleanup struct{} `json:"cleanup"`
@@ -76,7 +66,7 @@ func makeCSV(meta json.RawMessage, name, version string, pkg *packageInfo, relat
 		return "", err
 	}
 	var csv madeUpCSV
-	csv.Kind, csv.APIVersion = "ClusterServiceVersion", "operators.coreos.com/v1alpha1"
+	csv.Kind, csv.APIVersion = declcfg.KindCSV, "operators.coreos.com/v1alpha1"
 	csv.Metadata.Name, csv.Metadata.Labels, csv.Metadata.Annotations = name, m.Labels, m.Annotations
 	s := &csv.Spec
 	// The stub strategy keeps OLM's packageserver from writing to a nil map.
@@ -88,14 +78,14 @@ func makeCSV(meta json.RawMessage, name, version string, pkg *packageInfo, relat
 	s.Keywords, s.Maintainers, s.Provider, s.Links, s.InstallModes = m.Keywords, m.Maintainers, m.Provider, m.Links, m.InstallModes
 	if pkg != nil {
 		if pkg.icon != nil {
-			s.Icon = []csvIcon{{Data: base64.StdEncoding.EncodeToString(pkg.icon.Data), MediaType: pkg.icon.MediaType}}
+			s.Icon = []declcfg.CSVIcon{{Data: base64.StdEncoding.EncodeToString(pkg.icon.Data), MediaType: pkg.icon.MediaType}}
 		}
 		if s.Description == "" {
 			s.Description = pkg.description
 		}
 	}
 	for _, ri := range related {
-		s.RelatedImages = append(s.RelatedImages, relatedImage{Name: ri.Name, Image: ri.Image})
+		s.RelatedImages = append(s.RelatedImages, declcfg.RelatedImage{Name: ri.Name, Image: ri.Image})
 	}
 	data, err := json.Marshal(csv)
 	if err != nil {

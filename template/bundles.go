@@ -3,7 +3,6 @@ package template
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -141,26 +140,18 @@ type csvInfo struct {
 }
 
 // bundleCSV reads the description and first icon of a bundle's CSV, from its
-// olm.bundle.object manifests, or the description from olm.csv.metadata.
+// olm.bundle.object manifests, or the description from olm.csv.metadata. As
+// opm's semver template reads them, each field on its own: a field of the
+// wrong shape leaves it out, not the other.
 func bundleCSV(b *declcfg.Bundle) (csvInfo, error) {
-	objs, err := declcfg.BundleObjects(b.Properties)
+	raw, err := declcfg.BundleCSV(b.Properties)
 	if err != nil {
 		return csvInfo{}, fmt.Errorf("bundle %q: %w", b.Name, err)
 	}
-	for _, o := range objs {
-		var csv struct {
-			Kind string `json:"kind"`
-			Spec struct {
-				Description string `json:"description"`
-				Icon        []struct {
-					Data      string `json:"base64data"`
-					MediaType string `json:"mediatype"`
-				} `json:"icon"`
-			} `json:"spec"`
-		}
-		if json.Unmarshal(o, &csv) != nil || csv.Kind != "ClusterServiceVersion" {
-			continue
-		}
+	if raw != nil {
+		// BundleCSV's JSON is an object: a field of the wrong shape is
+		// ParseCSV's only error, and the CSV holds the others.
+		csv, _ := declcfg.ParseCSV(raw)
 		info := csvInfo{Description: csv.Spec.Description}
 		if len(csv.Spec.Icon) > 0 {
 			data, err := base64.StdEncoding.DecodeString(csv.Spec.Icon[0].Data)
