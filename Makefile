@@ -86,7 +86,7 @@ bench-data:
 FUZZTIME ?= 20s
 FUZZ_TARGETS := declcfg:FuzzParseFile declcfg:FuzzDecodeDocument declcfg:FuzzDecodeValues declcfg:FuzzYAMLStream declcfg:FuzzSplitDocuments declcfg/internal/fastyaml:FuzzFastYAML declcfg/internal/jsonstream:FuzzJSONStream declcfg:FuzzParseRange declcfg:FuzzPackageProperty compose:FuzzFilter compose:FuzzFilterGraph \
 	image:FuzzReadFiles image:FuzzParseReference render:FuzzFirstDocument model:FuzzRangeBounds graph:FuzzResolve \
-	validate:FuzzValidate validate/internal/yamllint:FuzzLint internal/manifestscan:FuzzScan validate/internal/cueshape:FuzzMatchesCUE internal/imageref:FuzzMatchReference image:FuzzReferenceGrammar \
+	validate:FuzzValidate validate/internal/yamllint:FuzzLint internal/manifestscan:FuzzScan validate/internal/cueshape:FuzzMatchesCUE internal/imageref:FuzzMatchReference internal/imageref:FuzzRewrite image:FuzzReferenceGrammar \
 	template:FuzzRender template:FuzzParseImageMap template:FuzzConvert compose:FuzzParseConfig model:FuzzBuild \
 	resolve:FuzzManifests resolve:FuzzConstraint resolve:FuzzFlags resolve/olmv1:FuzzClusterExtension serve:FuzzCanonical serve:FuzzFitsJSON internal/textscan:FuzzScan declcfg:FuzzAppendIndented declcfg:FuzzAppendBundleJSON declcfg:FuzzYAMLTextEdit repo:FuzzParseSettings \
 	images:FuzzRewrite images:FuzzParseMirrorSets images:FuzzTopLevelKind images:FuzzCSVRead images:FuzzReplaySegment

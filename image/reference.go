@@ -42,12 +42,8 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
-// Transport prefixes of local references (imageref's list).
-const (
-	ociPrefix           = imageref.OCILayout
-	ociArchivePrefix    = imageref.OCIArchive
-	dockerArchivePrefix = imageref.DockerArchive
-)
+// localKinds are the kinds of imageref's local transports.
+var localKinds = map[string]Kind{imageref.OCILayout: KindOCILayout, imageref.OCIArchive: KindOCIArchive, imageref.DockerArchive: KindDockerArchive}
 
 // Reference is a parsed image reference.
 type Reference struct {
@@ -104,15 +100,8 @@ func parseReference(s string, opts Options) (Reference, error) {
 	fail := func(format string, args ...any) (Reference, error) {
 		return Reference{}, fmt.Errorf("invalid image reference %q: %s", s, fmt.Sprintf(format, args...))
 	}
-	var rest string
-	switch {
-	case strings.HasPrefix(s, ociPrefix):
-		r.Kind, rest = KindOCILayout, strings.TrimPrefix(s, ociPrefix)
-	case strings.HasPrefix(s, ociArchivePrefix):
-		r.Kind, rest = KindOCIArchive, strings.TrimPrefix(s, ociArchivePrefix)
-	case strings.HasPrefix(s, dockerArchivePrefix):
-		r.Kind, rest = KindDockerArchive, strings.TrimPrefix(s, dockerArchivePrefix)
-	default:
+	transport, rest, local := imageref.CutTransport(s)
+	if !local {
 		if strings.TrimSpace(s) == "" {
 			return fail("empty")
 		}
@@ -131,13 +120,15 @@ func parseReference(s string, opts Options) (Reference, error) {
 	}
 
 	// Local references: PATH[:SELECTOR] or PATH@DIGEST.
-	if i := strings.LastIndex(rest, "@"); i >= 0 && looksLikeDigest(rest[i+1:]) {
-		if _, err := v1.NewHash(rest[i+1:]); err != nil {
-			return fail("digest %q: %v", rest[i+1:], err)
+	r.Kind = localKinds[transport]
+	l := imageref.SplitLocal(rest)
+	if l.Digest != "" {
+		if _, err := v1.NewHash(l.Digest); err != nil {
+			return fail("digest %q: %v", l.Digest, err)
 		}
-		r.Digest, rest = rest[i+1:], rest[:i]
+		r.Digest = l.Digest
 	}
-	path, sel, hasSel := strings.Cut(rest, ":")
+	path, sel, hasSel := l.Path, l.Selector, l.HasSelector
 	if path == "" {
 		return fail("missing %s path", map[Kind]string{KindOCILayout: "directory", KindOCIArchive: "file", KindDockerArchive: "file"}[r.Kind])
 	}
@@ -163,9 +154,4 @@ func parseReference(s string, opts Options) (Reference, error) {
 		return fail("docker archives select images by name (docker-archive:FILE:REPO:TAG), not by digest")
 	}
 	return r, nil
-}
-
-func looksLikeDigest(s string) bool {
-	alg, hex, ok := strings.Cut(s, ":")
-	return ok && alg != "" && hex != "" && !strings.ContainsAny(s, "/")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
+	"github.com/fbc-project/fbc/internal/imageref"
 	"github.com/fbc-project/fbc/render"
 	"github.com/fbc-project/fbc/validate"
 )
@@ -286,11 +287,6 @@ func lintPlatforms(ctx context.Context, c *image.Client, ref string, img *image.
 	}
 	seen := map[string]bool{}
 	want := img.Labels()[image.LabelCatalogConfigs]
-	repo := ref
-	if i := strings.IndexByte(repo, '@'); i >= 0 {
-		repo = repo[:i]
-	}
-	repo = repository(repo)
 	for i, p := range info.Platforms {
 		switch {
 		case p == "unknown" || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/"):
@@ -301,7 +297,7 @@ func lintPlatforms(ctx context.Context, c *image.Client, ref string, img *image.
 			continue
 		}
 		seen[p] = true
-		pi, err := c.Open(ctx, repo+"@"+info.Images[i])
+		pi, err := c.Open(ctx, imageref.WithDigest(ref, info.Images[i]))
 		if err != nil {
 			report(declcfg.SeverityError, "the %s image %s cannot be read: %v", p, info.Images[i], err)
 			continue

@@ -152,7 +152,7 @@ func Pin(ctx context.Context, scan *Scan, opts PinOptions) (*PinResult, error) {
 				j.err = err
 				return
 			}
-			j.newRef = repository(j.source) + "@" + info.Digest
+			j.newRef = imageref.WithDigest(j.source, info.Digest)
 			if from != j.written && from != j.source {
 				j.from = from
 			}
@@ -252,17 +252,6 @@ func Pin(ctx context.Context, scan *Scan, opts PinOptions) (*PinResult, error) {
 	}
 	slices.SortStableFunc(res.Failures, func(a, b Failure) int { return strings.Compare(a.Pos.File, b.Pos.File) })
 	return res, nil
-}
-
-// repository is a reference without its tag and digest, as written.
-func repository(ref string) string {
-	if i := strings.IndexByte(ref, '@'); i >= 0 {
-		ref = ref[:i]
-	}
-	if i := strings.LastIndexByte(ref, ':'); i > strings.LastIndexByte(ref, '/') {
-		ref = ref[:i]
-	}
-	return ref
 }
 
 // writeTarget is the file a path the scan read is rewritten as: real is

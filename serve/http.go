@@ -220,14 +220,15 @@ func writeNotModified(w http.ResponseWriter) {
 // image's repository, without tag or digest), lowercased, with what a
 // catalog name cannot hold turned into '-'; "catalog" when nothing is left.
 func DefaultName(source string) string {
-	s := source
-	_, s, _ = imageref.CutTransport(s)
-	s, _, _ = strings.Cut(s, "@")
-	s = strings.TrimRight(s, "/")
+	s := strings.TrimRight(source, "/")
+	if _, rest, ok := imageref.CutTransport(s); ok {
+		s = strings.TrimRight(imageref.SplitLocal(rest).Path, "/")
+	} else {
+		s = imageref.Repository(s)
+	}
 	if i := strings.LastIndex(s, "/"); i >= 0 {
 		s = s[i+1:]
 	}
-	s, _, _ = strings.Cut(s, ":")
 	for _, ext := range []string{".tar", ".json", ".yaml", ".yml"} {
 		s = strings.TrimSuffix(s, ext)
 	}

@@ -432,10 +432,12 @@ func TestDefaultName(t *testing.T) {
 		"quay.io/org/index@sha256:abcdef":   "index",
 		"oci:out/layout:v1":                 "layout",
 		"docker-archive:images/catalog.tar": "catalog",
-		"localhost:5000/catalog":            "catalog",
-		"-":                                 "catalog",
-		"catalog.yaml":                      "catalog",
-		"___":                               "catalog",
+		"docker-archive:images/catalog.tar:quay.io/a/index:v1": "catalog",
+		"oci:out/layout@sha256:abc":                            "layout",
+		"localhost:5000/catalog":                               "catalog",
+		"-":                                                    "catalog",
+		"catalog.yaml":                                         "catalog",
+		"___":                                                  "catalog",
 	} {
 		if got := DefaultName(src); got != want {
 			t.Errorf("DefaultName(%q) = %q, want %q", src, got, want)

@@ -215,3 +215,30 @@ func TestEmptyTemplates(t *testing.T) {
 		t.Errorf("duplicate key beside empty entries: %v (%T), want Problems", err, err)
 	}
 }
+
+// TestImageMapCheckLocal: a local source is checked by its path as the
+// image package reads the reference (PATH[:SELECTOR] or PATH@DIGEST), for
+// archives too.
+func TestImageMapCheckLocal(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"layout", "b.tar"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for src, ok := range map[string]bool{
+		"oci:" + dir + "/layout":                    true,
+		"oci:" + dir + "/layout:v1":                 true,
+		"oci:" + dir + "/layout@sha256:abc":         true,
+		"oci-archive:" + dir + "/b.tar:v1":          true,
+		"docker-archive:" + dir + "/b.tar":          true,
+		"docker-archive:" + dir + "/b.tar:r/x:v1":   true,
+		"oci:" + dir + "/gone:v1":                   false,
+		"docker-archive:" + dir + "/gone.tar:r/x:1": false,
+	} {
+		err := MapEntry{Source: src, Written: src}.Check("r/op:1")
+		if (err == nil) != ok {
+			t.Errorf("%s: %v, want it found: %v", src, err, ok)
+		}
+	}
+}

@@ -122,8 +122,8 @@ func (m *ImageMap) Len() int {
 // up to any ":tag" or "@digest".
 func (e MapEntry) Check(ref string) error {
 	path := e.Source
-	if t, rest, ok := imageref.CutTransport(path); ok {
-		path = localPath(t, rest)
+	if _, rest, ok := imageref.CutTransport(path); ok {
+		path = imageref.SplitLocal(rest).Path
 	}
 	if _, err := os.Stat(path); err != nil {
 		msg := fmt.Sprintf("image map entry %q points to %q, which does not exist", ref, e.Written)
@@ -133,23 +133,6 @@ func (e MapEntry) Check(ref string) error {
 		return problemAt(e.Pos, msg)
 	}
 	return nil
-}
-
-// localPath strips the tag or digest an oci: reference may carry after its
-// path (oci:DIR:TAG, oci:DIR@DIGEST); archives name only a file.
-func localPath(transport, rest string) string {
-	if transport != imageref.OCILayout {
-		return rest
-	}
-	if i := strings.LastIndex(rest, "@"); i > 0 {
-		return rest[:i]
-	}
-	if i := strings.LastIndex(rest, ":"); i > 0 && !strings.Contains(rest[i:], "/") {
-		if _, err := os.Stat(rest); err != nil {
-			return rest[:i]
-		}
-	}
-	return rest
 }
 
 // LocalRenderer renders a local source (a bundle directory or an

@@ -290,3 +290,56 @@ func CutTransport(s string) (transport, rest string, ok bool) {
 	}
 	return "", s, false
 }
+
+// Repository is a registry reference as written without its tag and
+// digest: what comes before its '@', without a ':' that follows the last
+// '/' (a registry's port comes before it). Nothing is normalized.
+func Repository(ref string) string {
+	if i := strings.IndexByte(ref, '@'); i >= 0 {
+		ref = ref[:i]
+	}
+	if i := strings.LastIndexByte(ref, ':'); i > strings.LastIndexByte(ref, '/') {
+		ref = ref[:i]
+	}
+	return ref
+}
+
+// WithDigest is a registry reference pinned to digest: its tag and digest
+// replaced by it, the rest as written (a tag is not kept beside the
+// digest: a cluster's runtime would pull by the digest anyway).
+func WithDigest(ref, digest string) string {
+	return Repository(ref) + "@" + digest
+}
+
+// Local is a local reference after its transport (CutTransport), split as
+// skopeo reads oci:, oci-archive: and docker-archive: references:
+// PATH[:SELECTOR] or PATH@DIGEST.
+type Local struct {
+	// Path is the directory or file, up to the first ':'.
+	Path string
+	// Selector is what follows that ':' (HasSelector even when it is
+	// empty): a tag for oci: and oci-archive:, an image's REPO:TAG in a
+	// docker archive.
+	Selector    string
+	HasSelector bool
+	// Digest follows the last '@' when it looks like one (ALG:HEX, no
+	// '/'); it is not checked.
+	Digest string
+}
+
+// SplitLocal splits the part of a local reference after its transport.
+func SplitLocal(rest string) Local {
+	var l Local
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 && looksLikeDigest(rest[i+1:]) {
+		l.Digest, rest = rest[i+1:], rest[:i]
+	}
+	l.Path, l.Selector, l.HasSelector = strings.Cut(rest, ":")
+	return l
+}
+
+// looksLikeDigest reports whether s has a digest's shape, ALG:HEX without
+// a '/', before it is checked.
+func looksLikeDigest(s string) bool {
+	alg, hex, ok := strings.Cut(s, ":")
+	return ok && alg != "" && hex != "" && !strings.ContainsAny(s, "/")
+}
