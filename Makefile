@@ -73,6 +73,7 @@ bench: bench-data build
 	@./scripts/bench-rss.sh
 	@./scripts/bench-render.sh
 	@./scripts/bench-diff.sh
+	@./scripts/bench-base.sh
 	@./scripts/bench-serve.sh
 	@./scripts/bench-images.sh
 	@./scripts/bench-mirror.sh

@@ -336,6 +336,7 @@ func (rv *reviewer) runBase(ctx context.Context, paths []string, warnings *sink)
 		return rep, rv.diffs(ctx, c, rep)
 	}
 	rv.publishedRoot = map[string]string{c.root: c.base}
+	rv.changed = c.holdsChange
 	now, err := rv.run(ctx, newPaths)
 	if err != nil {
 		var empty *EmptyError
@@ -358,7 +359,7 @@ func (rv *reviewer) runBase(ctx context.Context, paths []string, warnings *sink)
 	// touch were there already.
 	was, wasAt := map[string]int{}, map[string]int{}
 	if basePaths := c.paths(c.base, ""); len(basePaths) > 0 {
-		baseRV := &reviewer{opts: rv.opts, r: rv.r, warn: func(string) {}, stdin: rv.stdin, publishedRoot: rv.publishedRoot}
+		baseRV := &reviewer{opts: rv.opts, r: rv.r, warn: func(string) {}, stdin: rv.stdin, publishedRoot: rv.publishedRoot, changed: c.holdsChange}
 		// No profiles, and bundle directories get no default either.
 		baseRV.opts.Profiles, baseRV.opts.FindProfiles = profiles.Set{}, nil
 		then, err := baseRV.run(ctx, basePaths)
@@ -408,6 +409,21 @@ func (rv *reviewer) runBase(ctx context.Context, paths []string, warnings *sink)
 		return nil, err
 	}
 	return rep, rv.diffs(ctx, c, rep)
+}
+
+// holdsChange reports whether a folder (of the working tree or the base)
+// holds a file the change touched.
+func (c *change) holdsChange(dir string) bool {
+	rel := c.rel(dir)
+	if rel == "" {
+		return true
+	}
+	for f := range c.files {
+		if strings.HasPrefix(f, rel+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // place is a finding's rule and what it is about, without its message.

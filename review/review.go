@@ -203,6 +203,9 @@ type reviewer struct {
 	// catalogs are read from, for what counts as released: the base's,
 	// in a review with a base.
 	publishedRoot map[string]string
+	// changed says which bundle folders a change touched, in a review with
+	// a base (validate.Options.Changed).
+	changed func(dir string) bool
 }
 
 func (rv *reviewer) run(ctx context.Context, paths []string) (*Report, error) {
@@ -239,6 +242,7 @@ func (rv *reviewer) run(ctx context.Context, paths []string) (*Report, error) {
 		Konflux:   rv.opts.Konflux || pl == validate.PipelineKonflux,
 		Operators: rp.operators,
 		TargetOCP: rv.opts.TargetOCP,
+		Changed:   rv.changed,
 	}
 	// The command line's own run, when it has something to check (the
 	// repository's catalogs get runs of their own).

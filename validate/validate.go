@@ -120,6 +120,11 @@ type Options struct {
 	// (repository.go). Their templates and catalogs are not validate's:
 	// pipeline.Inspect renders and compares them.
 	Operators []*repo.Folder
+	// Changed, when set, says which bundle folders of Operators a change
+	// touched (a review of a change): only those are checked as bundles
+	// (their contents, profiles, YAML lint); the others are as they were,
+	// and only the update-graph rules read them.
+	Changed func(dir string) bool
 	// RepoCatalogs says which paths (as given) are a catalog of an
 	// operator repository (catalogs/NAME), one package's folder of it or
 	// that folder's catalog file, which the community and certified

@@ -65,6 +65,9 @@ func (c *checker) bundleSources(ops []*operatorCheck) ([]string, map[string]*bun
 	}
 	for _, oc := range ops {
 		for _, b := range oc.folder.Bundles {
+			if c.opts.Changed != nil && !c.opts.Changed(b.Dir) {
+				continue
+			}
 			p := add(b.Dir)
 			p.graph = p.graph || oc.graph
 			if rc := b.ReleaseConfig; rc != nil {
