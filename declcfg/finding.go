@@ -31,6 +31,12 @@ type Finding struct {
 	Channel string `json:"channel,omitempty"`
 	Bundle  string `json:"bundle,omitempty"`
 	Message string `json:"message"`
+	// Semantics names the OLM semantics a finding holds under when it
+	// depends on them, in the order they were judged and joined by ","
+	// (fbc diff's: "classic", "v1", "classic,v1"); "" when it holds under
+	// any. fbc diff's reports write it (as a list); it is no part of the
+	// JSON above.
+	Semantics string `json:"-"`
 }
 
 // IsWarning reports whether the finding leaves what it is about valid.

@@ -29,26 +29,12 @@ type Change struct {
 	Semantics Semantics `json:"semantics,omitempty"`
 }
 
-// Severities of diff findings.
-const (
-	SeverityError   = "error"
-	SeverityWarning = "warning"
-)
-
-// Finding is a safety problem of a catalog change.
-type Finding struct {
-	Severity string `json:"severity"`
-	// Rule is one of package-removed, channel-removed, stranded,
-	// resolution-fails, head-downgrade, removed-without-edge, dead-end.
-	Rule      string      `json:"rule"`
-	Semantics []Semantics `json:"semantics,omitempty"`
-	Package   string      `json:"package"`
-	Channel   string      `json:"channel,omitempty"`
-	Bundle    string      `json:"bundle,omitempty"`
-	Message   string      `json:"message"`
-	// Pos points into the new catalog where the fix belongs, when known.
-	Pos declcfg.Pos `json:"position,omitzero"`
-}
+// A finding of a diff is a declcfg.Finding: a safety problem of a catalog
+// change, its rule one of package-removed, channel-removed, stranded,
+// resolution-fails, head-downgrade, head-deprecated, deprecated-end,
+// removed-without-edge, dead-end, entry-pruned; its Semantics the ones it
+// holds under, when it depends on them; its Pos where in the new catalog
+// the fix belongs, when known.
 
 // DiffReport is what changed between two catalogs and whether the change
 // is safe for the clusters running the old one.
@@ -57,13 +43,13 @@ type DiffReport struct {
 	Semantics []Semantics
 	Changes   []Change
 	// Findings are what the change did: problems it caused or changed.
-	Findings []Finding
+	Findings []declcfg.Finding
 	// Preexisting are the problems OLD had already, unchanged by the
 	// change (a bundle that could not reach its head and stops where it
 	// stopped before, a channel that did not resolve and fails the same
 	// way). They are warnings; the reports count them and list them only
 	// with All.
-	Preexisting []Finding
+	Preexisting []declcfg.Finding
 	// All lists the pre-existing problems in the reports; ListHint is
 	// what the count of them adds when they are not listed (how the
 	// caller lists them, e.g. "`--all` lists them"), "" for nothing.
@@ -80,7 +66,7 @@ type DiffReport struct {
 
 // Safe reports whether the change has no error findings.
 func (d *DiffReport) Safe() bool {
-	return !slices.ContainsFunc(d.Findings, func(f Finding) bool { return f.Severity == SeverityError })
+	return !slices.ContainsFunc(d.Findings, func(f declcfg.Finding) bool { return f.Severity == declcfg.SeverityError })
 }
 
 // diffCatalogPackage compares one package of either catalog.
@@ -90,7 +76,7 @@ func (d *DiffReport) diffCatalogPackage(name string, op, np *Package) {
 		d.change("package-added", name, "", "", count(len(np.Channels), "channel", "channels")+", "+count(len(np.Bundles), "bundle", "bundles"))
 	case np == nil:
 		d.change("package-removed", name, "", "", "")
-		d.finding(Finding{Severity: SeverityError, Rule: "package-removed", Package: name,
+		d.finding(declcfg.Finding{Severity: declcfg.SeverityError, Rule: "package-removed", Package: name,
 			Message: fmt.Sprintf("package %s (%s) was removed: clusters running it lose every upgrade and its subscriptions stop resolving", name, count(len(op.Bundles), "bundle", "bundles"))})
 	default:
 		d.diffPackage(op, np)
@@ -101,10 +87,10 @@ func (d *DiffReport) change(kind, pkg, ch, bundle, detail string) {
 	d.Changes = append(d.Changes, Change{Kind: kind, Package: pkg, Channel: ch, Bundle: bundle, Detail: detail})
 }
 
-func (d *DiffReport) finding(f Finding) { d.Findings = append(d.Findings, f) }
+func (d *DiffReport) finding(f declcfg.Finding) { d.Findings = append(d.Findings, f) }
 
 // preexisting records a problem OLD had already, the same way.
-func (d *DiffReport) preexisting(f Finding) { d.Preexisting = append(d.Preexisting, f) }
+func (d *DiffReport) preexisting(f declcfg.Finding) { d.Preexisting = append(d.Preexisting, f) }
 
 func (d *DiffReport) diffPackage(op, np *Package) {
 	if op.DefaultChannel != np.DefaultChannel {
@@ -137,7 +123,7 @@ func (d *DiffReport) diffPackage(op, np *Package) {
 		}
 		if len(newEdges.Cover(b.Name, vp)) == 0 {
 			removed[b.Name] = true
-			d.finding(Finding{Severity: SeverityError, Rule: "removed-without-edge", Package: op.Name, Bundle: b.Name, Pos: np.Pos,
+			d.finding(declcfg.Finding{Severity: declcfg.SeverityError, Rule: "removed-without-edge", Package: op.Name, Bundle: b.Name, Pos: np.Pos,
 				Message: fmt.Sprintf("bundle %s (%s) was removed and no entry replaces it, skips it or has a skipRange containing %s: clusters running it can never upgrade", b.Name, b.Version, b.Version)})
 		}
 	}
@@ -151,7 +137,7 @@ func (d *DiffReport) diffPackage(op, np *Package) {
 			d.change("channel-added", np.Name, c, "", count(len(nc.Entries), "entry", "entries"))
 		case nc == nil:
 			d.change("channel-removed", op.Name, c, "", "")
-			d.finding(Finding{Severity: SeverityError, Rule: "channel-removed", Package: op.Name, Channel: c, Pos: np.Pos,
+			d.finding(declcfg.Finding{Severity: declcfg.SeverityError, Rule: "channel-removed", Package: op.Name, Channel: c, Pos: np.Pos,
 				Message: fmt.Sprintf("channel %s (%s) was removed: subscriptions to it stop resolving", c, count(len(oc.Entries), "entry", "entries"))})
 		default:
 			d.deprecation(op.Name, c, "", deprecated(oc.Deprecation), deprecated(nc.Deprecation))
@@ -180,16 +166,16 @@ func (d *DiffReport) judgeNoChannel(op, np *Package) {
 	newR, _ := NewResolver(np, opts)
 	oldSt, oldErr := oldR.Step(nil)
 	newSt, newErr := newR.Step(nil)
-	base := Finding{Semantics: []Semantics{Classic}, Package: op.Name, Pos: np.Pos}
+	base := declcfg.Finding{Semantics: string(Classic), Package: op.Name, Pos: np.Pos}
 	switch {
 	case oldErr == nil && newErr != nil:
-		if slices.ContainsFunc(d.Findings, func(f Finding) bool {
+		if slices.ContainsFunc(d.Findings, func(f declcfg.Finding) bool {
 			return f.Rule == "resolution-fails" && f.Package == op.Name && strings.Contains(f.Message, newErr.Error())
 		}) {
 			return // the broken channel is reported already
 		}
 		f := base
-		f.Severity, f.Rule = SeverityError, "resolution-fails"
+		f.Severity, f.Rule = declcfg.SeverityError, "resolution-fails"
 		f.Message = fmt.Sprintf("subscriptions to package %s without a channel no longer resolve: %v", op.Name, newErr)
 		d.finding(f)
 		return
@@ -204,7 +190,7 @@ func (d *DiffReport) judgeNoChannel(op, np *Package) {
 		Detail: fmt.Sprintf("%s (%s) -> %s (%s) for subscriptions without a channel", oh.Name, oh.Version, nh.Name, nh.Version)})
 	if oh.HasVersion() && nh.HasVersion() && nh.SemVer.LT(oh.SemVer) {
 		f := base
-		f.Severity, f.Rule = SeverityError, "head-downgrade"
+		f.Severity, f.Rule = declcfg.SeverityError, "head-downgrade"
 		f.Message = fmt.Sprintf("the default channel changed from %s to %s: subscriptions without a channel now install %s (%s) instead of %s (%s), an older version",
 			orNone(op.DefaultChannel), orNone(np.DefaultChannel), nh.Name, nh.Version, oh.Name, oh.Version)
 		d.finding(f)
@@ -325,13 +311,13 @@ func (d *DiffReport) judgeChannel(s Semantics, op, np *Package, channel string, 
 	newR, _ := NewResolver(np, opts)
 	oldSel, newSel := survey(oldR, opts.Channels), survey(newR, opts.Channels)
 	pos := np.Channel(channel).Pos
-	base := Finding{Semantics: []Semantics{s}, Package: op.Name, Channel: channel, Pos: pos}
+	base := declcfg.Finding{Semantics: string(s), Package: op.Name, Channel: channel, Pos: pos}
 	deprecatedHead := "" // a head deprecated by the change, reported once
 
 	switch {
 	case newSel.Err != nil && oldSel.Err == nil:
 		f := base
-		f.Severity, f.Rule = SeverityError, "resolution-fails"
+		f.Severity, f.Rule = declcfg.SeverityError, "resolution-fails"
 		f.Message = fmt.Sprintf("channel %s no longer resolves: %v", channel, newSel.Err)
 		if cause := np.ChannelCause(channel); s == Classic && cause != nil {
 			// What classic trips on (several heads, a loop) is the
@@ -345,7 +331,7 @@ func (d *DiffReport) judgeChannel(s Semantics, op, np *Package, channel string, 
 		return
 	case newSel.Err != nil:
 		f := base
-		f.Severity, f.Rule = SeverityWarning, "resolution-fails"
+		f.Severity, f.Rule = declcfg.SeverityWarning, "resolution-fails"
 		if oldSel.Err.Error() == newSel.Err.Error() {
 			f.Message = fmt.Sprintf("channel %s does not resolve: %v", channel, newSel.Err)
 			d.preexisting(f)
@@ -362,13 +348,13 @@ func (d *DiffReport) judgeChannel(s Semantics, op, np *Package, channel string, 
 			Detail: fmt.Sprintf("%s (%s) -> %s (%s)", oldSel.Head.Name, oldSel.Head.Version, newSel.Head.Name, newSel.Head.Version)})
 		if oldSel.Head.HasVersion() && newSel.Head.HasVersion() && newSel.Head.SemVer.LT(oldSel.Head.SemVer) {
 			f := base
-			f.Severity, f.Rule = SeverityError, "head-downgrade"
+			f.Severity, f.Rule = declcfg.SeverityError, "head-downgrade"
 			f.Message = fmt.Sprintf("the head of channel %s moved down from %s (%s) to %s (%s): new installs get an older version",
 				channel, oldSel.Head.Name, oldSel.Head.Version, newSel.Head.Name, newSel.Head.Version)
 			if nb := np.Bundle(oldSel.Head.Name); s == V1 && nb != nil && nb.Deprecation != nil && oldSel.Head.Deprecation == nil {
 				// v1 installs the highest bundle that is not deprecated:
 				// deprecating the head moves it down on purpose.
-				f.Severity, f.Rule = SeverityWarning, "head-deprecated"
+				f.Severity, f.Rule = declcfg.SeverityWarning, "head-deprecated"
 				f.Message = fmt.Sprintf("%s (%s), the head of channel %s, is now deprecated: new installs get %s (%s), and clusters running %s stay on it until a newer bundle upgrades them",
 					oldSel.Head.Name, oldSel.Head.Version, channel, newSel.Head.Name, newSel.Head.Version, oldSel.Head.Name)
 				deprecatedHead = oldSel.Head.Name
@@ -392,14 +378,14 @@ func (d *DiffReport) judgeChannel(s Semantics, op, np *Package, channel string, 
 		}
 		switch {
 		case s == V1 && reachedBefore && deprecatedAbove(now.end, newSel.Head):
-			f.Severity, f.Rule = SeverityWarning, "deprecated-end"
+			f.Severity, f.Rule = declcfg.SeverityWarning, "deprecated-end"
 			f.Message = fmt.Sprintf("%s (%s) reached the head of %s before; now its upgrades stop at %s (%s), which is deprecated and newer than the head %s (%s): clusters wait there for a newer bundle",
 				row.From.Name, row.From.Version, channel, now.end.Name, now.end.Version, newSel.Head.Name, newSel.Head.Version)
 		case reachedBefore:
-			f.Severity, f.Rule = SeverityError, "stranded"
+			f.Severity, f.Rule = declcfg.SeverityError, "stranded"
 			f.Message = fmt.Sprintf("%s (%s) reached the head of %s before; now %s", row.From.Name, row.From.Version, channel, now.says)
 		default:
-			f.Severity, f.Rule = SeverityWarning, "dead-end"
+			f.Severity, f.Rule = declcfg.SeverityWarning, "dead-end"
 			was := reachesHead(oldR, oldSel, row.From)
 			if was.stop == now.stop {
 				// The change left this bundle where it was: not its doing.
@@ -479,22 +465,25 @@ func (d *DiffReport) mergeFindings() {
 	d.Preexisting = mergeFindings(d.Preexisting)
 }
 
-func mergeFindings(fs []Finding) []Finding {
-	type key struct{ sev, rule, pkg, ch, bundle, msg string }
+func mergeFindings(fs []declcfg.Finding) []declcfg.Finding {
+	type key struct {
+		sev                        declcfg.Severity
+		rule, pkg, ch, bundle, msg string
+	}
 	byKey := map[key]int{}
-	var out []Finding
+	var out []declcfg.Finding
 	for _, f := range fs {
 		k := key{f.Severity, f.Rule, f.Package, f.Channel, f.Bundle, f.Message}
 		if i, ok := byKey[k]; ok {
-			out[i].Semantics = append(out[i].Semantics, f.Semantics...)
+			out[i].Semantics += "," + f.Semantics
 			continue
 		}
 		byKey[k] = len(out)
 		out = append(out, f)
 	}
-	slices.SortStableFunc(out, func(a, b Finding) int {
+	slices.SortStableFunc(out, func(a, b declcfg.Finding) int {
 		if a.Severity != b.Severity {
-			if a.Severity == SeverityError {
+			if a.Severity == declcfg.SeverityError {
 				return -1
 			}
 			return 1

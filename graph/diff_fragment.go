@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+
+	"github.com/fbc-project/fbc/declcfg"
 )
 
 // Fragments and pruning. A build pipeline that publishes catalogs in pieces
@@ -77,7 +79,7 @@ func (d *DiffReport) pruneCheck(op, np *Package, prunable *regexp.Regexp) {
 			if nc.Entry(e.Name) != nil {
 				continue
 			}
-			d.finding(Finding{Severity: SeverityError, Rule: "entry-pruned", Package: op.Name, Channel: oc.Name, Bundle: e.Name, Pos: nc.Pos,
+			d.finding(declcfg.Finding{Severity: declcfg.SeverityError, Rule: "entry-pruned", Package: op.Name, Channel: oc.Name, Bundle: e.Name, Pos: nc.Pos,
 				Message: fmt.Sprintf("%s was released in channel %s and is gone from it: released entries stay in their channels (only channels matching %q may be pruned)", e.Name, oc.Name, prunable.String())})
 		}
 	}
@@ -97,13 +99,13 @@ func (d *DiffReport) pruneCheck(op, np *Package, prunable *regexp.Regexp) {
 	}
 	for i := range d.Findings {
 		f := &d.Findings[i]
-		if f.Package != op.Name || f.Severity != SeverityError || f.Rule == "entry-pruned" {
+		if f.Package != op.Name || f.Severity != declcfg.SeverityError || f.Rule == "entry-pruned" {
 			continue
 		}
 		switch {
 		case f.Channel != "" && prunable.MatchString(f.Channel),
 			f.Channel == "" && f.Bundle != "" && onlyPrunable(f.Bundle):
-			f.Severity = SeverityWarning
+			f.Severity = declcfg.SeverityWarning
 			f.Message += fmt.Sprintf(" (a warning: channel names matching %q may be pruned)", prunable.String())
 		}
 	}

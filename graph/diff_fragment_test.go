@@ -50,7 +50,7 @@ func TestDiffFragmentAndPruning(t *testing.T) {
 			}
 			var errs, warns []string
 			for _, f := range d.Findings {
-				if f.Severity == SeverityError {
+				if f.Severity == declcfg.SeverityError {
 					errs = append(errs, f.Rule)
 				} else {
 					warns = append(warns, f.Rule)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/textout"
 )
 
@@ -77,7 +78,8 @@ func (c Change) Describe() string {
 	return fmt.Sprintf("~ %s: %s %s %s", at, c.Kind, c.Bundle, c.Detail)
 }
 
-func (f Finding) place() string {
+// place names a finding's place: package, package/channel, and bundle.
+func place(f declcfg.Finding) string {
 	p := where(f.Package, f.Channel)
 	if f.Bundle != "" {
 		p += " " + f.Bundle
@@ -85,13 +87,26 @@ func (f Finding) place() string {
 	return p
 }
 
+// findingSemantics lists the semantics a finding holds under, none when
+// it holds under any.
+func findingSemantics(f declcfg.Finding) []Semantics {
+	if f.Semantics == "" {
+		return nil
+	}
+	var out []Semantics
+	for s := range strings.SplitSeq(f.Semantics, ",") {
+		out = append(out, Semantics(s))
+	}
+	return out
+}
+
 // semanticsTag names the semantics a finding holds under, when it depends
 // on them.
-func (f Finding) semanticsTag() string {
-	if len(f.Semantics) == 0 {
+func semanticsTag(f declcfg.Finding) string {
+	if f.Semantics == "" {
 		return ""
 	}
-	return " (" + semanticsList(f.Semantics) + ")"
+	return " (" + semanticsList(findingSemantics(f)) + ")"
 }
 
 // Verdict sums the findings up as the reports end: "safe", "safe, with 2
@@ -99,7 +114,7 @@ func (f Finding) semanticsTag() string {
 func (d *DiffReport) Verdict() string {
 	errs, warns := 0, 0
 	for _, f := range d.Findings {
-		if f.Severity == SeverityError {
+		if f.Severity == declcfg.SeverityError {
 			errs++
 		} else {
 			warns++
@@ -132,14 +147,14 @@ func (d *DiffReport) WriteText(w io.Writer) error {
 	if len(d.Findings) > 0 {
 		t.Printf("\nfindings:\n")
 		for _, f := range d.Findings {
-			t.Printf("  %s\n", f.line())
+			t.Printf("  %s\n", findingLine(f))
 		}
 	}
 	if s := d.beforeLine(); s != "" {
 		if d.All {
 			t.Printf("\n%s, unchanged by this change:\n", s)
 			for _, f := range d.Preexisting {
-				t.Printf("  %s\n", f.line())
+				t.Printf("  %s\n", findingLine(f))
 			}
 		} else {
 			t.Printf("\n%s\n", s)
@@ -149,10 +164,10 @@ func (d *DiffReport) WriteText(w io.Writer) error {
 	return t.Err()
 }
 
-// line renders a finding on one line: severity, rule, semantics, place and
-// message.
-func (f Finding) line() string {
-	return fmt.Sprintf("%s %s%s %s: %s", f.Severity, f.Rule, f.semanticsTag(), f.place(), f.Message)
+// findingLine renders a finding on one line: severity, rule, semantics,
+// place and message.
+func findingLine(f declcfg.Finding) string {
+	return fmt.Sprintf("%s %s%s %s: %s", f.Severity, f.Rule, semanticsTag(f), place(f), f.Message)
 }
 
 // beforeLine counts the problems OLD had already in one line, with the
@@ -189,42 +204,54 @@ type diffJSON struct {
 	Semantics []Semantics `json:"semantics"`
 	// Fragment, OutOfScope and PrunableChannels appear only when they
 	// applied.
-	Fragment         bool      `json:"fragment,omitempty"`
-	OutOfScope       []string  `json:"outOfScope,omitempty"`
-	PrunableChannels string    `json:"prunableChannels,omitempty"`
-	Safe             bool      `json:"safe"`
-	Changes          []Change  `json:"changes"`
-	Findings         []Finding `json:"findings"`
+	Fragment         bool          `json:"fragment,omitempty"`
+	OutOfScope       []string      `json:"outOfScope,omitempty"`
+	PrunableChannels string        `json:"prunableChannels,omitempty"`
+	Safe             bool          `json:"safe"`
+	Changes          []Change      `json:"changes"`
+	Findings         []FindingJSON `json:"findings"`
 	// Preexisting counts the problems OLD had already; they are listed
 	// (PreexistingFindings) only when the report lists them all.
-	Preexisting         int       `json:"preexisting"`
-	PreexistingFindings []Finding `json:"preexistingFindings,omitempty"`
+	Preexisting         int           `json:"preexisting"`
+	PreexistingFindings []FindingJSON `json:"preexistingFindings,omitempty"`
+}
+
+// FindingJSON is a finding as fbc diff's JSON report and its page write
+// it: these fields in this order, the semantics a list, the position an
+// object.
+type FindingJSON struct {
+	Severity  declcfg.Severity `json:"severity"`
+	Rule      string           `json:"rule"`
+	Semantics []Semantics      `json:"semantics,omitempty"`
+	Package   string           `json:"package"`
+	Channel   string           `json:"channel,omitempty"`
+	Bundle    string           `json:"bundle,omitempty"`
+	Message   string           `json:"message"`
+	Pos       declcfg.Pos      `json:"position,omitzero"`
+}
+
+// JSONFindings writes findings in their JSON form: an empty list, never
+// null, for none.
+func JSONFindings(fs []declcfg.Finding) []FindingJSON {
+	out := make([]FindingJSON, len(fs))
+	for i, f := range fs {
+		out[i] = FindingJSON{Severity: f.Severity, Rule: f.Rule, Semantics: findingSemantics(f), Package: f.Package,
+			Channel: f.Channel, Bundle: f.Bundle, Message: f.Message, Pos: f.Pos}
+	}
+	return out
 }
 
 // WriteJSON writes the report as one JSON object.
 func (d *DiffReport) WriteJSON(w io.Writer) error {
-	out := diffJSON{Old: d.Old, New: d.New, Semantics: d.Semantics, Safe: d.Safe(), Changes: d.Changes, Findings: d.Findings,
+	out := diffJSON{Old: d.Old, New: d.New, Semantics: d.Semantics, Safe: d.Safe(), Changes: d.Changes, Findings: JSONFindings(d.Findings),
 		Fragment: d.Fragment, OutOfScope: d.OutOfScope, PrunableChannels: d.Prune, Preexisting: len(d.Preexisting)}
 	if out.Changes == nil {
 		out.Changes = []Change{}
 	}
-	out.Findings = jsonFindings(d.Findings)
 	if d.All && len(d.Preexisting) > 0 {
-		out.PreexistingFindings = jsonFindings(d.Preexisting)
+		out.PreexistingFindings = JSONFindings(d.Preexisting)
 	}
 	return writeJSON(w, out)
-}
-
-// jsonFindings is a copy of fs with an empty list, never null, for no
-// findings and for a finding's semantics.
-func jsonFindings(fs []Finding) []Finding {
-	out := append([]Finding{}, fs...)
-	for i := range out {
-		if out[i].Semantics == nil {
-			out[i].Semantics = []Semantics{}
-		}
-	}
-	return out
 }
 
 // WriteGitHub writes one GitHub Actions workflow command per finding
@@ -243,8 +270,8 @@ func (d *DiffReport) WriteGitHub(w, summary io.Writer) error {
 				props = append(props, fmt.Sprintf("col=%d", f.Pos.Col))
 			}
 		}
-		props = append(props, "title="+escapeProperty(fmt.Sprintf("%s: %s", f.Rule, f.place())))
-		t.Printf("::%s %s::%s\n", f.Severity, strings.Join(props, ","), escapeData(f.Message+f.semanticsTag()))
+		props = append(props, "title="+escapeProperty(fmt.Sprintf("%s: %s", f.Rule, place(f))))
+		t.Printf("::%s %s::%s\n", f.Severity, strings.Join(props, ","), escapeData(f.Message+semanticsTag(f)))
 	}
 	// What was there before is not the change's doing: it is counted (and
 	// listed, when asked) in plain lines, never annotated.
@@ -252,7 +279,7 @@ func (d *DiffReport) WriteGitHub(w, summary io.Writer) error {
 		t.Printf("fbc diff: %s\n", plainLine(s))
 		if d.All {
 			for _, f := range d.Preexisting {
-				t.Printf("fbc diff: there before: %s\n", plainLine(f.line()))
+				t.Printf("fbc diff: there before: %s\n", plainLine(findingLine(f)))
 			}
 		}
 	}
@@ -320,13 +347,13 @@ func (d *DiffReport) writeSummary(w io.Writer) error {
 }
 
 // writeFindingTable writes findings as a markdown table.
-func writeFindingTable(b *strings.Builder, fs []Finding) {
+func writeFindingTable(b *strings.Builder, fs []declcfg.Finding) {
 	b.WriteString("| severity | rule | semantics | where | problem |\n|---|---|---|---|---|\n")
 	for _, f := range fs {
-		sems := semanticsList(f.Semantics)
+		sems := semanticsList(findingSemantics(f))
 		if sems == "" {
 			sems = "any"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", f.Severity, f.Rule, sems, mdCell(f.place()), mdCell(f.Message))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", f.Severity, f.Rule, sems, mdCell(place(f)), mdCell(f.Message))
 	}
 }

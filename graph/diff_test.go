@@ -26,8 +26,8 @@ func TestWorkflowCommandEscaping(t *testing.T) {
 }
 
 func TestGitHubAnnotationOnePerLine(t *testing.T) {
-	d := &DiffReport{Old: "a", New: "b", Semantics: []Semantics{Classic}, Findings: []Finding{{
-		Severity: SeverityError, Rule: "stranded", Package: "p", Channel: "c", Bundle: "x",
+	d := &DiffReport{Old: "a", New: "b", Semantics: []Semantics{Classic}, Findings: []declcfg.Finding{{
+		Severity: declcfg.SeverityError, Rule: "stranded", Package: "p", Channel: "c", Bundle: "x",
 		Message: "first line\nsecond: line, 100%", Pos: declcfg.Pos{File: "dir,with:odd/catalog.yaml", Line: 3},
 	}}}
 	var out, summary strings.Builder
@@ -98,14 +98,14 @@ func TestDiffRules(t *testing.T) {
 			}
 			var got []string
 			for _, f := range d.Findings {
-				if f.Severity == SeverityError {
+				if f.Severity == declcfg.SeverityError {
 					got = append(got, f.Rule)
 				}
 			}
 			if strings.Join(got, " ") != strings.Join(tc.rules, " ") {
 				var msgs []string
 				for _, f := range d.Findings {
-					msgs = append(msgs, f.Rule+f.semanticsTag()+": "+f.Message)
+					msgs = append(msgs, f.Rule+semanticsTag(f)+": "+f.Message)
 				}
 				t.Errorf("error rules = %v, want %v\n%s", got, tc.rules, strings.Join(msgs, "\n"))
 			}

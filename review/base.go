@@ -518,12 +518,11 @@ func (rv *reviewer) diffs(ctx context.Context, c *change, rep *Report) error {
 		}
 		rep.Diffs = append(rep.Diffs, d)
 		for _, f := range d.Findings {
-			pos := f.Pos
-			if pos.File == "" {
-				pos.File = newDir
+			if f.Pos.File == "" {
+				f.Pos.File = newDir
 			}
-			rep.Diagnostics = append(rep.Diagnostics, declcfg.Finding{Rule: f.Rule, Severity: declcfg.Severity(f.Severity), Pos: pos,
-				Package: f.Package, Channel: f.Channel, Bundle: f.Bundle, Message: f.Message + " (fbc diff " + c.rev + ":" + filepath.ToSlash(rel) + " " + filepath.ToSlash(rel) + ")"})
+			f.Message += " (fbc diff " + c.rev + ":" + filepath.ToSlash(rel) + " " + filepath.ToSlash(rel) + ")"
+			rep.Diagnostics = append(rep.Diagnostics, f)
 		}
 	}
 	return nil

@@ -142,9 +142,8 @@ func (c *fileCheck) lintBundle(dir string, known map[string][]byte) {
 				return nil
 			}
 		}
-		for _, p := range yamllint.Lint(data) {
-			c.add(RuleYAMLLint, declcfg.Pos{File: path, Line: p.Line, Col: p.Column}, blobRef{},
-				fmt.Sprintf("%s (%s): the pipelines' yaml-lint step fails on it", p.Message, p.Rule))
+		for _, f := range yamllint.Lint(path, data) {
+			c.add(RuleYAMLLint, f.Pos, blobRef{}, fmt.Sprintf("%s (%s): the pipelines' yaml-lint step fails on it", f.Message, f.Rule))
 		}
 		return nil
 	})

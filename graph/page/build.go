@@ -97,7 +97,7 @@ func BuildDiff(ctx context.Context, oldCat, newCat *graph.Catalog, report *graph
 	d := &Diff{Verdict: report.Verdict(), Safe: report.Safe(), Semantics: report.Semantics, Preexisting: len(report.Preexisting),
 		Fragment: report.Fragment, OutOfScope: report.OutOfScope, Prune: report.Prune}
 	for _, f := range report.Findings {
-		if f.Severity == graph.SeverityError {
+		if f.Severity == declcfg.SeverityError {
 			d.Errors++
 		} else {
 			d.Warnings++
@@ -160,7 +160,7 @@ func BuildDiff(ctx context.Context, oldCat, newCat *graph.Catalog, report *graph
 		}
 		for _, f := range report.Findings {
 			if f.Package == name {
-				pp.Findings = append(pp.Findings, f)
+				pp.Findings = append(pp.Findings, graph.JSONFindings([]declcfg.Finding{f})...)
 			}
 		}
 		pp.Problems = len(pp.Findings)

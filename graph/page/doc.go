@@ -70,8 +70,8 @@ type Package struct {
 	Problems int `json:"problems"`
 	// Changes and Findings are, on a diff page, what the change did to
 	// the package, as fbc diff lists them.
-	Changes  []string        `json:"changes,omitempty"`
-	Findings []graph.Finding `json:"findings,omitempty"`
+	Changes  []string            `json:"changes,omitempty"`
+	Findings []graph.FindingJSON `json:"findings,omitempty"`
 }
 
 // Bundle is one node: a bundle of the package, or a name an entry or an

@@ -25,7 +25,7 @@ func FuzzLint(f *testing.F) {
 		if len(data) > 1<<14 {
 			return
 		}
-		ps := Lint(data)
+		ps := Lint("f.yaml", data)
 		// Tokens count lines as PyYAML does (a lone \r, \x85, \u2028 and
 		// \u2029 break lines too), the line rules at each \n.
 		lines := 1
@@ -38,11 +38,11 @@ func FuzzLint(f *testing.F) {
 			}
 		}
 		for _, p := range ps {
-			if p.Line < 1 || p.Line > lines || p.Column < 0 || p.Rule == "" || p.Message == "" {
+			if p.Line < 1 || p.Line > lines || p.Col < 0 || p.Rule == "" || p.Message == "" {
 				t.Fatalf("problem out of the text (%d lines): %v", lines, p)
 			}
 		}
-		again := Lint(data)
+		again := Lint("f.yaml", data)
 		if len(again) != len(ps) {
 			t.Fatalf("not deterministic: %v then %v", ps, again)
 		}

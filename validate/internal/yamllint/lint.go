@@ -21,33 +21,37 @@ import (
 	"github.com/fbc-project/fbc/declcfg"
 )
 
-// Problem is one thing yamllint reports: line and column from 1.
-type Problem struct {
-	Line, Column int
-	// Rule is yamllint's rule id (trailing-spaces, indentation, syntax, ...).
-	Rule    string
-	Message string
+// Lint checks one YAML file, file's data. Each thing yamllint reports is
+// an error finding at its line and column (from 1), its rule yamllint's
+// rule id (trailing-spaces, indentation, syntax, ...) and its message
+// yamllint's.
+func Lint(file string, data []byte) []declcfg.Finding {
+	out := lint(data)
+	for i := range out {
+		out[i].Pos.File, out[i].Severity = file, declcfg.SeverityError
+	}
+	return out
 }
 
-func (p Problem) String() string {
-	return fmt.Sprintf("%d:%d %s (%s)", p.Line, p.Column, p.Message, p.Rule)
+// problem is a finding at line and column of the file.
+func problem(line, col int, rule, msg string) declcfg.Finding {
+	return declcfg.Finding{Rule: rule, Pos: declcfg.Pos{Line: line, Col: col}, Message: msg}
 }
 
-// Lint checks one YAML file.
-func Lint(data []byte) []Problem {
+func lint(data []byte) []declcfg.Finding {
 	if !utf8.Valid(data) {
-		return []Problem{{Line: 1, Column: 1, Rule: "syntax", Message: "syntax error: the file is not UTF-8 text"}}
+		return []declcfg.Finding{problem(1, 1, "syntax", "syntax error: the file is not UTF-8 text")}
 	}
 	// A text declcfg's parsers refuse for its size or nesting is not
 	// scanned either: PyYAML's scanner, which this one follows, looks at
 	// every open flow collection at every token.
 	var le *declcfg.LimitError
 	if err := declcfg.CheckYAMLText(data); errors.As(err, &le) {
-		return []Problem{{Line: le.Line, Column: max(le.Col, 1), Rule: "syntax", Message: "syntax error: " + le.Msg}}
+		return []declcfg.Finding{problem(le.Line, max(le.Col, 1), "syntax", "syntax error: "+le.Msg)}
 	}
 	_, parseErr := declcfg.ParseYAML(data)
 	if errors.As(parseErr, &le) {
-		return []Problem{{Line: le.Line, Column: max(le.Col, 1), Rule: "syntax", Message: "syntax error: " + le.Msg}}
+		return []declcfg.Finding{problem(le.Line, max(le.Col, 1), "syntax", "syntax error: "+le.Msg)}
 	}
 	l := &linter{text: []rune(string(data))}
 	l.lines = splitLines(l.text)
@@ -58,7 +62,8 @@ func Lint(data []byte) []Problem {
 	if stop != nil {
 		// What PyYAML's scanner refuses (a tab where a token starts, a
 		// simple key without its ':') is a syntax error where it stopped.
-		l.syntaxErr = &Problem{Line: stop.line + 1, Column: stop.column + 1, Rule: "syntax", Message: "syntax error: the YAML scanner cannot read on here"}
+		p := problem(stop.line+1, stop.column+1, "syntax", "syntax error: the YAML scanner cannot read on here")
+		l.syntaxErr = &p
 	} else if parseErr != nil && !strings.Contains(parseErr.Error(), "unknown anchor") {
 		// An alias without its anchor is the anchors rule's; PyYAML's
 		// parser, which yamllint runs for syntax, does not resolve them.
@@ -73,7 +78,7 @@ func Lint(data []byte) []Problem {
 		if out[i].Line != out[j].Line {
 			return out[i].Line < out[j].Line
 		}
-		return out[i].Column < out[j].Column
+		return out[i].Col < out[j].Col
 	})
 	if l.syntaxErr == nil {
 		return out
@@ -82,7 +87,7 @@ func Lint(data []byte) []Problem {
 	// or after it, which it drops as probably redundant.
 	syn := *l.syntaxErr
 	for i, p := range out {
-		if syn.Line <= p.Line && syn.Column <= p.Column {
+		if syn.Line <= p.Line && syn.Col <= p.Col {
 			out[i] = syn
 			return out
 		}
@@ -100,12 +105,12 @@ type lineSpan struct{ start, end int }
 type linter struct {
 	text      []rune
 	lines     []lineSpan
-	problems  []Problem
-	syntaxErr *Problem
+	problems  []declcfg.Finding
+	syntaxErr *declcfg.Finding
 }
 
 func (l *linter) add(line, col int, rule, msg string) {
-	l.problems = append(l.problems, Problem{Line: line, Column: col, Rule: rule, Message: msg})
+	l.problems = append(l.problems, problem(line, col, rule, msg))
 }
 
 func (l *linter) syntax(err error) {
@@ -114,7 +119,8 @@ func (l *linter) syntax(err error) {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	}
-	l.syntaxErr = &Problem{Line: line, Column: 1, Rule: "syntax", Message: "syntax error: " + msg}
+	p := problem(line, 1, "syntax", "syntax error: "+msg)
+	l.syntaxErr = &p
 }
 
 // splitLines cuts the text as yamllint does: at each \n, a line's end
@@ -419,7 +425,7 @@ func ruleList(text string) map[string]bool {
 }
 
 // filter drops the problems the directives turn off.
-func (l *linter) filter(ts []token) []Problem {
+func (l *linter) filter(ts []token) []declcfg.Finding {
 	cs := l.comments(ts)
 	if len(cs) == 0 {
 		return l.problems
@@ -486,7 +492,7 @@ func (l *linter) filter(ts []token) []Problem {
 			perLine[-line] = off
 		}
 	}
-	var out []Problem
+	var out []declcfg.Finding
 	for _, p := range l.problems {
 		off := perLine[-p.Line]
 		if off[p.Rule] {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fbc-project/fbc/declcfg"
 )
 
 // wantLine is one line of yamllint's parsable output: FILE:LINE:COL: MESSAGE (RULE).
@@ -49,8 +51,8 @@ func TestLintMatchesYamllint(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, p := range Lint(data) {
-			got = append(got, key(fmt.Sprint(p.Line), fmt.Sprint(p.Column), p.Rule, p.Message))
+		for _, p := range Lint("f.yaml", data) {
+			got = append(got, key(fmt.Sprint(p.Line), fmt.Sprint(p.Col), p.Rule, p.Message))
 		}
 		name := filepath.Base(file)
 		if !slices.Equal(got, want[name]) {
@@ -70,8 +72,8 @@ func key(line, col, rule, msg string) string {
 // scanner runs: it follows PyYAML's, which looks at every open flow
 // collection at every token (seconds for 25,000 '[').
 func TestLintLimits(t *testing.T) {
-	got := Lint([]byte(strings.Repeat("[", 25000) + "\n"))
-	if len(got) != 1 || got[0].String() != "1:1001 syntax error: nesting deeper than 1000 levels, the limit fbc reads (syntax)" {
+	got := Lint("f.yaml", []byte(strings.Repeat("[", 25000)+"\n"))
+	if len(got) != 1 || got[0].String() != "f.yaml:1:1001: syntax error: nesting deeper than 1000 levels, the limit fbc reads [syntax]" || got[0].Severity != declcfg.SeverityError {
 		t.Errorf("problems %v", got)
 	}
 }
