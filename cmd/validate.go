@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/image"
 	"github.com/fbc-project/fbc/internal/buildinfo"
 	"github.com/fbc-project/fbc/internal/fault"
@@ -226,14 +227,14 @@ func profileLike(a string) bool {
 // parseTargetOCP reads --target-ocp: an OpenShift MAJOR.MINOR (whether
 // the release exists, the review decides: the ones fbc knows, and those an
 // operator repository publishes catalogs for).
-func parseTargetOCP(s string) (*validate.OCPVersion, error) {
+func parseTargetOCP(s string) (*declcfg.MinorVersion, error) {
 	if s == "" {
 		return nil, nil
 	}
-	v, err := validate.ParseOCPVersion(s)
+	v, err := declcfg.ParseMinorVersion(s)
 	switch {
 	case err != nil:
-		return nil, usageErrorf("--target-ocp: %v", err)
+		return nil, usageErrorf("--target-ocp: OpenShift version %v", err)
 	case v.Major == 1:
 		return nil, usageErrorf("--target-ocp: %q is a Kubernetes release; give the OpenShift release the catalog is published for, such as 4.18", s)
 	}
@@ -242,7 +243,7 @@ func parseTargetOCP(s string) (*validate.OCPVersion, error) {
 
 // printReviewNotes says on standard error what the review skipped and how
 // it read an operator repository.
-func printReviewNotes(cmd *cobra.Command, rep *review.Report, target *validate.OCPVersion) {
+func printReviewNotes(cmd *cobra.Command, rep *review.Report, target *declcfg.MinorVersion) {
 	if rep == nil {
 		return
 	}

@@ -2,9 +2,9 @@ package graph
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/model"
 )
@@ -15,8 +15,8 @@ import (
 // olm.maxOpenShiftVersion means nothing).
 type ClusterVersion struct {
 	// OpenShift is nil for a Kubernetes cluster that is not OpenShift.
-	OpenShift *model.MinorVersion
-	Kube      model.MinorVersion
+	OpenShift *declcfg.MinorVersion
+	Kube      declcfg.MinorVersion
 }
 
 // ParseClusterVersion reads an OpenShift release, 4.N or 5.N (or v4.N), or
@@ -26,14 +26,11 @@ type ClusterVersion struct {
 // same cadence: 5.N ships 1.(N+36). Other OpenShift majors are refused:
 // which Kubernetes they ship is not known here.
 func ParseClusterVersion(s string) (*ClusterVersion, error) {
-	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
-	ma, mi, ok := strings.Cut(t, ".")
-	major, err1 := strconv.ParseUint(ma, 10, 64)
-	minor, err2 := strconv.ParseUint(mi, 10, 64)
-	if !ok || err1 != nil || err2 != nil {
+	v, err := declcfg.ParseMinorVersion(strings.TrimSpace(s))
+	if err != nil {
 		return nil, optionErrorf("cluster version %q is not MAJOR.MINOR: give an OpenShift release (4.18) or a Kubernetes one (1.31)", s)
 	}
-	v := model.MinorVersion{Major: major, Minor: minor}
+	major, minor := v.Major, v.Minor
 	switch major {
 	case 1:
 		return &ClusterVersion{Kube: v}, nil
@@ -59,33 +56,33 @@ const (
 )
 
 // kubeOf is the Kubernetes release an OpenShift 4 or 5 release ships.
-func kubeOf(ocp model.MinorVersion) model.MinorVersion {
+func kubeOf(ocp declcfg.MinorVersion) declcfg.MinorVersion {
 	if ocp.Major == 5 {
-		return model.MinorVersion{Major: 1, Minor: ocp.Minor + openShift5Kube}
+		return declcfg.MinorVersion{Major: 1, Minor: ocp.Minor + openShift5Kube}
 	}
 	if ocp.Minor <= 2 {
-		return model.MinorVersion{Major: 1, Minor: ocp.Minor + 12}
+		return declcfg.MinorVersion{Major: 1, Minor: ocp.Minor + 12}
 	}
-	return model.MinorVersion{Major: 1, Minor: ocp.Minor + 13}
+	return declcfg.MinorVersion{Major: 1, Minor: ocp.Minor + 13}
 }
 
 // openShiftFor is the first OpenShift release that ships kube or a later
 // Kubernetes; false when none does (a Kubernetes major other than 1).
-func openShiftFor(kube model.MinorVersion) (model.MinorVersion, bool) {
+func openShiftFor(kube declcfg.MinorVersion) (declcfg.MinorVersion, bool) {
 	if kube.Major != 1 {
-		return model.MinorVersion{}, kube.Major < 1
+		return declcfg.MinorVersion{}, kube.Major < 1
 	}
 	switch {
 	case kube.Minor <= 13:
-		return model.MinorVersion{Major: 4, Minor: 1}, true
+		return declcfg.MinorVersion{Major: 4, Minor: 1}, true
 	case kube.Minor == 14:
-		return model.MinorVersion{Major: 4, Minor: 2}, true
+		return declcfg.MinorVersion{Major: 4, Minor: 2}, true
 	case kube.Minor == 15: // no OpenShift release shipped 1.15
-		return model.MinorVersion{Major: 4, Minor: 3}, true
+		return declcfg.MinorVersion{Major: 4, Minor: 3}, true
 	case kube.Minor >= openShift5Kube:
-		return model.MinorVersion{Major: 5, Minor: kube.Minor - openShift5Kube}, true
+		return declcfg.MinorVersion{Major: 5, Minor: kube.Minor - openShift5Kube}, true
 	}
-	return model.MinorVersion{Major: 4, Minor: kube.Minor - 13}, true
+	return declcfg.MinorVersion{Major: 4, Minor: kube.Minor - 13}, true
 }
 
 func (c *ClusterVersion) String() string {
@@ -98,14 +95,14 @@ func (c *ClusterVersion) String() string {
 // clusterBounds is what one bundle asks of a cluster.
 type clusterBounds struct {
 	// max is olm.maxOpenShiftVersion, nil when absent or unreadable.
-	max *model.MinorVersion
+	max *declcfg.MinorVersion
 	// minKube is the minKubeVersion's Kubernetes minor, nil when absent.
-	minKube *model.MinorVersion
+	minKube *declcfg.MinorVersion
 	// minKubeText is minKubeVersion as written.
 	minKubeText string
 	// floor is the first OpenShift release whose Kubernetes meets
 	// minKube, nil when any does.
-	floor *model.MinorVersion
+	floor *declcfg.MinorVersion
 	// never says why no cluster runs the bundle (a minKubeVersion OLM
 	// cannot parse, or one no OpenShift 4 release meets); "" otherwise.
 	never string
@@ -153,14 +150,14 @@ func (cc *clusterChecker) of(b *Bundle) *clusterBounds {
 		cb.never = fmt.Sprintf("%s: OLM classic fails the CSV's requirements on every cluster", err)
 		return cb
 	}
-	k := model.MinorVersion{Major: sv.Major, Minor: sv.Minor}
+	k := declcfg.MinorVersion{Major: sv.Major, Minor: sv.Minor}
 	cb.minKube = &k
 	f, ok := openShiftFor(k)
 	if !ok {
 		cb.never = fmt.Sprintf("minKubeVersion %s is above every Kubernetes release OpenShift ships", text)
 		return cb
 	}
-	if f.Compare(model.MinorVersion{Major: 4, Minor: 1}) > 0 {
+	if f.Compare(declcfg.MinorVersion{Major: 4, Minor: 1}) > 0 {
 		cb.floor = &f
 	}
 	return cb
@@ -211,7 +208,7 @@ func (cc *clusterChecker) blockAt(c *ClusterVersion, path []*Bundle) *ClusterBlo
 // maxOpenShiftVersion of the bundle installed before, or of the bundle
 // itself.
 func (cc *clusterChecker) blockAny(path []*Bundle) *ClusterBlock {
-	var floor *model.MinorVersion
+	var floor *declcfg.MinorVersion
 	var floorBy *Bundle
 	for i, b := range path {
 		cb := cc.of(b)

@@ -34,7 +34,7 @@ func TestParseClusterVersion(t *testing.T) {
 	// openShiftFor inverts kubeOf: the first release that ships at least
 	// the Kubernetes asked for.
 	for minor := uint64(1); minor < 40; minor++ {
-		for _, ocp := range []model.MinorVersion{{Major: 4, Minor: minor}, {Major: 5, Minor: minor - 1}} {
+		for _, ocp := range []declcfg.MinorVersion{{Major: 4, Minor: minor}, {Major: 5, Minor: minor - 1}} {
 			if ocp.Major == 4 && ocp.Minor > lastOpenShift4 {
 				continue
 			}
@@ -43,7 +43,7 @@ func TestParseClusterVersion(t *testing.T) {
 			}
 		}
 	}
-	if got, _ := openShiftFor(model.MinorVersion{Major: 1, Minor: 15}); got.String() != "4.3" {
+	if got, _ := openShiftFor(declcfg.MinorVersion{Major: 1, Minor: 15}); got.String() != "4.3" {
 		t.Errorf("Kubernetes 1.15 needs OpenShift %s, want 4.3", got)
 	}
 }

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,17 +13,6 @@ import (
 	"github.com/fbc-project/fbc/declcfg"
 )
 
-// MinorVersion is a MAJOR.MINOR release: an OpenShift release as
-// olm.maxOpenShiftVersion names it, or a Kubernetes minor.
-type MinorVersion struct{ Major, Minor uint64 }
-
-func (v MinorVersion) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
-
-// Compare is -1, 0 or 1 as v is lower than, equal to or higher than o.
-func (v MinorVersion) Compare(o MinorVersion) int {
-	return cmp.Or(cmp.Compare(v.Major, o.Major), cmp.Compare(v.Minor, o.Minor))
-}
-
 // MaxOpenShift is a bundle's olm.maxOpenShiftVersion as OLM reads it
 // (operator-lifecycle-manager's openshift.maxOpenShiftVersion): the raw
 // value with its quotes trimmed, parsed tolerantly (blang ParseTolerant),
@@ -34,7 +22,7 @@ type MaxOpenShift struct {
 	// Raw is the value as the catalog writes it (JSON).
 	Raw string
 	// Version is the release; zero when Err is set.
-	Version MinorVersion
+	Version declcfg.MinorVersion
 	// Err says why OLM cannot read the value. OLM then marks the cluster
 	// not upgradeable for as long as the bundle is installed.
 	Err error
@@ -53,20 +41,20 @@ var ErrSeveralMaxOpenShift = errors.New("is one of several olm.maxOpenShiftVersi
 // OLM does. loose is set when OLM reads the value although it is not
 // written MAJOR.MINOR. The errors and loose are predicates, to follow the
 // value: `"4.18.1" has a patch ...`.
-func ParseMaxOpenShiftVersion(raw json.RawMessage) (v MinorVersion, loose string, err error) {
+func ParseMaxOpenShiftVersion(raw json.RawMessage) (v declcfg.MinorVersion, loose string, err error) {
 	// OLM trims the quotes of the raw JSON: "4.18" and 4.18 read alike.
 	value := strings.Trim(strings.TrimSpace(string(raw)), `"`)
 	if value == "" {
-		return MinorVersion{}, "", errors.New("is empty, which OLM refuses")
+		return declcfg.MinorVersion{}, "", errors.New("is empty, which OLM refuses")
 	}
 	sv, err := semver.ParseTolerant(value)
 	if err != nil {
-		return MinorVersion{}, "", errors.New("is not a version OLM can read")
+		return declcfg.MinorVersion{}, "", errors.New("is not a version OLM can read")
 	}
 	if sv.Patch != 0 || len(sv.Pre) > 0 || len(sv.Build) > 0 {
-		return MinorVersion{}, "", errors.New("has a patch, prerelease or build part, which OLM refuses")
+		return declcfg.MinorVersion{}, "", errors.New("has a patch, prerelease or build part, which OLM refuses")
 	}
-	v = MinorVersion{sv.Major, sv.Minor}
+	v = declcfg.MinorVersion{Major: sv.Major, Minor: sv.Minor}
 	if value != v.String() {
 		loose = "is not written MAJOR.MINOR; OLM reads it as " + v.String()
 	}

@@ -392,10 +392,8 @@ func (p *run) validate(ctx context.Context, cats []rendered) error {
 	var bad []string
 	for _, c := range cats {
 		vo := validate.Options{}
-		if _, _, ok := repo.CatalogVersion(c.catalog); ok {
-			if v, err := validate.ParseOCPVersion(c.catalog); err == nil {
-				vo.TargetOCP = &v
-			}
+		if v, ok := repo.CatalogRelease(c.catalog); ok {
+			vo.TargetOCP = &v
 		}
 		vr, err := validate.ValidateConfig(ctx, c.cfg, vo)
 		if err != nil {

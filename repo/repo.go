@@ -13,11 +13,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/fault"
@@ -427,43 +424,38 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
-// catalogVersion is the name rule operator-pipelines applies to catalogs:
-// "v" MAJOR "." MINOR.
-var catalogVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v(\d+)\.(\d+)$`) })
-
-// CatalogVersion reads a catalog name of the form vMAJOR.MINOR.
-func CatalogVersion(catalog string) (major, minor int, ok bool) {
-	m := catalogVersion().FindStringSubmatch(catalog)
-	if m == nil {
-		return 0, 0, false
+// CatalogRelease reads the OpenShift release of a catalog named as
+// operator-pipelines names them: "v" MAJOR "." MINOR (v4.18).
+func CatalogRelease(catalog string) (declcfg.MinorVersion, bool) {
+	if !strings.HasPrefix(catalog, "v") {
+		return declcfg.MinorVersion{}, false
 	}
-	major, err1 := strconv.Atoi(m[1])
-	minor, err2 := strconv.Atoi(m[2])
-	return major, minor, err1 == nil && err2 == nil
+	v, err := declcfg.ParseMinorVersion(catalog)
+	return v, err == nil
 }
+
+// CSVMetadataSince is the first OpenShift release whose catalogs the
+// certified and community pipelines publish with olm.csv.metadata and
+// refuse with olm.bundle.object: they render them with --migrate-level
+// bundle-object-to-csv-metadata from then on.
+var CSVMetadataSince = declcfg.MinorVersion{Major: 4, Minor: 17}
 
 // UsesCSVMetadata says whether the pipelines render a catalog with
 // --migrate-level bundle-object-to-csv-metadata: catalogs named v4.17 and
 // later, every 5.x and beyond; a name not of the form vX.Y never.
 func UsesCSVMetadata(catalog string) bool {
-	major, minor, ok := CatalogVersion(catalog)
-	return ok && (major > 4 || major == 4 && minor >= 17)
+	v, ok := CatalogRelease(catalog)
+	return ok && v.AtLeast(CSVMetadataSince)
 }
 
 // CatalogLess orders catalog names by version (v4.9 before v4.10), names
 // that are not versions after them, by name.
 func CatalogLess(a, b string) bool {
-	am, an, aok := CatalogVersion(a)
-	bm, bn, bok := CatalogVersion(b)
+	av, aok := CatalogRelease(a)
+	bv, bok := CatalogRelease(b)
 	switch {
-	case aok && bok:
-		if am != bm {
-			return am < bm
-		}
-		if an != bn {
-			return an < bn
-		}
-		return a < b
+	case aok && bok && av != bv:
+		return av.Less(bv)
 	case aok != bok:
 		return aok
 	}

@@ -40,7 +40,7 @@ type catalogRun struct {
 	path     string
 	abs      string
 	root     string // the repository's
-	target   *validate.OCPVersion
+	target   *declcfg.MinorVersion
 	catalog  *validate.RepoCatalog
 	explicit bool
 	// operator is the operator folder, as given, that maps it when it was
@@ -144,7 +144,7 @@ func (rv *reviewer) expand(ctx context.Context, args []string, rep *Report) (*re
 // ownReleases says which catalogs of the operator folders given are
 // checked with the rules of their own OpenShift release rather than the
 // one asked for: those not also named on the command line.
-func ownReleases(runs []catalogRun, target *validate.OCPVersion) []OwnReleases {
+func ownReleases(runs []catalogRun, target *declcfg.MinorVersion) []OwnReleases {
 	var out []OwnReleases
 	for _, run := range runs {
 		if run.explicit || run.target == nil || *run.target == *target {
@@ -162,7 +162,7 @@ func ownReleases(runs []catalogRun, target *validate.OCPVersion) []OwnReleases {
 
 // addRun adds a catalog run (its registries are filled in later, once
 // config.yaml is read).
-func (rp *repoRuns) addRun(path, root, catalog, pkg string, target *validate.OCPVersion, explicit bool) {
+func (rp *repoRuns) addRun(path, root, catalog, pkg string, target *declcfg.MinorVersion, explicit bool) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
@@ -242,15 +242,12 @@ func (rp *repoRuns) config(root string) *repo.Config {
 
 // targetFor is the OpenShift release a catalog is checked for: the one
 // given, else the one its name (vX.Y) says.
-func targetFor(given *validate.OCPVersion, catalog string) *validate.OCPVersion {
+func targetFor(given *declcfg.MinorVersion, catalog string) *declcfg.MinorVersion {
 	if given != nil {
 		return given
 	}
-	if _, _, ok := repo.CatalogVersion(catalog); !ok {
-		return nil
-	}
-	v, err := validate.ParseOCPVersion(catalog)
-	if err != nil {
+	v, ok := repo.CatalogRelease(catalog)
+	if !ok {
 		return nil
 	}
 	return &v
@@ -279,7 +276,7 @@ func (rp *repoRuns) validate(ctx context.Context, res *validate.Result, opts val
 	out := &validate.Result{Diagnostics: append(slices.Clip(rp.diagnostics), res.Diagnostics...), Stats: res.Stats}
 	out.Stats.Files += rp.files
 	type group struct {
-		target *validate.OCPVersion
+		target *declcfg.MinorVersion
 		paths  []string
 		repo   map[string]*validate.RepoCatalog
 	}

@@ -46,7 +46,7 @@ type Options struct {
 	Base string
 	// TargetOCP is the OpenShift release the catalogs are published for;
 	// nil: none, except for a repository's catalogs, whose names give it.
-	TargetOCP *validate.OCPVersion
+	TargetOCP *declcfg.MinorVersion
 	// Render is how sources are read: images pulled, standard input. Its
 	// Warn is replaced by the review's: every warning is a finding.
 	Render render.Options
@@ -119,7 +119,7 @@ type ImpliedTarget struct {
 	// Repository is the repository's root, shown from the working
 	// directory.
 	Repository string
-	Target     validate.OCPVersion
+	Target     declcfg.MinorVersion
 }
 
 // OwnReleases are the catalogs of an operator folder checked with the rules

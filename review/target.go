@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/graph"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/repo"
-	"github.com/fbc-project/fbc/validate"
 )
 
 // TargetError is a target release that does not exist: not one fbc knows
@@ -18,7 +18,7 @@ import (
 // paths publishes catalogs for (catalogs/vX.Y). The release picks the
 // rules, so a typo (14.18, 4.81) must not quietly pick another set.
 type TargetError struct {
-	Target validate.OCPVersion
+	Target declcfg.MinorVersion
 	// Why is what fbc knows of the release.
 	Why string
 }
@@ -31,7 +31,7 @@ func (e *TargetError) FaultKind() fault.Kind { return fault.Usage }
 // checkTarget accepts a target release fbc knows, or one that a
 // repository of the paths publishes catalogs for (both repositories
 // publish catalogs/v4.23 ahead of fbc's table).
-func checkTarget(t *validate.OCPVersion, paths []string) error {
+func checkTarget(t *declcfg.MinorVersion, paths []string) error {
 	if t == nil {
 		return nil
 	}

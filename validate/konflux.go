@@ -10,6 +10,7 @@ import (
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/imageref"
+	"github.com/fbc-project/fbc/repo"
 )
 
 // The rules only Konflux applies to an FBC fragment (Options.Konflux):
@@ -28,7 +29,7 @@ var (
 
 // lifecycleInjectedSince is the first release for which Konflux injects a
 // package's lifecycle.json into the fragment.
-var lifecycleInjectedSince = OCPVersion{5, 0}
+var lifecycleInjectedSince = declcfg.MinorVersion{Major: 5}
 
 // konfluxLayout checks the configs directory of a fragment: every entry
 // that is a directory is a package folder, there must be one, none may be
@@ -63,7 +64,7 @@ func (c *checker) konfluxLayout(path string) {
 				"Package directory is empty: FBC package directories must not be empty; remove it or put the package's catalog in it")
 			continue
 		}
-		if t := c.opts.TargetOCP; t != nil && t.atLeast(lifecycleInjectedSince) {
+		if t := c.opts.TargetOCP; t != nil && t.AtLeast(lifecycleInjectedSince) {
 			lc := filepath.Join(dir, lifecycleFile)
 			if _, err := os.Lstat(lc); err == nil {
 				c.add(RuleKonfluxLifecycleFile, declcfg.Pos{File: lc}, blobRef{pkg: e.Name()},
@@ -158,7 +159,7 @@ func (c *fileCheck) konfluxMetadataFormat(d *docContext, root *declcfg.Node, b *
 			objects++
 		}
 	}
-	if target.atLeast(csvMetadataSince) {
+	if target.AtLeast(repo.CSVMetadataSince) {
 		if csvMeta == nil {
 			d.reportf(RuleKonfluxMetadataFormat, root,
 				"every olm.bundle object in the fragment must have a corresponding olm.csv.metadata bundle property: %s has none (the target is %s); render it with --migrate-level %s", bundleLabel(b.Name), target, migrationLevel)
@@ -171,6 +172,6 @@ func (c *fileCheck) konfluxMetadataFormat(d *docContext, root *declcfg.Node, b *
 	}
 	if objects == 0 {
 		d.reportf(RuleKonfluxMetadataFormat, root,
-			"every olm.bundle object in the fragment must have at least one olm.bundle.object bundle property: %s has none (the target is %s, before %s); render it from its image without --migrate-level", bundleLabel(b.Name), target, csvMetadataSince)
+			"every olm.bundle object in the fragment must have at least one olm.bundle.object bundle property: %s has none (the target is %s, before %s); render it from its image without --migrate-level", bundleLabel(b.Name), target, repo.CSVMetadataSince)
 	}
 }

@@ -2,50 +2,19 @@ package validate
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/manifestscan"
+	"github.com/fbc-project/fbc/repo"
 )
-
-// OCPVersion is an OpenShift minor release, such as 4.17: catalogs are
-// published per release, and what a release's pipelines accept changes.
-type OCPVersion struct {
-	Major, Minor int
-}
-
-// ParseOCPVersion reads "4.17" (or "v4.17", the catalogs' folder names).
-func ParseOCPVersion(s string) (OCPVersion, error) {
-	t := strings.TrimPrefix(s, "v")
-	major, minor, ok := strings.Cut(t, ".")
-	ma, err1 := strconv.Atoi(major)
-	mi, err2 := strconv.Atoi(minor)
-	if !ok || err1 != nil || err2 != nil || ma < 0 || mi < 0 || strings.ContainsAny(t, "+- ") {
-		return OCPVersion{}, fmt.Errorf("OpenShift version %q is not MAJOR.MINOR, such as 4.17", s)
-	}
-	return OCPVersion{ma, mi}, nil
-}
-
-func (v OCPVersion) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
-
-// atLeast reports whether v is o or a later release.
-func (v OCPVersion) atLeast(o OCPVersion) bool {
-	return v.Major > o.Major || v.Major == o.Major && v.Minor >= o.Minor
-}
-
-// csvMetadataSince is the first release whose catalogs the certified and
-// community pipelines publish with olm.csv.metadata and refuse with
-// olm.bundle.object (they render with --migrate-level
-// bundle-object-to-csv-metadata from then on).
-var csvMetadataSince = OCPVersion{4, 17}
 
 // metadataFormat reports, for a target release that needs olm.csv.metadata,
 // a bundle that still carries olm.bundle.object properties, once, at the
 // first of them, saying whether render's migration can rewrite it.
 func (c *fileCheck) metadataFormat(d *docContext, b *declcfg.Bundle, props []propertyNode, csv *manifestscan.Manifest) {
 	target := c.opts.TargetOCP
-	if target == nil || !target.atLeast(csvMetadataSince) {
+	if target == nil || !target.AtLeast(repo.CSVMetadataSince) {
 		return
 	}
 	var first *propertyNode
@@ -80,7 +49,7 @@ func (c *fileCheck) metadataFormat(d *docContext, b *declcfg.Bundle, props []pro
 		fix = "use olm.csv.metadata: `" + migrate + "` rewrites them into it"
 	}
 	d.reportf(RuleMetadataFormat, first.item, "%s has %s, which the pipelines refuse in catalogs for OpenShift %s and later (the target is %s): %s",
-		bundleLabel(b.Name), countNoun(objects, "olm.bundle.object property", "olm.bundle.object properties"), csvMetadataSince, target, fix)
+		bundleLabel(b.Name), countNoun(objects, "olm.bundle.object property", "olm.bundle.object properties"), repo.CSVMetadataSince, target, fix)
 }
 
 // migrationLevel is render's migration that turns olm.bundle.object

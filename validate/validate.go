@@ -87,7 +87,7 @@ type Options struct {
 	Stdin io.Reader
 	// TargetOCP, when set, is the OpenShift release the catalog is
 	// published for: rules that depend on it (metadata-format) apply.
-	TargetOCP *OCPVersion
+	TargetOCP *declcfg.MinorVersion
 	// Walk, when set, reads each path instead of declcfg.WalkPath: it may
 	// open paths that are not files, such as catalog images, and must
 	// deliver the files of one path in order.

@@ -327,19 +327,6 @@ func FuzzValidate(f *testing.F) {
 	})
 }
 
-func TestParseOCPVersion(t *testing.T) {
-	for in, want := range map[string]string{"4.17": "4.17", "v4.18": "4.18", "4.9": "4.9", "10.0": "10.0",
-		"4": "", "4.x": "", "v": "", "4.17.1": "", "-4.1": "", "4.-1": "", "4.+1": "", " 4.17": ""} {
-		v, err := validate.ParseOCPVersion(in)
-		switch {
-		case want == "" && err == nil:
-			t.Errorf("%q: parsed as %s", in, v)
-		case want != "" && (err != nil || v.String() != want):
-			t.Errorf("%q: %v, %v; want %s", in, v, err, want)
-		}
-	}
-}
-
 // TestValidateConfigParts: an in-memory catalog too big for one part is
 // checked on several workers, every blob once, with the same result
 // whatever their number.

@@ -12,9 +12,8 @@ import "github.com/fbc-project/fbc/validate/profiles"
 // The profile names and sets are validate/profiles' (fbc parses --profile
 // without linking these checks); these aliases name them here.
 type (
-	Name        = profiles.Name
-	Set         = profiles.Set
-	KubeVersion = profiles.KubeVersion
+	Name = profiles.Name
+	Set  = profiles.Set
 )
 
 const (

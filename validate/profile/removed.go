@@ -18,7 +18,7 @@ import (
 // longer serves from a release on.
 type removal struct {
 	apiVersion, kind string
-	removed          KubeVersion
+	removed          declcfg.MinorVersion
 	// use is the API version to move to ("" when the API is gone).
 	use string
 	// resource is the plural, for API groups whose resource is gone in
@@ -34,79 +34,79 @@ type removal struct {
 // operator-framework/api's own list stops at 1.26.
 var removals = []removal{
 	// 1.16
-	{apiVersion: "apps/v1beta1", kind: "ControllerRevision", removed: KubeVersion{Major: 1, Minor: 16}, use: "apps/v1"},
-	{apiVersion: "apps/v1beta1", kind: "Deployment", removed: KubeVersion{Major: 1, Minor: 16}, use: "apps/v1"},
-	{apiVersion: "apps/v1beta1", kind: "StatefulSet", removed: KubeVersion{Major: 1, Minor: 16}, use: "apps/v1"},
-	{apiVersion: "apps/v1beta2", kind: "ControllerRevision", removed: KubeVersion{Major: 1, Minor: 16}, use: "apps/v1"},
-	{apiVersion: "apps/v1beta2", kind: "DaemonSet", removed: KubeVersion{Major: 1, Minor: 16}, use: "apps/v1"},
-	{apiVersion: "apps/v1beta2", kind: "Deployment", removed: KubeVersion{Major: 1, Minor: 16}, use: "apps/v1"},
-	{apiVersion: "apps/v1beta2", kind: "ReplicaSet", removed: KubeVersion{Major: 1, Minor: 16}, use: "apps/v1"},
-	{apiVersion: "apps/v1beta2", kind: "StatefulSet", removed: KubeVersion{Major: 1, Minor: 16}, use: "apps/v1"},
-	{apiVersion: "extensions/v1beta1", kind: "DaemonSet", removed: KubeVersion{Major: 1, Minor: 16}, use: "apps/v1"},
-	{apiVersion: "extensions/v1beta1", kind: "Deployment", removed: KubeVersion{Major: 1, Minor: 16}, use: "apps/v1"},
-	{apiVersion: "extensions/v1beta1", kind: "ReplicaSet", removed: KubeVersion{Major: 1, Minor: 16}, use: "apps/v1"},
-	{apiVersion: "extensions/v1beta1", kind: "NetworkPolicy", removed: KubeVersion{Major: 1, Minor: 16}, use: "networking.k8s.io/v1"},
-	{apiVersion: "extensions/v1beta1", kind: "PodSecurityPolicy", removed: KubeVersion{Major: 1, Minor: 16}},
+	{apiVersion: "apps/v1beta1", kind: "ControllerRevision", removed: declcfg.MinorVersion{Major: 1, Minor: 16}, use: "apps/v1"},
+	{apiVersion: "apps/v1beta1", kind: "Deployment", removed: declcfg.MinorVersion{Major: 1, Minor: 16}, use: "apps/v1"},
+	{apiVersion: "apps/v1beta1", kind: "StatefulSet", removed: declcfg.MinorVersion{Major: 1, Minor: 16}, use: "apps/v1"},
+	{apiVersion: "apps/v1beta2", kind: "ControllerRevision", removed: declcfg.MinorVersion{Major: 1, Minor: 16}, use: "apps/v1"},
+	{apiVersion: "apps/v1beta2", kind: "DaemonSet", removed: declcfg.MinorVersion{Major: 1, Minor: 16}, use: "apps/v1"},
+	{apiVersion: "apps/v1beta2", kind: "Deployment", removed: declcfg.MinorVersion{Major: 1, Minor: 16}, use: "apps/v1"},
+	{apiVersion: "apps/v1beta2", kind: "ReplicaSet", removed: declcfg.MinorVersion{Major: 1, Minor: 16}, use: "apps/v1"},
+	{apiVersion: "apps/v1beta2", kind: "StatefulSet", removed: declcfg.MinorVersion{Major: 1, Minor: 16}, use: "apps/v1"},
+	{apiVersion: "extensions/v1beta1", kind: "DaemonSet", removed: declcfg.MinorVersion{Major: 1, Minor: 16}, use: "apps/v1"},
+	{apiVersion: "extensions/v1beta1", kind: "Deployment", removed: declcfg.MinorVersion{Major: 1, Minor: 16}, use: "apps/v1"},
+	{apiVersion: "extensions/v1beta1", kind: "ReplicaSet", removed: declcfg.MinorVersion{Major: 1, Minor: 16}, use: "apps/v1"},
+	{apiVersion: "extensions/v1beta1", kind: "NetworkPolicy", removed: declcfg.MinorVersion{Major: 1, Minor: 16}, use: "networking.k8s.io/v1"},
+	{apiVersion: "extensions/v1beta1", kind: "PodSecurityPolicy", removed: declcfg.MinorVersion{Major: 1, Minor: 16}},
 	// 1.22
-	{apiVersion: "admission.k8s.io/v1beta1", kind: "AdmissionReview", removed: KubeVersion{Major: 1, Minor: 22}, use: "admission.k8s.io/v1"},
-	{apiVersion: "admissionregistration.k8s.io/v1beta1", kind: "MutatingWebhookConfiguration", removed: KubeVersion{Major: 1, Minor: 22}, use: "admissionregistration.k8s.io/v1"},
-	{apiVersion: "admissionregistration.k8s.io/v1beta1", kind: "ValidatingWebhookConfiguration", removed: KubeVersion{Major: 1, Minor: 22}, use: "admissionregistration.k8s.io/v1"},
-	{apiVersion: "apiextensions.k8s.io/v1beta1", kind: "CustomResourceDefinition", removed: KubeVersion{Major: 1, Minor: 22}, use: "apiextensions.k8s.io/v1"},
-	{apiVersion: "apiregistration.k8s.io/v1beta1", kind: "APIService", removed: KubeVersion{Major: 1, Minor: 22}, use: "apiregistration.k8s.io/v1"},
-	{apiVersion: "authentication.k8s.io/v1beta1", kind: "TokenReview", removed: KubeVersion{Major: 1, Minor: 22}, use: "authentication.k8s.io/v1"},
-	{apiVersion: "authorization.k8s.io/v1beta1", kind: "LocalSubjectAccessReview", removed: KubeVersion{Major: 1, Minor: 22}, use: "authorization.k8s.io/v1"},
-	{apiVersion: "authorization.k8s.io/v1beta1", kind: "SelfSubjectAccessReview", removed: KubeVersion{Major: 1, Minor: 22}, use: "authorization.k8s.io/v1"},
-	{apiVersion: "authorization.k8s.io/v1beta1", kind: "SelfSubjectRulesReview", removed: KubeVersion{Major: 1, Minor: 22}, use: "authorization.k8s.io/v1"},
-	{apiVersion: "authorization.k8s.io/v1beta1", kind: "SubjectAccessReview", removed: KubeVersion{Major: 1, Minor: 22}, use: "authorization.k8s.io/v1"},
-	{apiVersion: "certificates.k8s.io/v1beta1", kind: "CertificateSigningRequest", removed: KubeVersion{Major: 1, Minor: 22}, use: "certificates.k8s.io/v1"},
-	{apiVersion: "coordination.k8s.io/v1beta1", kind: "Lease", removed: KubeVersion{Major: 1, Minor: 22}, use: "coordination.k8s.io/v1"},
-	{apiVersion: "extensions/v1beta1", kind: "Ingress", removed: KubeVersion{Major: 1, Minor: 22}, use: "networking.k8s.io/v1"},
-	{apiVersion: "networking.k8s.io/v1beta1", kind: "Ingress", removed: KubeVersion{Major: 1, Minor: 22}, use: "networking.k8s.io/v1"},
-	{apiVersion: "networking.k8s.io/v1beta1", kind: "IngressClass", removed: KubeVersion{Major: 1, Minor: 22}, use: "networking.k8s.io/v1"},
-	{apiVersion: "rbac.authorization.k8s.io/v1beta1", kind: "ClusterRole", removed: KubeVersion{Major: 1, Minor: 22}, use: "rbac.authorization.k8s.io/v1"},
-	{apiVersion: "rbac.authorization.k8s.io/v1beta1", kind: "ClusterRoleBinding", removed: KubeVersion{Major: 1, Minor: 22}, use: "rbac.authorization.k8s.io/v1"},
-	{apiVersion: "rbac.authorization.k8s.io/v1beta1", kind: "Role", removed: KubeVersion{Major: 1, Minor: 22}, use: "rbac.authorization.k8s.io/v1"},
-	{apiVersion: "rbac.authorization.k8s.io/v1beta1", kind: "RoleBinding", removed: KubeVersion{Major: 1, Minor: 22}, use: "rbac.authorization.k8s.io/v1"},
-	{apiVersion: "scheduling.k8s.io/v1beta1", kind: "PriorityClass", removed: KubeVersion{Major: 1, Minor: 22}, use: "scheduling.k8s.io/v1"},
-	{apiVersion: "storage.k8s.io/v1beta1", kind: "CSIDriver", removed: KubeVersion{Major: 1, Minor: 22}, use: "storage.k8s.io/v1"},
-	{apiVersion: "storage.k8s.io/v1beta1", kind: "CSINode", removed: KubeVersion{Major: 1, Minor: 22}, use: "storage.k8s.io/v1"},
-	{apiVersion: "storage.k8s.io/v1beta1", kind: "StorageClass", removed: KubeVersion{Major: 1, Minor: 22}, use: "storage.k8s.io/v1"},
-	{apiVersion: "storage.k8s.io/v1beta1", kind: "VolumeAttachment", removed: KubeVersion{Major: 1, Minor: 22}, use: "storage.k8s.io/v1"},
+	{apiVersion: "admission.k8s.io/v1beta1", kind: "AdmissionReview", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "admission.k8s.io/v1"},
+	{apiVersion: "admissionregistration.k8s.io/v1beta1", kind: "MutatingWebhookConfiguration", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "admissionregistration.k8s.io/v1"},
+	{apiVersion: "admissionregistration.k8s.io/v1beta1", kind: "ValidatingWebhookConfiguration", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "admissionregistration.k8s.io/v1"},
+	{apiVersion: "apiextensions.k8s.io/v1beta1", kind: "CustomResourceDefinition", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "apiextensions.k8s.io/v1"},
+	{apiVersion: "apiregistration.k8s.io/v1beta1", kind: "APIService", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "apiregistration.k8s.io/v1"},
+	{apiVersion: "authentication.k8s.io/v1beta1", kind: "TokenReview", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "authentication.k8s.io/v1"},
+	{apiVersion: "authorization.k8s.io/v1beta1", kind: "LocalSubjectAccessReview", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "authorization.k8s.io/v1"},
+	{apiVersion: "authorization.k8s.io/v1beta1", kind: "SelfSubjectAccessReview", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "authorization.k8s.io/v1"},
+	{apiVersion: "authorization.k8s.io/v1beta1", kind: "SelfSubjectRulesReview", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "authorization.k8s.io/v1"},
+	{apiVersion: "authorization.k8s.io/v1beta1", kind: "SubjectAccessReview", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "authorization.k8s.io/v1"},
+	{apiVersion: "certificates.k8s.io/v1beta1", kind: "CertificateSigningRequest", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "certificates.k8s.io/v1"},
+	{apiVersion: "coordination.k8s.io/v1beta1", kind: "Lease", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "coordination.k8s.io/v1"},
+	{apiVersion: "extensions/v1beta1", kind: "Ingress", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "networking.k8s.io/v1"},
+	{apiVersion: "networking.k8s.io/v1beta1", kind: "Ingress", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "networking.k8s.io/v1"},
+	{apiVersion: "networking.k8s.io/v1beta1", kind: "IngressClass", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "networking.k8s.io/v1"},
+	{apiVersion: "rbac.authorization.k8s.io/v1beta1", kind: "ClusterRole", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "rbac.authorization.k8s.io/v1"},
+	{apiVersion: "rbac.authorization.k8s.io/v1beta1", kind: "ClusterRoleBinding", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "rbac.authorization.k8s.io/v1"},
+	{apiVersion: "rbac.authorization.k8s.io/v1beta1", kind: "Role", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "rbac.authorization.k8s.io/v1"},
+	{apiVersion: "rbac.authorization.k8s.io/v1beta1", kind: "RoleBinding", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "rbac.authorization.k8s.io/v1"},
+	{apiVersion: "scheduling.k8s.io/v1beta1", kind: "PriorityClass", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "scheduling.k8s.io/v1"},
+	{apiVersion: "storage.k8s.io/v1beta1", kind: "CSIDriver", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "storage.k8s.io/v1"},
+	{apiVersion: "storage.k8s.io/v1beta1", kind: "CSINode", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "storage.k8s.io/v1"},
+	{apiVersion: "storage.k8s.io/v1beta1", kind: "StorageClass", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "storage.k8s.io/v1"},
+	{apiVersion: "storage.k8s.io/v1beta1", kind: "VolumeAttachment", removed: declcfg.MinorVersion{Major: 1, Minor: 22}, use: "storage.k8s.io/v1"},
 	// 1.24
-	{apiVersion: "storage.k8s.io/v1alpha1", kind: "CSIStorageCapacity", removed: KubeVersion{Major: 1, Minor: 24}, use: "storage.k8s.io/v1"},
-	{apiVersion: "storage.k8s.io/v1alpha1", kind: "VolumeAttachment", removed: KubeVersion{Major: 1, Minor: 24}, use: "storage.k8s.io/v1"},
+	{apiVersion: "storage.k8s.io/v1alpha1", kind: "CSIStorageCapacity", removed: declcfg.MinorVersion{Major: 1, Minor: 24}, use: "storage.k8s.io/v1"},
+	{apiVersion: "storage.k8s.io/v1alpha1", kind: "VolumeAttachment", removed: declcfg.MinorVersion{Major: 1, Minor: 24}, use: "storage.k8s.io/v1"},
 	// 1.25
-	{apiVersion: "autoscaling/v2beta1", kind: "HorizontalPodAutoscaler", removed: KubeVersion{Major: 1, Minor: 25}, use: "autoscaling/v2"},
-	{apiVersion: "batch/v1beta1", kind: "CronJob", removed: KubeVersion{Major: 1, Minor: 25}, use: "batch/v1"},
-	{apiVersion: "discovery.k8s.io/v1beta1", kind: "EndpointSlice", removed: KubeVersion{Major: 1, Minor: 25}, use: "discovery.k8s.io/v1"},
-	{apiVersion: "events.k8s.io/v1beta1", kind: "Event", removed: KubeVersion{Major: 1, Minor: 25}, use: "events.k8s.io/v1"},
-	{apiVersion: "node.k8s.io/v1beta1", kind: "RuntimeClass", removed: KubeVersion{Major: 1, Minor: 25}, use: "node.k8s.io/v1"},
-	{apiVersion: "policy/v1beta1", kind: "Eviction", removed: KubeVersion{Major: 1, Minor: 25}, use: "policy/v1"},
-	{apiVersion: "policy/v1beta1", kind: "PodDisruptionBudget", removed: KubeVersion{Major: 1, Minor: 25}, use: "policy/v1"},
-	{apiVersion: "policy/v1beta1", kind: "PodSecurityPolicy", removed: KubeVersion{Major: 1, Minor: 25}, resource: "podsecuritypolicies"},
+	{apiVersion: "autoscaling/v2beta1", kind: "HorizontalPodAutoscaler", removed: declcfg.MinorVersion{Major: 1, Minor: 25}, use: "autoscaling/v2"},
+	{apiVersion: "batch/v1beta1", kind: "CronJob", removed: declcfg.MinorVersion{Major: 1, Minor: 25}, use: "batch/v1"},
+	{apiVersion: "discovery.k8s.io/v1beta1", kind: "EndpointSlice", removed: declcfg.MinorVersion{Major: 1, Minor: 25}, use: "discovery.k8s.io/v1"},
+	{apiVersion: "events.k8s.io/v1beta1", kind: "Event", removed: declcfg.MinorVersion{Major: 1, Minor: 25}, use: "events.k8s.io/v1"},
+	{apiVersion: "node.k8s.io/v1beta1", kind: "RuntimeClass", removed: declcfg.MinorVersion{Major: 1, Minor: 25}, use: "node.k8s.io/v1"},
+	{apiVersion: "policy/v1beta1", kind: "Eviction", removed: declcfg.MinorVersion{Major: 1, Minor: 25}, use: "policy/v1"},
+	{apiVersion: "policy/v1beta1", kind: "PodDisruptionBudget", removed: declcfg.MinorVersion{Major: 1, Minor: 25}, use: "policy/v1"},
+	{apiVersion: "policy/v1beta1", kind: "PodSecurityPolicy", removed: declcfg.MinorVersion{Major: 1, Minor: 25}, resource: "podsecuritypolicies"},
 	// 1.26
-	{apiVersion: "autoscaling/v2beta2", kind: "HorizontalPodAutoscaler", removed: KubeVersion{Major: 1, Minor: 26}, use: "autoscaling/v2"},
-	{apiVersion: "flowcontrol.apiserver.k8s.io/v1beta1", kind: "FlowSchema", removed: KubeVersion{Major: 1, Minor: 26}, use: "flowcontrol.apiserver.k8s.io/v1"},
-	{apiVersion: "flowcontrol.apiserver.k8s.io/v1beta1", kind: "PriorityLevelConfiguration", removed: KubeVersion{Major: 1, Minor: 26}, use: "flowcontrol.apiserver.k8s.io/v1"},
+	{apiVersion: "autoscaling/v2beta2", kind: "HorizontalPodAutoscaler", removed: declcfg.MinorVersion{Major: 1, Minor: 26}, use: "autoscaling/v2"},
+	{apiVersion: "flowcontrol.apiserver.k8s.io/v1beta1", kind: "FlowSchema", removed: declcfg.MinorVersion{Major: 1, Minor: 26}, use: "flowcontrol.apiserver.k8s.io/v1"},
+	{apiVersion: "flowcontrol.apiserver.k8s.io/v1beta1", kind: "PriorityLevelConfiguration", removed: declcfg.MinorVersion{Major: 1, Minor: 26}, use: "flowcontrol.apiserver.k8s.io/v1"},
 	// 1.27
-	{apiVersion: "storage.k8s.io/v1beta1", kind: "CSIStorageCapacity", removed: KubeVersion{Major: 1, Minor: 27}, use: "storage.k8s.io/v1"},
+	{apiVersion: "storage.k8s.io/v1beta1", kind: "CSIStorageCapacity", removed: declcfg.MinorVersion{Major: 1, Minor: 27}, use: "storage.k8s.io/v1"},
 	// 1.29
-	{apiVersion: "flowcontrol.apiserver.k8s.io/v1beta2", kind: "FlowSchema", removed: KubeVersion{Major: 1, Minor: 29}, use: "flowcontrol.apiserver.k8s.io/v1"},
-	{apiVersion: "flowcontrol.apiserver.k8s.io/v1beta2", kind: "PriorityLevelConfiguration", removed: KubeVersion{Major: 1, Minor: 29}, use: "flowcontrol.apiserver.k8s.io/v1"},
+	{apiVersion: "flowcontrol.apiserver.k8s.io/v1beta2", kind: "FlowSchema", removed: declcfg.MinorVersion{Major: 1, Minor: 29}, use: "flowcontrol.apiserver.k8s.io/v1"},
+	{apiVersion: "flowcontrol.apiserver.k8s.io/v1beta2", kind: "PriorityLevelConfiguration", removed: declcfg.MinorVersion{Major: 1, Minor: 29}, use: "flowcontrol.apiserver.k8s.io/v1"},
 	// 1.32
-	{apiVersion: "admissionregistration.k8s.io/v1alpha1", kind: "ValidatingAdmissionPolicy", removed: KubeVersion{Major: 1, Minor: 32}, use: "admissionregistration.k8s.io/v1"},
-	{apiVersion: "admissionregistration.k8s.io/v1alpha1", kind: "ValidatingAdmissionPolicyBinding", removed: KubeVersion{Major: 1, Minor: 32}, use: "admissionregistration.k8s.io/v1"},
-	{apiVersion: "authentication.k8s.io/v1alpha1", kind: "SelfSubjectReview", removed: KubeVersion{Major: 1, Minor: 32}, use: "authentication.k8s.io/v1"},
-	{apiVersion: "flowcontrol.apiserver.k8s.io/v1beta3", kind: "FlowSchema", removed: KubeVersion{Major: 1, Minor: 32}, use: "flowcontrol.apiserver.k8s.io/v1"},
-	{apiVersion: "flowcontrol.apiserver.k8s.io/v1beta3", kind: "PriorityLevelConfiguration", removed: KubeVersion{Major: 1, Minor: 32}, use: "flowcontrol.apiserver.k8s.io/v1"},
+	{apiVersion: "admissionregistration.k8s.io/v1alpha1", kind: "ValidatingAdmissionPolicy", removed: declcfg.MinorVersion{Major: 1, Minor: 32}, use: "admissionregistration.k8s.io/v1"},
+	{apiVersion: "admissionregistration.k8s.io/v1alpha1", kind: "ValidatingAdmissionPolicyBinding", removed: declcfg.MinorVersion{Major: 1, Minor: 32}, use: "admissionregistration.k8s.io/v1"},
+	{apiVersion: "authentication.k8s.io/v1alpha1", kind: "SelfSubjectReview", removed: declcfg.MinorVersion{Major: 1, Minor: 32}, use: "authentication.k8s.io/v1"},
+	{apiVersion: "flowcontrol.apiserver.k8s.io/v1beta3", kind: "FlowSchema", removed: declcfg.MinorVersion{Major: 1, Minor: 32}, use: "flowcontrol.apiserver.k8s.io/v1"},
+	{apiVersion: "flowcontrol.apiserver.k8s.io/v1beta3", kind: "PriorityLevelConfiguration", removed: declcfg.MinorVersion{Major: 1, Minor: 32}, use: "flowcontrol.apiserver.k8s.io/v1"},
 	// 1.33
-	{apiVersion: "authentication.k8s.io/v1beta1", kind: "SelfSubjectReview", removed: KubeVersion{Major: 1, Minor: 33}, use: "authentication.k8s.io/v1"},
+	{apiVersion: "authentication.k8s.io/v1beta1", kind: "SelfSubjectReview", removed: declcfg.MinorVersion{Major: 1, Minor: 33}, use: "authentication.k8s.io/v1"},
 	// 1.34
-	{apiVersion: "admissionregistration.k8s.io/v1beta1", kind: "ValidatingAdmissionPolicy", removed: KubeVersion{Major: 1, Minor: 34}, use: "admissionregistration.k8s.io/v1"},
-	{apiVersion: "admissionregistration.k8s.io/v1beta1", kind: "ValidatingAdmissionPolicyBinding", removed: KubeVersion{Major: 1, Minor: 34}, use: "admissionregistration.k8s.io/v1"},
+	{apiVersion: "admissionregistration.k8s.io/v1beta1", kind: "ValidatingAdmissionPolicy", removed: declcfg.MinorVersion{Major: 1, Minor: 34}, use: "admissionregistration.k8s.io/v1"},
+	{apiVersion: "admissionregistration.k8s.io/v1beta1", kind: "ValidatingAdmissionPolicyBinding", removed: declcfg.MinorVersion{Major: 1, Minor: 34}, use: "admissionregistration.k8s.io/v1"},
 	// 1.35
-	{apiVersion: "apidiscovery.k8s.io/v2beta1", kind: "APIGroupDiscovery", removed: KubeVersion{Major: 1, Minor: 35}, use: "apidiscovery.k8s.io/v2"},
-	{apiVersion: "storage.k8s.io/v1alpha1", kind: "VolumeAttributesClass", removed: KubeVersion{Major: 1, Minor: 35}, use: "storage.k8s.io/v1"},
+	{apiVersion: "apidiscovery.k8s.io/v2beta1", kind: "APIGroupDiscovery", removed: declcfg.MinorVersion{Major: 1, Minor: 35}, use: "apidiscovery.k8s.io/v2"},
+	{apiVersion: "storage.k8s.io/v1alpha1", kind: "VolumeAttributesClass", removed: declcfg.MinorVersion{Major: 1, Minor: 35}, use: "storage.k8s.io/v1"},
 }
 
 func findRemoval(apiVersion, kind string) *removal {
@@ -127,7 +127,7 @@ func (c *Checker) removedAPIs(b *bundle) []finding {
 	target, hasTarget := c.set.Kube, c.set.Has(K8sVersion)
 	if b.csv != nil && b.csv.Spec.MinKubeVersion != "" {
 		if v, err := semver.ParseTolerant(b.csv.Spec.MinKubeVersion); err == nil {
-			mk := KubeVersion{Major: int(v.Major), Minor: int(v.Minor)}
+			mk := declcfg.MinorVersion{Major: v.Major, Minor: v.Minor}
 			if !hasTarget || target.Less(mk) {
 				target, hasTarget = mk, true
 			}

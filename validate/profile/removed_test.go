@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/validate/profiles"
 )
 
@@ -29,7 +30,7 @@ func TestRemovalsMatchKubernetes(t *testing.T) {
 			continue
 		}
 		major, minor := lc.APILifecycleRemoved()
-		removed := KubeVersion{Major: major, Minor: minor}
+		removed := declcfg.MinorVersion{Major: uint64(major), Minor: uint64(minor)}
 		if major == 0 || profiles.RemovalsKnownUntil.Less(removed) {
 			continue
 		}

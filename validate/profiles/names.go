@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/internal/olmv1gate"
 )
 
@@ -36,39 +37,28 @@ const (
 // Names lists the profile names in documentation order.
 var Names = []Name{OperatorFramework, OperatorHub, GoodPractices, OLMv1, K8sVersion, Konflux}
 
-// KubeVersion is a Kubernetes minor release.
-type KubeVersion struct{ Major, Minor int }
-
-func (v KubeVersion) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
-
-// Less orders releases.
-func (v KubeVersion) Less(o KubeVersion) bool {
-	return v.Major < o.Major || v.Major == o.Major && v.Minor < o.Minor
-}
-
-// ParseKubeVersion reads X.Y (or X.Y.Z, whose patch does not matter), with
+// ParseKubeVersion reads a Kubernetes release, MAJOR.MINOR (declcfg's
+// MinorVersion), or MAJOR.MINOR.PATCH, whose patch does not matter, with
 // an optional leading v.
-func ParseKubeVersion(s string) (KubeVersion, error) {
-	parts := strings.Split(strings.TrimPrefix(strings.TrimSpace(s), "v"), ".")
-	if len(parts) < 2 || len(parts) > 3 {
-		return KubeVersion{}, fmt.Errorf("%q is not a Kubernetes version: write MAJOR.MINOR, e.g. 1.33", s)
-	}
-	var nums [3]int
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 0 || p == "" || (len(p) > 1 && p[0] == '0') {
-			return KubeVersion{}, fmt.Errorf("%q is not a Kubernetes version: write MAJOR.MINOR, e.g. 1.33", s)
+func ParseKubeVersion(s string) (declcfg.MinorVersion, error) {
+	t := strings.TrimSpace(s)
+	if parts := strings.Split(t, "."); len(parts) == 3 {
+		if _, err := strconv.ParseUint(parts[2], 10, 64); err == nil {
+			t = parts[0] + "." + parts[1]
 		}
-		nums[i] = n
 	}
-	return KubeVersion{nums[0], nums[1]}, nil
+	v, err := declcfg.ParseMinorVersion(t)
+	if err != nil {
+		return declcfg.MinorVersion{}, fmt.Errorf("%q is not a Kubernetes version: write MAJOR.MINOR, e.g. 1.33", s)
+	}
+	return v, nil
 }
 
 // Set is the profiles of one run.
 type Set struct {
 	names []Name
 	// Kube is the target of k8s-version (zero when it is not named).
-	Kube KubeVersion
+	Kube declcfg.MinorVersion
 	// Gates are operator-controller's feature gates the olmv1 profile
 	// follows (v1.11's defaults when zero).
 	Gates olmv1gate.Gates
@@ -162,4 +152,4 @@ func (s Set) String() string {
 // k8s-version profile knows (validate/profile's table of removed APIs is
 // held to it by a test): a later target gets a warning that newer removals
 // are not checked.
-var RemovalsKnownUntil = KubeVersion{1, 36}
+var RemovalsKnownUntil = declcfg.MinorVersion{Major: 1, Minor: 36}
