@@ -7,7 +7,7 @@ MAINS     := . ./cmd/fbc-profile
 # Pinned tool versions (run with `go run`, so nothing is installed globally).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build install test test-race test-deps lint bench bench-data fuzz clean docs
+.PHONY: build install test test-race test-replay test-deps lint bench bench-data fuzz clean docs
 
 # Static binaries (no cgo), so that fbc build --server fbc can ship fbc in
 # an image without a C library. Both land in bin/: fbc finds fbc-profile
@@ -40,6 +40,14 @@ test: test-deps
 	$(GO) vet ./...
 	$(GO) build ./...
 	GO=$(GO) $(GO) run ./cmd/testprogress -timeout 30m ./...
+
+# test-replay replays real history of the community and certified operator
+# repositories (fetched with the fetch tool into ../.mirror): every release
+# of vectors/release-replay.json made again, every merged change of
+# vectors/pr-replay.json judged as a maintainer and as a pull-request check
+# judge it. Minutes of work, so make test leaves it out.
+test-replay:
+	FBC_REPLAY=1 GO=$(GO) $(GO) run ./cmd/testprogress -timeout 60m -run 'Replay' ./cmd
 
 # test-race runs the tests under the race detector: validate, render,
 # template and compose work in parallel, and CI keeps them race-free. It runs

@@ -38,9 +38,7 @@ type prReplay struct {
 // The repositories come from the fetch tool (sharedtest.Mirror);
 // without them the test is skipped.
 func TestPRReplay(t *testing.T) {
-	if testing.Short() {
-		t.Skip("replays real changes of whole packages")
-	}
+	skipReplay(t)
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
@@ -126,5 +124,19 @@ func gitRepoOf(t *testing.T, dir, before, after string) {
 	}
 	if err := os.CopyFS(dir, os.DirFS(after)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// skipReplay skips a replay of real repository history unless FBC_REPLAY
+// is set (make test-replay): each renders and validates whole packages of
+// fetched repositories, minutes of work that would take make test past
+// its budget on a 2-core machine.
+func skipReplay(t *testing.T) {
+	t.Helper()
+	if os.Getenv("FBC_REPLAY") == "" {
+		t.Skip("replays real repository history: make test-replay (FBC_REPLAY=1) runs it")
+	}
+	if testing.Short() {
+		t.Skip("replays real repository history")
 	}
 }

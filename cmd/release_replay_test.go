@@ -49,9 +49,7 @@ type releaseReplay struct {
 // catalog ci.yaml maps. The repositories come from the fetch tool (see
 // sharedtest.Mirror); without them the test is skipped.
 func TestReleaseReplay(t *testing.T) {
-	if testing.Short() {
-		t.Skip("replays real releases of whole packages")
-	}
+	skipReplay(t)
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
