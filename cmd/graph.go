@@ -28,11 +28,7 @@ func loadGraphOthers(cmd *cobra.Command, pull image.Options, path, doing string,
 	if err != nil {
 		return nil, nil, err
 	}
-	cat := graph.New(cfg)
-	for _, w := range cat.Warnings {
-		warner(cmd.ErrOrStderr())(w)
-	}
-	return cat, cfg.Others, nil
+	return graph.New(cfg, warner(cmd.ErrOrStderr())), cfg.Others, nil
 }
 
 // loadCatalogFor loads a catalog (a path, or a catalog image pulled as
@@ -118,12 +114,10 @@ CATALOG is a directory, a file, - for standard input, or a catalog image
 			if err != nil {
 				return err
 			}
+			opts.Warn = warner(cmd.ErrOrStderr())
 			pic, err := graph.Draw(cat, opts)
 			if err != nil {
 				return err
-			}
-			for _, w := range pic.Warnings {
-				warner(cmd.ErrOrStderr())(w)
 			}
 			return writeOutput(cmd, outFile, func(out io.Writer) error {
 				switch output.String() {

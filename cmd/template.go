@@ -188,10 +188,9 @@ func writeTemplateOutput(cmd *cobra.Command, cfg *declcfg.DeclarativeConfig, for
 	switch format {
 	case "mermaid":
 		var pic *graph.Picture
-		if pic, err = graph.Draw(graph.New(cfg), graph.PictureOptions{V0Semantics: true}); err == nil {
-			for _, w := range pic.Warnings {
-				warner(cmd.ErrOrStderr())(w)
-			}
+		// The rendered catalog's own problems are its validation's findings.
+		cat := graph.New(cfg, nil)
+		if pic, err = graph.Draw(cat, graph.PictureOptions{V0Semantics: true, Warn: warner(cmd.ErrOrStderr())}); err == nil {
 			err = pic.WriteMermaid(&buf)
 		}
 	default:

@@ -23,14 +23,14 @@ func BenchmarkPathSynthetic(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/setup/n=%d", sem, n), func(b *testing.B) {
 				start := procstat.CPUTime()
 				for b.Loop() {
-					if _, err := NewResolver(New(cfg).Package("p"), opts); err != nil {
+					if _, err := NewResolver(New(cfg, nil).Package("p"), opts); err != nil {
 						b.Fatal(err)
 					}
 				}
 				b.ReportMetric(float64((procstat.CPUTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 			})
 			b.Run(fmt.Sprintf("%s/path/n=%d", sem, n), func(b *testing.B) {
-				r, err := NewResolver(New(cfg).Package("p"), opts)
+				r, err := NewResolver(New(cfg, nil).Package("p"), opts)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -64,7 +64,7 @@ func BenchmarkSurveySynthetic(b *testing.B) {
 				start := procstat.CPUTime()
 				defer func() { b.ReportMetric(float64((procstat.CPUTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op") }()
 				for b.Loop() {
-					s, err := SurveyUpgrades(New(cfg), UpgradeQuery{Package: "p", Options: Options{Semantics: sem}})
+					s, err := SurveyUpgrades(New(cfg, nil), UpgradeQuery{Package: "p", Options: Options{Semantics: sem}})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -92,7 +92,7 @@ func BenchmarkSurveyCorpus(b *testing.B) {
 	}
 	cfg := load()
 	surveyAll := func(cfg *declcfg.DeclarativeConfig) (bundles int) {
-		cat := New(cfg)
+		cat := New(cfg, nil)
 		for _, pkg := range cat.PackageNames() {
 			for _, sem := range []Semantics{Classic, V1} {
 				s, err := SurveyUpgrades(cat, UpgradeQuery{Package: pkg, Options: Options{Semantics: sem}})

@@ -73,7 +73,7 @@ func TestDiffFragmentScope(t *testing.T) {
 			{Package: "a", Name: "a.v1.0.0", Properties: []declcfg.Property{declcfg.MustProperty("olm.package", declcfg.PackageProperty{PackageName: "a", Version: "1.0.0"})}},
 			{Package: "b", Name: "b.v1.0.0", Properties: []declcfg.Property{declcfg.MustProperty("olm.package", declcfg.PackageProperty{PackageName: "b", Version: "1.0.0"})}},
 		},
-	})
+	}, nil)
 	one := catalogOf(t, map[string][]declcfg.ChannelEntry{"stable": {{Name: "p.v1.0.0"}}})
 	d, err := DiffWith(two, one, DiffOptions{Semantics: []Semantics{Classic}, Fragment: true})
 	if err != nil {

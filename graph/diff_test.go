@@ -61,7 +61,7 @@ func catalogOf(t *testing.T, channels map[string][]declcfg.ChannelEntry) *Catalo
 				Properties: []declcfg.Property{declcfg.MustProperty("olm.package", declcfg.PackageProperty{PackageName: "p", Version: v})}})
 		}
 	}
-	return New(cfg)
+	return New(cfg, nil)
 }
 
 func TestDiffRules(t *testing.T) {

@@ -14,9 +14,8 @@
 package graph
 
 import (
-	"fmt"
-
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/model"
 )
 
@@ -30,45 +29,47 @@ type (
 	Bundle  = model.Bundle
 )
 
-// Catalog is the upgrade-relevant view of a catalog: its model and what
-// the graph works around in it.
+// Catalog is the upgrade-relevant view of a catalog: its model.
 type Catalog struct {
 	*model.Catalog
-	// Warnings are problems with the catalog that the graph works around
-	// (an unparsable version, a duplicate bundle); they never stop a
-	// simulation.
-	Warnings []string
 }
 
 // New builds the graph view of cfg. It never fails: problems that OLM
-// would reject at load time are recorded as warnings and the affected
-// facts left out.
-func New(cfg *declcfg.DeclarativeConfig) *Catalog {
+// would reject at load time go to warn (see Warn) and the affected facts
+// are left out.
+func New(cfg *declcfg.DeclarativeConfig, warn fault.Warn) *Catalog {
 	c := &Catalog{Catalog: model.New(cfg)}
+	c.Warn(warn)
+	return c
+}
+
+// Warn sends warn the problems with the catalog that the graph works
+// around (a duplicate bundle or channel, an unparsable version), which
+// never stop a simulation; New sent them once, and a page that lists them
+// asks again.
+func (c *Catalog) Warn(warn fault.Warn) {
+	if warn == nil {
+		return
+	}
 	for _, p := range c.Packages {
 		_, _, bundles := p.Duplicates()
 		for _, b := range bundles {
-			c.warnf("%s: bundle %q of package %q is defined more than once; the first definition is used", b.Pos, b.Name, b.Package)
+			warn.Printf("%s: bundle %q of package %q is defined more than once; the first definition is used", b.Pos, b.Name, b.Package)
 		}
 	}
 	for _, p := range c.Packages {
 		_, channels, _ := p.Duplicates()
 		for _, ch := range channels {
-			c.warnf("%s: channel %q of package %q is defined more than once; the first definition is used", ch.Pos, ch.Name, ch.Package)
+			warn.Printf("%s: channel %q of package %q is defined more than once; the first definition is used", ch.Pos, ch.Name, ch.Package)
 		}
 	}
 	for _, p := range c.Packages {
 		for _, b := range p.Bundles {
 			if b.VersionErr != nil {
-				c.warnf("%s: bundle %q: %v", b.Pos, b.Name, b.VersionErr)
+				warn.Printf("%s: bundle %q: %v", b.Pos, b.Name, b.VersionErr)
 			}
 		}
 	}
-	return c
-}
-
-func (c *Catalog) warnf(format string, args ...any) {
-	c.Warnings = append(c.Warnings, fmt.Sprintf(format, args...))
 }
 
 // deprecated is a deprecation's message, "" when there is none.

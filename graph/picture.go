@@ -10,6 +10,7 @@ import (
 
 	blang "github.com/blang/semver/v4"
 
+	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/internal/textout"
 )
 
@@ -26,6 +27,9 @@ type PictureOptions struct {
 	// V0Semantics marks the entries classic OLM never offers (skipped by
 	// a newer entry) and the edges it ignores because of that.
 	V0Semantics bool
+	// Warn receives what drawing skips over (an invalid skipRange) and an
+	// empty picture.
+	Warn fault.Warn
 }
 
 // Picture is a catalog's upgrade graph laid out for drawing: packages by
@@ -33,8 +37,6 @@ type PictureOptions struct {
 // edges that lead into it.
 type Picture struct {
 	Packages []*PicturePackage
-	// Warnings are problems drawing skipped over (an invalid skipRange).
-	Warnings []string
 }
 
 // PicturePackage is one package's channels.
@@ -146,9 +148,9 @@ func Draw(cat *Catalog, opts PictureOptions) (*Picture, error) {
 		case opts.MinimumEdge != "":
 			return nil, optionErrorf("nothing to draw: no selected channel has edges from %q's version or newer", opts.MinimumEdge)
 		case len(cat.Packages) == 0:
-			pic.Warnings = append(pic.Warnings, "the catalog has no packages: the picture is empty")
+			opts.Warn.Printf("the catalog has no packages: the picture is empty")
 		default:
-			pic.Warnings = append(pic.Warnings, "no channel has entries: the picture is empty")
+			opts.Warn.Printf("no channel has entries: the picture is empty")
 		}
 	}
 	return pic, nil
@@ -249,7 +251,7 @@ func drawChannel(pic *Picture, p *Package, ch *Channel, opts PictureOptions, flo
 		}
 		if fe.skipRange != "" {
 			if fe.Entry.Range == nil {
-				pic.Warnings = append(pic.Warnings, fmt.Sprintf("ignoring invalid SkipRange for package/edge %q/%q: %v", p.Name, fe.Name, fe.RangeErr))
+				opts.Warn.Printf("ignoring invalid SkipRange for package/edge %q/%q: %v", p.Name, fe.Name, fe.RangeErr)
 			} else {
 				for _, other := range kept {
 					if fe.Entry.InRange(version(other.Name)) {

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/fbc-project/fbc/declcfg"
@@ -22,7 +23,7 @@ func TestMermaidOddNames(t *testing.T) {
 		}}},
 		Bundles: []declcfg.Bundle{bundle(`a "q" ü`, "0.1.0"), bundle("b\nline", "1.0.0")},
 	}
-	pic, err := Draw(New(cfg), PictureOptions{V0Semantics: true})
+	pic, err := Draw(New(cfg, nil), PictureOptions{V0Semantics: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,5 +47,25 @@ func TestMermaidOddNames(t *testing.T) {
 `
 	if out.String() != want {
 		t.Errorf("mermaid =\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+// TestDrawWarns: what drawing skips over and an empty picture go to the
+// options' Warn.
+func TestDrawWarns(t *testing.T) {
+	var got []string
+	warn := func(msg string) { got = append(got, msg) }
+	cfg := &declcfg.DeclarativeConfig{
+		Packages: []declcfg.Package{{Schema: "olm.package", Name: "p", DefaultChannel: "s"}},
+		Channels: []declcfg.Channel{{Schema: "olm.channel", Package: "p", Name: "s", Entries: []declcfg.ChannelEntry{{Name: "p.v1", SkipRange: "not a range"}}}},
+	}
+	if _, err := Draw(New(cfg, nil), PictureOptions{Warn: warn}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Draw(New(&declcfg.DeclarativeConfig{}, nil), PictureOptions{Warn: warn}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || !strings.HasPrefix(got[0], `ignoring invalid SkipRange for package/edge "p"/"p.v1": `) || got[1] != "the catalog has no packages: the picture is empty" {
+		t.Errorf("warnings %q", got)
 	}
 }

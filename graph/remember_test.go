@@ -11,7 +11,7 @@ import (
 // skipRanges, under both semantics, from every bundle and for a fresh
 // install.
 func TestRememberGivesTheSamePaths(t *testing.T) {
-	cat := New(graphtest.SyntheticChannel(60))
+	cat := New(graphtest.SyntheticChannel(60), nil)
 	p := cat.Package("p")
 	for _, opts := range []Options{
 		{Semantics: Classic, Channels: []string{"stable"}},

@@ -89,7 +89,7 @@ func FuzzResolve(f *testing.F) {
 	f.Add(bytes.Repeat([]byte{1}, 64))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg := fuzzCatalog(data)
-		cat := New(cfg)
+		cat := New(cfg, nil)
 		p := cat.Package("p")
 		var selections [][]string
 		selections = append(selections, nil)
@@ -157,7 +157,7 @@ func FuzzResolve(f *testing.F) {
 				}
 			}
 		}
-		d, err := DiffWith(cat, New(cfg), DiffOptions{Semantics: []Semantics{Classic, V1}})
+		d, err := DiffWith(cat, New(cfg, nil), DiffOptions{Semantics: []Semantics{Classic, V1}})
 		if err != nil {
 			t.Fatal(err)
 		}

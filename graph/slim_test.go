@@ -24,7 +24,7 @@ func loadSlim(t *testing.T, dir string) *Catalog {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(cfg)
+	return New(cfg, nil)
 }
 
 func loadFull(t *testing.T, dir string) *Catalog {
@@ -33,7 +33,7 @@ func loadFull(t *testing.T, dir string) *Catalog {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(cfg)
+	return New(cfg, nil)
 }
 
 // TestSlimDiffsAlike: what Slim drops is nothing the simulations read. On

@@ -299,7 +299,7 @@ func validateCut(ctx context.Context, res *compose.Result, op Operator) error {
 // summarize counts what the cut keeps and surveys each package's upgrades
 // under OLM classic and OLM v1, a channel at a time.
 func summarize(cfg *declcfg.DeclarativeConfig) ([]PackageSummary, int, int) {
-	cat := graph.New(cfg)
+	cat := graph.New(cfg, nil) // the cut is validated: its problems are findings there
 	byName := map[string]*PackageSummary{}
 	var out []PackageSummary
 	for _, name := range cat.PackageNames() {

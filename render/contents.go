@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/fbc-project/fbc/declcfg"
+	"github.com/fbc-project/fbc/internal/fault"
 )
 
 // BundleContents is a bundle directory or bundle image as its files hold
@@ -57,35 +57,25 @@ type BundleFile struct {
 type BundleRead struct {
 	Contents *BundleContents
 	Err      *Error
-	// Warnings are about files OLM ignores (whatever Options.Warn says).
-	Warnings []string
 }
 
-// ReadBundles reads bundle directories and bundle images, Options.Jobs at a
-// time, in order. Each source's outcome is its own: a bundle that cannot be
-// read does not stop the others. Its warnings are its own too; Options.Warn
-// gets none.
-func (r *Renderer) ReadBundles(ctx context.Context, refs []string) []BundleRead {
+// ReadBundle reads a bundle directory or bundle image. Its warnings (about
+// files OLM ignores) are its own: they go to warn, not to Options.Warn, so
+// that a caller can tell them to the bundle (nil drops them).
+func (r *Renderer) ReadBundle(ctx context.Context, ref string, warn fault.Warn) BundleRead {
 	c := &call{Renderer: r}
-	out := make([]BundleRead, len(refs))
-	srcs := make([]source, len(refs))
-	for i, ref := range refs {
-		var mu sync.Mutex
-		srcs[i] = source{ref: ref, bundle: true, contents: true, warn: func(msg string) {
-			mu.Lock()
-			defer mu.Unlock()
-			out[i].Warnings = append(out[i].Warnings, msg)
-		}}
+	if warn == nil {
+		warn = func(string) {}
 	}
-	for i, res := range c.run(ctx, srcs, false, nil) {
-		switch {
-		case res.err != nil:
-			out[i].Err = res.err
-		case len(res.bundles) != 1:
-			out[i].Err = &Error{Source: refs[i], Err: errors.New("not a bundle")}
-		default:
-			out[i].Contents = contentsOf(refs[i], res.bundles[0])
-		}
+	var out BundleRead
+	res := c.run(ctx, []source{{ref: ref, bundle: true, contents: true, warn: warn}}, false, nil)[0]
+	switch {
+	case res.err != nil:
+		out.Err = res.err
+	case len(res.bundles) != 1:
+		out.Err = &Error{Source: ref, Err: errors.New("not a bundle")}
+	default:
+		out.Contents = contentsOf(ref, res.bundles[0])
 	}
 	return out
 }

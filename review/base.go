@@ -506,7 +506,7 @@ func (rv *reviewer) diffs(ctx context.Context, c *change, rep *Report) error {
 		if err != nil {
 			continue // the base's catalog does not load: nothing to compare
 		}
-		newCat := graph.New(&declcfg.DeclarativeConfig{})
+		newCat := graph.New(&declcfg.DeclarativeConfig{}, nil)
 		if isDir(newDir) {
 			if newCat, err = loadUpgradeGraph(ctx, newDir); err != nil {
 				continue // the review reports why it does not load
@@ -540,5 +540,5 @@ func loadUpgradeGraph(ctx context.Context, dir string) (*graph.Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	return graph.New(cfg), nil
+	return graph.New(cfg, nil), nil // the review validates the catalog: its problems are findings there
 }

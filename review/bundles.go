@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/fbc-project/fbc/declcfg"
 	"github.com/fbc-project/fbc/render"
@@ -18,8 +19,15 @@ type bundleReader struct {
 }
 
 func (br bundleReader) read(ctx context.Context, ref string) (*validate.BundleSource, error) {
-	res := br.r.ReadBundles(ctx, []string{ref})[0]
-	src := &validate.BundleSource{Source: ref, Ignored: res.Warnings}
+	// The bundle's own warnings are findings about it (the files OLM
+	// ignores), not the run's.
+	var mu sync.Mutex
+	src := &validate.BundleSource{Source: ref}
+	res := br.r.ReadBundle(ctx, ref, func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		src.Ignored = append(src.Ignored, msg)
+	})
 	if res.Err != nil {
 		if errors.Is(res.Err, context.Canceled) || errors.Is(res.Err, context.DeadlineExceeded) {
 			return nil, res.Err

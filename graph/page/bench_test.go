@@ -15,7 +15,7 @@ import (
 // channel" means.
 func BenchmarkBuildLongChannel(b *testing.B) {
 	for _, n := range []int{300, 1000, 3000} {
-		cat := graph.New(graphtest.SyntheticChannel(n))
+		cat := graph.New(graphtest.SyntheticChannel(n), nil)
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := Build(context.Background(), cat, Options{Package: "p", Catalog: "c"}); err != nil {

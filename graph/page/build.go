@@ -62,7 +62,8 @@ func Build(ctx context.Context, cat *graph.Catalog, opts Options) (*Document, er
 	if len(pkgs) == 0 {
 		return nil, fault.Errorf(fault.Usage, "nothing to draw: the catalog has no packages")
 	}
-	w := newWarnings(opts.Warn, cat.Warnings)
+	w := newWarnings(opts.Warn)
+	cat.Warn(w.list) // graph.New sent them on already
 	lc := lifecycles(opts.Others, w)
 	for _, p := range pkgs {
 		s, err := newSide(ctx, cat, p, sideOptions{deps: opts.Dependencies, warn: w.add})
@@ -71,7 +72,7 @@ func Build(ctx context.Context, cat *graph.Catalog, opts Options) (*Document, er
 		}
 		doc.Packages = append(doc.Packages, assemble(nil, s, false, lc[p.Name]))
 	}
-	doc.Warnings = w.list
+	doc.Warnings = w.msgs
 	return doc, nil
 }
 
@@ -114,7 +115,7 @@ func BuildDiff(ctx context.Context, oldCat, newCat *graph.Catalog, report *graph
 	names := append(oldCat.PackageNames(), newCat.PackageNames()...)
 	slices.Sort(names)
 	names = slices.Compact(names)
-	w := newWarnings(opts.Warn, nil)
+	w := newWarnings(opts.Warn)
 	oldLC, newLC := lifecycles(opts.OldOthers, w), lifecycles(opts.NewOthers, w)
 	for _, name := range names {
 		if slices.Contains(report.OutOfScope, name) {
@@ -166,33 +167,35 @@ func BuildDiff(ctx context.Context, oldCat, newCat *graph.Catalog, report *graph
 		pp.Problems = len(pp.Findings)
 		doc.Packages = append(doc.Packages, pp)
 	}
-	doc.Warnings = w.list
+	doc.Warnings = w.msgs
 	return doc, nil
 }
 
 // warnings collects the warnings of a page once each, passing them on.
 type warnings struct {
 	pass fault.Warn
-	list []string
+	msgs []string
 	seen map[string]bool
 }
 
-func newWarnings(pass fault.Warn, already []string) *warnings {
-	w := &warnings{pass: pass, seen: map[string]bool{}}
-	for _, s := range already {
-		w.seen[s] = true
-		w.list = append(w.list, s)
-	}
-	return w
+func newWarnings(pass fault.Warn) *warnings {
+	return &warnings{pass: pass, seen: map[string]bool{}}
 }
 
-func (w *warnings) add(msg string) {
-	if w.seen[msg] {
-		return
+// list lists a warning on the page only.
+func (w *warnings) list(msg string) {
+	if !w.seen[msg] {
+		w.seen[msg] = true
+		w.msgs = append(w.msgs, msg)
 	}
-	w.seen[msg] = true
-	w.list = append(w.list, msg)
-	w.pass.Printf("%s", msg)
+}
+
+// add lists a warning and passes it on, once.
+func (w *warnings) add(msg string) {
+	if !w.seen[msg] {
+		w.list(msg)
+		w.pass.Printf("%s", msg)
+	}
 }
 
 func deprecation(d *model.Deprecation) string {

@@ -27,7 +27,7 @@ func load(t *testing.T, path string) (*graph.Catalog, []declcfg.Meta) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return graph.New(cfg), cfg.Others
+	return graph.New(cfg, nil), cfg.Others
 }
 
 // golden compares the document with testdata/golden/NAME.json (its JSON,
@@ -279,7 +279,7 @@ func TestPageSize(t *testing.T) {
 // a long synthetic channel and the corpus packages of the goldens, under
 // both OLMs, with and without a channel.
 func TestPathEndsAsPath(t *testing.T) {
-	cats := map[string]*graph.Catalog{"long": graph.New(graphtest.SyntheticChannel(200))}
+	cats := map[string]*graph.Catalog{"long": graph.New(graphtest.SyntheticChannel(200), nil)}
 	cats["demo"], _ = load(t, filepath.Join("testdata", "demo"))
 	if corpus := sharedtest.Find(); corpus != "" {
 		for _, pkg := range []string{"kurrentdb-operator", "visionone-containersecurity"} {

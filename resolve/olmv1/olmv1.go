@@ -447,7 +447,9 @@ func packagesOf(cfg *declcfg.DeclarativeConfig) map[string]*packageData {
 	for _, m := range cfg.Others {
 		data(m.Package).others++
 	}
-	m := graph.New(&kept)
+	// Duplicates are gone (the last wins, as operator-controller reads
+	// them); what else the graph works around is the resolver's to say.
+	m := graph.New(&kept, nil)
 	for name, d := range out {
 		if p := m.Package(name); p != nil && (len(p.Bundles) > 0 || len(p.Channels) > 0 || p.Blob != nil || d.deprecation != nil) {
 			d.pkg = p
