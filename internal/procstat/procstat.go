@@ -24,6 +24,11 @@ func Child(ps *os.ProcessState) (cpu time.Duration, rss int64) {
 	return ps.UserTime() + ps.SystemTime(), childRSS(ps)
 }
 
+// Running is the peak resident memory so far, in bytes, of a process that
+// is still running (a server a benchmark loads); 0 where the system does
+// not say or the process is gone.
+func Running(pid int) int64 { return runningRSS(pid) }
+
 type usage struct {
 	cpu time.Duration
 	rss int64

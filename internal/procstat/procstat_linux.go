@@ -1,7 +1,9 @@
 package procstat
 
 import (
+	"bytes"
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -16,6 +18,22 @@ func self() usage {
 func childRSS(ps *os.ProcessState) int64 {
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
 		return int64(ru.Maxrss) << 10
+	}
+	return 0
+}
+
+// runningRSS reads VmHWM, the high-water mark of resident memory, from
+// /proc/<pid>/status, where Linux gives it in kilobytes.
+func runningRSS(pid int) int64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if v, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
+			n, _ := strconv.ParseInt(string(bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimSpace(v), []byte("kB")))), 10, 64)
+			return n << 10
+		}
 	}
 	return 0
 }

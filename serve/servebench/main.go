@@ -26,6 +26,7 @@ import (
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/fbc-project/fbc/internal/procstat"
 	"github.com/fbc-project/fbc/serve/api"
 	"github.com/fbc-project/fbc/serve/servetest"
 )
@@ -60,8 +61,8 @@ type options struct {
 type result struct {
 	name     string
 	ready    time.Duration
-	rssReady int64 // peak RSS (kB) when the first answer came
-	rssPeak  int64 // peak RSS (kB) at the end of the load test
+	rssReady int64 // peak RSS (bytes) when the first answer came
+	rssPeak  int64 // peak RSS (bytes) at the end of the load test
 	load     loadResult
 }
 
@@ -177,15 +178,15 @@ func measure(o options, s server, calls []call) (result, []call, error) {
 		return res, nil, fmt.Errorf("%w\n%s", err, tail(logf.Name()))
 	}
 	res.ready = time.Since(start)
-	res.rssReady = peakRSS(cmd.Process.Pid)
-	fmt.Printf("%-4s    ready %7.3f s, peak RSS at ready %6.1f MB\n", s.name, res.ready.Seconds(), float64(res.rssReady)/1024)
+	res.rssReady = procstat.Running(cmd.Process.Pid)
+	fmt.Printf("%-4s    ready %7.3f s, peak RSS at ready %6.1f MB\n", s.name, res.ready.Seconds(), float64(res.rssReady)/(1<<20))
 	if calls == nil {
 		if calls, err = deriveCalls(client); err != nil {
 			return res, nil, err
 		}
 	}
 	res.load = loadTest(addr, calls, o.clients, o.calls, o.loadTimeout)
-	res.rssPeak = peakRSS(cmd.Process.Pid)
+	res.rssPeak = procstat.Running(cmd.Process.Pid)
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-exited:
@@ -232,21 +233,6 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// peakRSS reads the process's peak resident set size (VmHWM, kB).
-func peakRSS(pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return n
-		}
-	}
-	return 0
-}
-
 func tail(path string) string {
 	data, _ := os.ReadFile(path)
 	if len(data) > 2000 {
@@ -258,7 +244,7 @@ func tail(path string) string {
 func printResult(r result) {
 	fmt.Printf("%-4s    load: %d calls, %d errors, %d not made, p50 %s p99 %s, %.0f calls/s; peak RSS after load %.1f MB\n",
 		r.name, r.load.total, r.load.errors, r.load.notRun, r.load.percentile(0.5).Round(time.Microsecond),
-		r.load.percentile(0.99).Round(time.Microsecond), r.load.perSecond(), float64(r.rssPeak)/1024)
+		r.load.percentile(0.99).Round(time.Microsecond), r.load.perSecond(), float64(r.rssPeak)/(1<<20))
 }
 
 // call is one registry call of the load mix.
