@@ -18,22 +18,6 @@ import (
 // made on first use, so that commands given only paths never touch the
 // image cache.
 
-// catalogWalker walks a path as declcfg does, and an image as render does.
-func catalogWalker(cmd *cobra.Command, renderer func() (*render.Renderer, error), opts declcfg.WalkOptions) func(context.Context, string, func(*declcfg.File) error) error {
-	stdin := cmd.InOrStdin()
-	opts.Progress = progressOf(cmd)
-	return func(ctx context.Context, p string, fn func(*declcfg.File) error) error {
-		if !render.IsImage(p) {
-			return declcfg.WalkPath(ctx, p, stdin, opts, fn)
-		}
-		r, err := renderer()
-		if err != nil {
-			return err
-		}
-		return r.WalkCatalog(ctx, p, opts, fn)
-	}
-}
-
 // lazyRenderer makes the command's Renderer once, when first asked.
 func lazyRenderer(cmd *cobra.Command, pull image.Options) func() (*render.Renderer, error) {
 	return sync.OnceValues(func() (*render.Renderer, error) { return newRenderer(cmd, pull, 0) })

@@ -62,7 +62,7 @@ func checkYAMLText(data []byte) *parseError {
 // MaxDepth are open. A bracket inside a plain scalar counts too, which can
 // only overstate the depth: no real text has a thousand of them unclosed.
 func checkFlowDepth(data []byte) *parseError {
-	if bytes.IndexAny(data, "[{") < 0 {
+	if !bytes.ContainsAny(data, "[{") {
 		return nil
 	}
 	depth, line, lineStart := 0, 1, 0
