@@ -37,17 +37,11 @@ func Catalogs(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	lock, err := p.lockRepo(ctx, "rendering the catalogs of "+op.Name)
+	release, err := p.begin(ctx, "rendering the catalogs of "+op.Name)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Release()
-	if err := p.recoverBatch(); err != nil {
-		return nil, err
-	}
-	if err := p.checkPublishedLinks(); err != nil {
-		return nil, err
-	}
+	defer release()
 	ci, err := p.readCI()
 	if err != nil {
 		return nil, setupError(err)

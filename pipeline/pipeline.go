@@ -160,6 +160,26 @@ func (p *run) lockRepo(ctx context.Context, what string) (*atomicfile.Lock, erro
 	return l, err
 }
 
+// begin takes the repository's lock for a run that does what, finishes
+// or rolls back a batch an interrupted run left, and checks the published
+// catalogs' links, as every writing run does first; the run calls release
+// when it returns.
+func (p *run) begin(ctx context.Context, what string) (release func(), err error) {
+	lock, err := p.lockRepo(ctx, what)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.recoverBatch(); err != nil {
+		lock.Release()
+		return nil, err
+	}
+	if err := p.checkPublishedLinks(); err != nil {
+		lock.Release()
+		return nil, err
+	}
+	return lock.Release, nil
+}
+
 // Result is what a run did.
 type Result struct {
 	// Operator is the package's name.

@@ -85,17 +85,11 @@ func Release(ctx context.Context, bundleDir, image string, opts Options) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	lock, err := p.lockRepo(ctx, "releasing "+p.show(absBundle))
+	release, err := p.begin(ctx, "releasing "+p.show(absBundle))
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Release()
-	if err := p.recoverBatch(); err != nil {
-		return nil, err
-	}
-	if err := p.checkPublishedLinks(); err != nil {
-		return nil, err
-	}
+	defer release()
 	rc, err := repo.LoadReleaseConfig(bundleDir)
 	if err != nil {
 		return nil, setupError(err)
