@@ -297,12 +297,31 @@ func (r *Repo) Rel(workDir, p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Top has its links resolved, and so must the folders above p: a link
+	// that is p itself names a file of the tree (git keeps links), unless
+	// only following it leads into the tree, as a link to the checkout or
+	// to a folder of it does.
+	named := abs
 	if real, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-		abs = filepath.Join(real, filepath.Base(abs))
+		named = filepath.Join(real, filepath.Base(abs))
 	}
-	rel, err := filepath.Rel(r.Top, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	rel, ok := r.inside(named)
+	if !ok {
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			rel, ok = r.inside(real)
+		}
+	}
+	if !ok {
 		return "", fault.Errorf(fault.Usage, "%s is outside the git repository %s", p, r.Top)
 	}
 	return filepath.ToSlash(rel), nil
+}
+
+// inside names abs from Top; ok is false for a path outside the tree.
+func (r *Repo) inside(abs string) (rel string, ok bool) {
+	rel, err := filepath.Rel(r.Top, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return rel, true
 }
