@@ -78,9 +78,10 @@ simulates them: without resolving dependencies).
 OLD or NEW may name a path at a git revision of the repository around the
 working directory, as git does (REV:PATH, such as origin/main:catalog or
 HEAD~1:catalogs/v4.18; PATH is from the repository's top unless it starts
-with ./), and --base REV PATH compares REV:PATH with PATH: the revision's
-files are read into a scratch folder that is removed afterwards, nothing
-is checked out. A revision or a path at it that does not exist is exit 2.
+with ./), and --base REV PATH compares PATH with the same PATH at REV
+(PATH named from the working directory, in the repository that holds it):
+the revision's files are read into a scratch folder that is removed
+afterwards, nothing is checked out. A revision or a path at it that does not exist is exit 2.
 
 Exit status: 0 safe, 1 unsafe, 2 usage, unreadable input, or a catalog that
 holds no packages (an empty directory or pipe is a wrong path or a failed
@@ -242,7 +243,11 @@ func revisionArgs(cmd *cobra.Command, base string, args []string) (shown, load [
 		if !ok || (base == "" || i > 0) && (pathExists(a) || render.IsImage(a)) {
 			continue
 		}
-		where, t, err := gitrev.Checkout(cmd.Context(), workDir(), rev, p)
+		checkout := gitrev.Checkout
+		if base != "" {
+			checkout = gitrev.CheckoutPath // PATH is the working tree's
+		}
+		where, t, err := checkout(cmd.Context(), workDir(), rev, p)
 		if err != nil {
 			done()
 			return nil, nil, nil, err

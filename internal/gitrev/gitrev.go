@@ -257,6 +257,37 @@ func SplitSpec(s string) (rev, path string, ok bool) {
 // or ../ (as git reads it). A PATH the revision does not have is a Usage
 // error naming both.
 func Checkout(ctx context.Context, workDir, rev, p string) (string, *Tree, error) {
+	return checkout(ctx, workDir, rev, p, p)
+}
+
+// CheckoutPath is Checkout for a path of the working tree, named as every
+// path of a command line is (from workDir unless absolute): the same path
+// at revision rev of the repository that holds it, as fbc diff --base REV
+// PATH compares them. A PATH the working tree no longer has is read from
+// the repository around its nearest folder that exists.
+func CheckoutPath(ctx context.Context, workDir, rev, p string) (string, *Tree, error) {
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(workDir, p)
+	}
+	dir := filepath.Clean(abs)
+	for !isDir(dir) && filepath.Dir(dir) != dir {
+		dir = filepath.Dir(dir)
+	}
+	rel, err := filepath.Rel(dir, abs)
+	if err != nil {
+		return "", nil, err
+	}
+	return checkout(ctx, dir, rev, "./"+filepath.ToSlash(rel), p)
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// checkout is Checkout naming p as shown in messages.
+func checkout(ctx context.Context, workDir, rev, p, shown string) (string, *Tree, error) {
 	r, err := Open(ctx, workDir)
 	if err != nil {
 		return "", nil, err
@@ -267,7 +298,7 @@ func Checkout(ctx context.Context, workDir, rev, p string) (string, *Tree, error
 	}
 	rel, err := r.Rel(workDir, p)
 	if err != nil {
-		return "", nil, err
+		return "", nil, fault.Errorf(fault.Usage, "%s is outside the git repository %s", shown, r.Top)
 	}
 	t, err := r.Extract(ctx, commit, []string{rel})
 	if err != nil {
@@ -276,7 +307,7 @@ func Checkout(ctx context.Context, workDir, rev, p string) (string, *Tree, error
 	where := filepath.Join(t.Dir, filepath.FromSlash(rel))
 	if _, err := os.Lstat(where); err != nil {
 		t.Close()
-		return "", nil, fault.Errorf(fault.Usage, "%s does not exist at revision %s", p, rev)
+		return "", nil, fault.Errorf(fault.Usage, "%s does not exist at revision %s", shown, rev)
 	}
 	return where, t, nil
 }
