@@ -503,12 +503,19 @@ func (rv *reviewer) diffs(ctx context.Context, c *change, rep *Report) error {
 			continue // a new package: nothing to strand
 		}
 		oldCat, err := loadUpgradeGraph(ctx, oldDir)
+		if ctx.Err() != nil {
+			return ctx.Err() // not a catalog that does not load: a run that stops
+		}
 		if err != nil {
 			continue // the base's catalog does not load: nothing to compare
 		}
 		newCat := graph.New(&declcfg.DeclarativeConfig{}, nil)
 		if isDir(newDir) {
-			if newCat, err = loadUpgradeGraph(ctx, newDir); err != nil {
+			newCat, err = loadUpgradeGraph(ctx, newDir)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err != nil {
 				continue // the review reports why it does not load
 			}
 		}

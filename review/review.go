@@ -184,6 +184,10 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 	rep, err := run(ctx, paths)
 	var empty *EmptyError
 	switch {
+	case ctx.Err() != nil:
+		// An interrupted review is no verdict, whatever part of it ended
+		// early without saying so.
+		return nil, ctx.Err()
 	case errors.As(err, &empty):
 		return rep, err
 	case err != nil:
