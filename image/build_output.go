@@ -194,8 +194,8 @@ func checkTargets(t BuildTargets, opts Options) (name.Tag, []output, error) {
 // lies inside the other: the second written would replace the first, or
 // add a file to it.
 func checkApart(a, b output) error {
-	pa, erra := realPath(a.ref.Path)
-	pb, errb := realPath(b.ref.Path)
+	pa, erra := safefs.RealPath(a.ref.Path)
+	pb, errb := safefs.RealPath(b.ref.Path)
 	if erra != nil || errb != nil {
 		pa, pb = filepath.Clean(a.ref.Path), filepath.Clean(b.ref.Path)
 	}
@@ -216,12 +216,12 @@ func checkApart(a, b output) error {
 // compared absolute with symbolic links resolved; for an output that does
 // not exist yet, those of its nearest existing parent.
 func checkOutsideCatalog(dir string, outs []output) error {
-	catalog, err := realPath(dir)
+	catalog, err := safefs.RealPath(dir)
 	if err != nil {
 		return err
 	}
 	for _, o := range outs {
-		p, err := realPath(o.ref.Path)
+		p, err := safefs.RealPath(o.ref.Path)
 		if err != nil {
 			return fmt.Errorf("output %q: %w", o.raw, err)
 		}
@@ -240,27 +240,6 @@ func checkOutsideCatalog(dir string, outs []output) error {
 			shownPath(o.raw, o.ref.Path, p), how, shownPath(dir, dir, catalog))
 	}
 	return nil
-}
-
-// realPath is p absolute, with symbolic links resolved as far as p exists:
-// the part below its nearest existing parent is kept as written.
-func realPath(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	var rest []string
-	for {
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
-			return filepath.Join(append([]string{real}, rest...)...), nil
-		}
-		parent := filepath.Dir(abs)
-		if parent == abs {
-			return filepath.Join(append([]string{abs}, rest...)...), nil
-		}
-		rest = append([]string{filepath.Base(abs)}, rest...)
-		abs = parent
-	}
 }
 
 // shownPath is what names a path in a message: as given, followed by where

@@ -16,6 +16,7 @@ import (
 	"github.com/fbc-project/fbc/internal/atomicfile"
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/internal/imageref"
+	"github.com/fbc-project/fbc/internal/safefs"
 	"github.com/fbc-project/fbc/render"
 )
 
@@ -121,6 +122,9 @@ func MakePlan(ctx context.Context, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkApart(opts.Dir, cfg); err != nil {
+		return nil, err
+	}
 	p := &Plan{Dir: opts.Dir, To: to, Ignored: cfg.Ignored}
 	var results []*compose.Result
 	defer func() {
@@ -176,6 +180,59 @@ func MakePlan(ctx context.Context, opts Options) (*Plan, error) {
 		return nil, fmt.Errorf("writing %s: %w", opts.Dir, err)
 	}
 	return p, nil
+}
+
+// checkApart refuses a plan folder that is, holds or lies inside what the
+// plan reads: the configuration, or a local catalog (a directory, layout
+// or archive). Replacing it (--force) would delete that input, and a plan
+// written into a catalog directory would become part of the catalog the
+// next run reads. Paths are compared absolute with symbolic links resolved.
+func checkApart(dir string, cfg *Config) error {
+	out, err := safefs.RealPath(dir)
+	if err != nil {
+		return err
+	}
+	type input struct{ what, path string }
+	inputs := []input{{"the configuration " + cfg.File, cfg.File}}
+	for _, op := range cfg.Operators {
+		if p := localPath(sourceOf(op.Catalog)); p != "" {
+			inputs = append(inputs, input{fmt.Sprintf("catalog %q (%s)", op.Catalog, op.CatalogPos), p})
+		}
+	}
+	for _, in := range inputs {
+		if in.path == "" || in.path == "-" {
+			continue
+		}
+		p, err := safefs.RealPath(in.path)
+		if err != nil {
+			continue
+		}
+		var how string
+		switch {
+		case p == out:
+			how = "is"
+		case safefs.Within(p, out):
+			how = "holds"
+		case safefs.Within(out, p):
+			how = "lies inside"
+		default:
+			continue
+		}
+		return fault.Errorf(fault.Usage, "plan folder %s %s %s: writing the plan there would change or delete it; choose a folder outside it", dir, how, in.what)
+	}
+	return nil
+}
+
+// localPath is the file or directory a catalog source reads: the path of
+// a layout or archive, or a path that exists; "" for a registry image.
+func localPath(src string) string {
+	if _, rest, ok := imageref.CutTransport(src); ok {
+		return imageref.SplitLocal(rest).Path
+	}
+	if _, err := os.Stat(src); err == nil {
+		return src
+	}
+	return ""
 }
 
 // writeSynced writes a new file and syncs it, as the catalogs beside it are

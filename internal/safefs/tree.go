@@ -34,6 +34,27 @@ func Within(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
+// RealPath is p absolute, with symbolic links resolved as far as p exists:
+// the part below its nearest existing parent is kept as written.
+func RealPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	var rest []string
+	for {
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			return filepath.Join(append([]string{real}, rest...)...), nil
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return filepath.Join(append([]string{abs}, rest...)...), nil
+		}
+		rest = append([]string{filepath.Base(abs)}, rest...)
+		abs = parent
+	}
+}
+
 // Tree is a directory whose symbolic links must lead inside it.
 type Tree struct {
 	dir  string // as given
