@@ -225,15 +225,8 @@ func checkOutsideCatalog(dir string, outs []output) error {
 		if err != nil {
 			return fmt.Errorf("output %q: %w", o.raw, err)
 		}
-		var how string
-		switch {
-		case p == catalog:
-			how = "is"
-		case safefs.Within(catalog, p):
-			how = "holds"
-		case safefs.Within(p, catalog):
-			how = "lies inside"
-		default:
+		how := safefs.Overlap(p, catalog)
+		if how == "" {
 			continue
 		}
 		return fault.Errorf(fault.Usage, "output %s %s the catalog being built (%s): writing it would change or delete the catalog; choose an output outside it",

@@ -207,15 +207,8 @@ func checkApart(dir string, cfg *Config) error {
 		if err != nil {
 			continue
 		}
-		var how string
-		switch {
-		case p == out:
-			how = "is"
-		case safefs.Within(p, out):
-			how = "holds"
-		case safefs.Within(out, p):
-			how = "lies inside"
-		default:
+		how := safefs.Overlap(out, p)
+		if how == "" {
 			continue
 		}
 		return fault.Errorf(fault.Usage, "plan folder %s %s %s: writing the plan there would change or delete it; choose a folder outside it", dir, how, in.what)

@@ -34,6 +34,21 @@ func Within(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
+// Overlap says how path a stands to path b, both cleaned absolute paths
+// (RealPath's): "is" the same path, "holds" b, "lies inside" b, or "" when
+// they are apart. Writing or replacing a where it overlaps b changes b.
+func Overlap(a, b string) string {
+	switch {
+	case a == b:
+		return "is"
+	case Within(b, a):
+		return "holds"
+	case Within(a, b):
+		return "lies inside"
+	}
+	return ""
+}
+
 // RealPath is p absolute, with symbolic links resolved as far as p exists:
 // the part below its nearest existing parent is kept as written.
 func RealPath(p string) (string, error) {
