@@ -103,8 +103,12 @@ type Step struct {
 }
 
 // fail records a resolution failure on a step whose candidates are known.
+// OLM moves nowhere when the namespace does not resolve: the bundle it
+// preferred (a classic successor whose dependencies fail with the installed
+// bundle's) is not reached, and the path ends before it.
 func (st *Step) fail(err error) (*Step, error) {
 	st.Err = err
+	st.Next = nil
 	return st, err
 }
 
