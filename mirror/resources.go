@@ -41,6 +41,12 @@ func parseTo(to string) (string, error) {
 	if !mirrorRE.MatchString(to) {
 		return "", fault.Errorf(fault.Usage, "mirror %q is not REGISTRY[:PORT][/NAMESPACE...]: a registry host and lowercase namespaces, without tag or scheme", to)
 	}
+	// A reference's first element is its registry only when it has a '.'
+	// or a port or is localhost; otherwise runtimes (and oc image mirror)
+	// read the whole as a path on docker.io.
+	if host, _, _ := strings.Cut(to, "/"); !strings.ContainsAny(host, ".:") && host != "localhost" {
+		return "", fault.Errorf(fault.Usage, "mirror %q names no registry host: %q has no ., port or localhost, so %s/NAME is read as docker.io/%[1]s/NAME; write the host as the cluster reaches it (registry.example.com, registry:5000)", to, host, to)
+	}
 	return to, nil
 }
 
