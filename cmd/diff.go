@@ -108,6 +108,9 @@ checkout, never a safe change).`,
 			if outFile != "" && output.String() == "github" {
 				return usageErrorf("-o github prints workflow commands for the runner to read: it has no --output-file")
 			}
+			if err := checkOutputFile(outFile); err != nil {
+				return err
+			}
 			reads := upgradeReads
 			if output.String() == "html" {
 				reads = diffPageReads

@@ -107,6 +107,9 @@ CATALOG is a directory, a file, - for standard input, or a catalog image
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
+			if err := checkOutputFile(outFile); err != nil {
+				return err
+			}
 			if output.String() == "html" {
 				return graphPage(cmd, pull, args[0], opts, outFile)
 			}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -43,9 +44,8 @@ func writeOutput(cmd *cobra.Command, path string, write func(io.Writer) error) e
 	if path == "" {
 		return write(cmd.OutOrStdout())
 	}
-	// Said in the user's words before a temporary name could be.
-	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-		return usageErrorf("--output-file %s: there is no directory %s to write it in", path, filepath.Dir(path))
+	if err := checkOutputFile(path); err != nil {
+		return err
 	}
 	ctx := cmd.Context()
 	err := atomicfile.Write(ctx, path, 0o644, func(w io.Writer) error {
@@ -55,4 +55,24 @@ func writeOutput(cmd *cobra.Command, path string, write func(io.Writer) error) e
 		return fmt.Errorf("--output-file %s: %w", path, err)
 	}
 	return err
+}
+
+// checkOutputFile says, in the user's words before a temporary name could,
+// why --output-file cannot be written: its directory is missing, or it
+// names a directory. The commands call it before they load anything, so
+// that a long run does not end in the refusal, and writeOutput again.
+func checkOutputFile(path string) error {
+	if path == "" {
+		return nil
+	}
+	if strings.HasSuffix(path, "/") {
+		return usageErrorf("--output-file %s: name a file, not a directory", path)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usageErrorf("--output-file %s: %s is a directory; name a file", path, path)
+	}
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return usageErrorf("--output-file %s: there is no directory %s to write it in", path, filepath.Dir(path))
+	}
+	return nil
 }
