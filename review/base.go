@@ -147,6 +147,11 @@ func (c *change) compareRevision(ctx context.Context, rev string, rels []string)
 	var specs []string
 	for _, r := range rels {
 		specs = append(specs, top(r))
+		if pkg, ok := operatorFolder(r); ok {
+			// Its catalogs, those the base has and the working tree lacks
+			// too.
+			specs = append(specs, ":(glob)"+top(repo.CatalogsDir)+"/*/"+pkg+"/**")
+		}
 	}
 	files, err := g.Changed(ctx, commit, specs...)
 	if err != nil {
@@ -199,6 +204,15 @@ func (c *change) compareDirs(ctx context.Context, base string, rels []string) er
 		return &BaseError{msg: fmt.Sprintf("the base %s is the working tree itself", base)}
 	}
 	c.base = abs
+	for _, r := range slices.Clone(rels) {
+		if pkg, ok := operatorFolder(r); ok {
+			for _, cat := range append(listCatalogs(c.root), listCatalogs(c.base)...) {
+				if p := pathJoin(repo.CatalogsDir, cat+"/"+pkg); !slices.Contains(rels, p) {
+					rels = append(rels, p)
+				}
+			}
+		}
+	}
 	for _, r := range rels {
 		for _, dir := range []string{c.root, c.base} {
 			err := filepath.WalkDir(filepath.Join(dir, filepath.FromSlash(r)), func(p string, d fs.DirEntry, err error) error {
@@ -242,6 +256,17 @@ func sameFile(a, b string) bool {
 	da, err1 := os.ReadFile(a)
 	db, err2 := os.ReadFile(b)
 	return err1 == nil && err2 == nil && bytes.Equal(da, db)
+}
+
+// operatorFolder reports whether a path from the root is an operator's
+// folder (operators/NAME), which the operator's catalogs
+// (catalogs/*/NAME) belong with, as fbc validate operators/NAME reads them.
+func operatorFolder(rel string) (pkg string, ok bool) {
+	parts := strings.Split(rel, "/")
+	if len(parts) == 2 && parts[0] == repo.OperatorsDir && parts[1] != "" {
+		return parts[1], true
+	}
+	return "", false
 }
 
 func pathJoin(a, b string) string {
