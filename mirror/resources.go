@@ -69,7 +69,12 @@ func (p *Plan) mapImages(results []*compose.Result) error {
 				if err != nil {
 					return &ConfigError{Pos: p.Catalogs[i].Operator.CatalogPos, Msg: fmt.Sprintf("catalog %q: bundle %q of package %q names %q, which is not an image reference: %v", p.Catalogs[i].Operator.Catalog, b.Name, b.Package, ref.Image, err)}
 				}
-				p.Images = append(p.Images, m)
+				// Spellings of one image (busybox:1,
+				// docker.io/library/busybox:1) map to one line.
+				if line := m.Source + "=" + m.Destination; !seen[line] {
+					seen[line] = true
+					p.Images = append(p.Images, m)
+				}
 			}
 		}
 	}
@@ -77,20 +82,30 @@ func (p *Plan) mapImages(results []*compose.Result) error {
 	return nil
 }
 
+// mapping is where one image goes. The source is written as the cluster's
+// runtime reads it: registry and repository in full (docker.io/library/...
+// for a single name), and :latest for a reference with neither tag nor
+// digest.
 func mapping(ref, to string) (Mapping, error) {
 	r, err := imageref.Parse(ref)
 	if err != nil {
 		return Mapping{}, err
 	}
-	m := Mapping{Source: ref, Digest: r.Digest != "", Tag: r.Tag != ""}
+	if r.Tag == "" && r.Digest == "" {
+		r.Tag = "latest"
+	}
+	m := Mapping{Digest: r.Digest != "", Tag: r.Tag != ""}
+	repo := r.Domain + "/" + r.Path
 	dest := to + "/" + r.Path
 	switch {
 	case r.Tag != "" && r.Digest != "":
-		m.Source = r.Domain + "/" + r.Path + "@" + r.Digest
+		m.Source = repo + "@" + r.Digest
 		dest += ":" + r.Tag
 	case r.Tag != "":
+		m.Source = repo + ":" + r.Tag
 		dest += ":" + r.Tag
 	default:
+		m.Source = repo + "@" + r.Digest
 		dest += ":" + strings.Replace(r.Digest, ":", "-", 1)
 	}
 	m.Destination = dest
