@@ -203,6 +203,9 @@ func (c *change) compareDirs(ctx context.Context, base string, rels []string) er
 	if abs == c.root {
 		return &BaseError{msg: fmt.Sprintf("the base %s is the working tree itself", base)}
 	}
+	if !isDir(filepath.Join(abs, repo.OperatorsDir)) {
+		return &BaseError{msg: fmt.Sprintf("the base %s is not an operator repository (it has no %s folder): give the folder that holds the repository as it was", base, repo.OperatorsDir)}
+	}
 	c.base = abs
 	for _, r := range slices.Clone(rels) {
 		if pkg, ok := operatorFolder(r); ok {
