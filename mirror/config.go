@@ -374,10 +374,14 @@ func (r *configReader) operator(cfg *Config, i int, n *declcfg.Node) {
 	f := r.fields(path, n, "catalog", "targetCatalog", "targetTag", "full", "skipDependencies", "targetCatalogSourceTemplate", "platforms", "packages")
 	r.strField(path, f, "catalog", &op.Catalog, &op.CatalogPos)
 	if op.Catalog == "" {
-		op.CatalogPos = op.Pos
-		if _, ok := f["catalog"]; !ok {
+		c, ok := f["catalog"]
+		switch {
+		case !ok:
 			r.bad(n, "%s: catalog is missing: name the catalog image to mirror", path)
+		case c.value.Tag == "!!str":
+			r.bad(c.value, "%s.catalog is empty: name the catalog image to mirror", path)
 		}
+		op.CatalogPos = op.Pos
 	}
 	r.strField(path, f, "targetCatalog", &op.TargetCatalog, &op.TargetCatalogPos)
 	r.strField(path, f, "targetTag", &op.TargetTag, &op.TargetTagPos)
