@@ -196,6 +196,10 @@ func orTop(path string) string {
 // oc-mirror's JSON decoding refuses it, with the quoting that fixes it.
 func (r *configReader) str(path string, f field) string {
 	v := f.value
+	if b, ok := declcfg.YAML11Bool(v); ok {
+		r.bad(v, "%s must be a string, not the unquoted %s, which oc-mirror reads as the boolean %t (YAML 1.1): quote it (\"%[2]s\")", path, v.Value, b)
+		return ""
+	}
 	if v.Kind != declcfg.ScalarNode || v.Tag == "!!null" {
 		r.bad(v, "%s must be a string, not %s", path, declcfg.KindName(v))
 		return ""
@@ -215,8 +219,13 @@ func (r *configReader) strField(path string, f map[string]field, key string, dst
 	}
 }
 
+// boolean reads a boolean as oc-mirror reads it, YAML 1.1's unquoted yes,
+// no, on and off included.
 func (r *configReader) boolean(path string, f field) bool {
 	v := f.value
+	if b, ok := declcfg.YAML11Bool(v); ok {
+		return b
+	}
 	if v.Kind != declcfg.ScalarNode || v.Tag != "!!bool" {
 		r.bad(v, "%s must be true or false, not %s", path, declcfg.KindName(v))
 		return false
@@ -254,6 +263,9 @@ func (r *configReader) object(path string, n *declcfg.Node) bool {
 func empty(n *declcfg.Node) bool {
 	switch n.Kind {
 	case declcfg.ScalarNode:
+		if b, ok := declcfg.YAML11Bool(n); ok {
+			return !b
+		}
 		return n.Tag == "!!null" || n.Value == "" || n.Tag == "!!bool" && n.Value == "false"
 	case declcfg.SequenceNode, declcfg.MappingNode:
 		return len(n.Content) == 0
