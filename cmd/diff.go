@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/fbc-project/fbc/internal/fault"
 	"github.com/fbc-project/fbc/internal/gitrev"
 	"github.com/fbc-project/fbc/render"
+	"github.com/fbc-project/fbc/repo"
 )
 
 func newDiffCmd() *cobra.Command {
@@ -94,6 +97,19 @@ checkout, never a safe change).`,
   fbc diff "$BASE/catalog" catalog -o html --output-file upgrade-graph.html`,
 		Args: rangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// A path of the working tree is refused as itself, before a
+			// revision of it is read into a scratch folder.
+			for _, a := range args {
+				if !pathExists(a) {
+					continue
+				}
+				if err := screenCatalog(a, false); err != nil {
+					return err
+				}
+				if err := screenCatalogsFolder(a); err != nil {
+					return err
+				}
+			}
 			shown, args, done, err := revisionArgs(cmd, base, args)
 			if err != nil {
 				return err
@@ -259,6 +275,22 @@ func revisionArgs(cmd *cobra.Command, base string, args []string) (shown, load [
 		load[i] = where
 	}
 	return args, load, done, nil
+}
+
+// screenCatalogsFolder refuses an operator repository's catalogs folder:
+// it holds one catalog per OpenShift release, the same packages in each,
+// and read as one catalog, each package would be the first release's.
+func screenCatalogsFolder(path string) error {
+	root, err := repo.FindRoot(path)
+	if err != nil {
+		return nil
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil || abs != filepath.Join(root, repo.CatalogsDir) {
+		return nil
+	}
+	dir := strings.TrimRight(filepath.ToSlash(path), "/")
+	return usageErrorf("%s is the catalogs folder of an operator repository, one catalog per OpenShift release, each with the same packages: compare one catalog at a time, %s/VERSION", path, dir)
 }
 
 func pathExists(p string) bool {
