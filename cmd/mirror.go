@@ -76,6 +76,9 @@ refused unless --force. See docs/mirror.md.`,
 			if err := checkPullFlags(pull); err != nil {
 				return err
 			}
+			if opts.Dir == "" {
+				return usageErrorf("-o names no folder: give the plan's folder")
+			}
 			if err := atomicfile.CheckDir(opts.Dir, force); err != nil {
 				return composeHint(fmt.Errorf("-o %w", err))
 			}

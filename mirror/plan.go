@@ -125,6 +125,9 @@ func MakePlan(ctx context.Context, opts Options) (*Plan, error) {
 	if err := checkApart(opts.Dir, cfg); err != nil {
 		return nil, err
 	}
+	if err := checkTargets(cfg); err != nil {
+		return nil, err
+	}
 	p := &Plan{Dir: opts.Dir, To: to, Ignored: cfg.Ignored}
 	var results []*compose.Result
 	defer func() {
@@ -212,6 +215,23 @@ func checkApart(dir string, cfg *Config) error {
 			continue
 		}
 		return fault.Errorf(fault.Usage, "plan folder %s %s %s: writing the plan there would change or delete it; choose a folder outside it", dir, how, in.what)
+	}
+	return nil
+}
+
+// checkTargets refuses two entries whose cut catalogs would be the same
+// image under the mirror (the same repository and tag): the second pushed
+// would replace the first. It needs only the configuration, so it runs
+// before any catalog is read.
+func checkTargets(cfg *Config) error {
+	first := map[string]Operator{}
+	for _, op := range cfg.Operators {
+		repo, tag := targetOf(op, sourceOf(op.Catalog))
+		ref := repo + ":" + tag
+		if prev, ok := first[ref]; ok {
+			return &ConfigError{Pos: op.CatalogPos, Msg: fmt.Sprintf("catalog %q: its cut catalog would be the same image as catalog %q (line %d), %s under the mirror: set targetCatalog or targetTag to tell them apart", op.Catalog, prev.Catalog, prev.CatalogPos.Line, ref)}
+		}
+		first[ref] = op
 	}
 	return nil
 }
