@@ -281,14 +281,33 @@ func (s *side) simulate(v *sideView, sem graph.Semantics, deps graph.DependencyR
 	v.close(sim.fresh)
 	// Every bundle a step names is a node with a step of its own, so
 	// that the page can follow any path to its end (the view's nodes
-	// hold them all already: this keeps it so).
-	for i := 0; i < len(v.nodes); i++ {
-		n := v.nodes[i]
+	// hold them all already: this keeps it so). The bundles the change
+	// removed get a step too where nothing here names them any more: the
+	// merged view draws them from the old side, and their clusters' path
+	// in this catalog is what the page is for.
+	var removed []string
+	for n := range s.extra {
+		if !v.hasNode[n] {
+			removed = append(removed, n)
+		}
+	}
+	slices.Sort(removed)
+	walk := func(n string) {
 		if from := s.installed(r, n); from != nil {
 			st := ends.walk(from)
 			sim.steps[n] = st
 			v.close(st)
 		}
+	}
+	for i := 0; ; {
+		for ; i < len(v.nodes); i++ {
+			walk(v.nodes[i])
+		}
+		if len(removed) == 0 {
+			break
+		}
+		walk(removed[0])
+		removed = removed[1:]
 	}
 	return sim
 }
