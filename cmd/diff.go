@@ -97,18 +97,8 @@ checkout, never a safe change).`,
   fbc diff "$BASE/catalog" catalog -o html --output-file upgrade-graph.html`,
 		Args: rangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// A path of the working tree is refused as itself, before a
-			// revision of it is read into a scratch folder.
-			for _, a := range args {
-				if !pathExists(a) {
-					continue
-				}
-				if err := screenCatalog(a, false); err != nil {
-					return err
-				}
-				if err := screenCatalogsFolder(a); err != nil {
-					return err
-				}
+			if err := screenDiffPaths(args); err != nil {
+				return err
 			}
 			shown, args, done, err := revisionArgs(cmd, base, args)
 			if err != nil {
@@ -296,4 +286,21 @@ func screenCatalogsFolder(path string) error {
 func pathExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// screenDiffPaths refuses a path of the working tree that fbc diff cannot
+// compare as itself, before a revision of it is read into a scratch folder.
+func screenDiffPaths(args []string) error {
+	for _, a := range args {
+		if !pathExists(a) {
+			continue
+		}
+		if err := screenCatalog(a, false); err != nil {
+			return err
+		}
+		if err := screenCatalogsFolder(a); err != nil {
+			return err
+		}
+	}
+	return nil
 }
