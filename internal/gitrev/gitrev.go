@@ -54,11 +54,33 @@ func (r *Repo) Commit(ctx context.Context, rev string) (string, error) {
 	if err != nil {
 		var ge *gitError
 		if errors.As(err, &ge) {
-			return "", fault.Errorf(fault.Usage, "revision %q does not exist in the git repository %s", rev, r.Top)
+			return "", r.missing(ctx, rev)
 		}
 		return "", err
 	}
 	return strings.TrimSpace(out), nil
+}
+
+// missing says why rev names no commit, and what to do: a repository
+// with no commits has none to compare with, and a shallow clone (what CI
+// checks out unless told otherwise) lacks the base branch until it is
+// fetched. Not a misuse of a flag: exit 2 without the pointer to --help.
+func (r *Repo) missing(ctx context.Context, rev string) error {
+	if _, err := git(ctx, r.Top, "rev-parse", "--verify", "--quiet", "HEAD"); err != nil {
+		return fault.Errorf(fault.Run, "the git repository %s has no commits yet: there is no revision %q to compare with", r.Top, rev)
+	}
+	msg := fmt.Sprintf("revision %q does not exist in the git repository %s", rev, r.Top)
+	shallow, _ := git(ctx, r.Top, "rev-parse", "--is-shallow-repository")
+	remote, branch, remoteLike := strings.Cut(rev, "/")
+	switch {
+	case strings.TrimSpace(shallow) == "true" && remoteLike:
+		msg += fmt.Sprintf("; the clone is shallow, as CI checkouts are unless told otherwise: fetch the base first (git fetch %s %s, or fetch-depth: 0 in actions/checkout)", remote, branch)
+	case strings.TrimSpace(shallow) == "true":
+		msg += "; the clone is shallow, as CI checkouts are unless told otherwise: fetch the base first (fetch-depth: 0 in actions/checkout)"
+	case remoteLike:
+		msg += fmt.Sprintf(" (if %s is a remote's branch, fetch it first: git fetch %s %s)", rev, remote, branch)
+	}
+	return fault.Errorf(fault.Run, "%s", msg)
 }
 
 // Changed lists the files under paths (relative to Top; none: all) that
@@ -307,7 +329,7 @@ func checkout(ctx context.Context, workDir, rev, p, shown string) (string, *Tree
 	where := filepath.Join(t.Dir, filepath.FromSlash(rel))
 	if _, err := os.Lstat(where); err != nil {
 		t.Close()
-		return "", nil, fault.Errorf(fault.Usage, "%s does not exist at revision %s", shown, rev)
+		return "", nil, fault.Errorf(fault.Run, "%s does not exist at revision %s", shown, rev)
 	}
 	return where, t, nil
 }
