@@ -834,7 +834,10 @@
     var h = {};
     location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
       var i = kv.indexOf("=");
-      if (i > 0) h[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
+      if (i <= 0) return;
+      // A link cut short or typed by hand ("#p=100%") must not stop the
+      // page: a part that does not decode is ignored.
+      try { h[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1)); } catch (e) { /* not percent-encoded */ }
     });
     if (h.p) DATA.packages.forEach(function (p, i) { if (p.name === h.p) state.pkg = i; });
     if (!h.c && !h.p && DATA.channel) h.c = DATA.channel;
