@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -84,6 +85,17 @@ func TestPagesInBrowser(t *testing.T) {
 		tab.noErrors(t)
 	})
 
+	// edb-hcp-operator's bundles need cert-manager's API, which the catalog
+	// does not have: classic paths fail where OLM's resolver fails, and
+	// stop before the successor it would have taken.
+	t.Run("edb-hcp", func(t *testing.T) {
+		cat := filepath.Join(v418, "edb-hcp-operator")
+		page := writePage(t, dir, "graph", cat, "-p", "edb-hcp-operator")
+		tab := openPage(t, browser, page)
+		checkPaths(t, tab, cat, "edb-hcp-operator", []string{"", "stable"})
+		tab.noErrors(t)
+	})
+
 	t.Run("picker", func(t *testing.T) {
 		cat := filepath.Join(corpus, "community-operators-prod", "catalogs", "v4.18")
 		page := writePage(t, dir, "graph", cat)
@@ -109,6 +121,53 @@ func TestPagesInBrowser(t *testing.T) {
 			}
 		}
 		tab.noErrors(t)
+	})
+
+	// Names and messages written to break out of the page's markup and
+	// script: everything shows as text, nothing runs, a click gives fbc
+	// upgrade-path's path; an address whose part does not decode opens
+	// the page all the same.
+	t.Run("hostile", func(t *testing.T) {
+		cat := filepath.Join(dir, "hostile.yaml")
+		if err := os.WriteFile(cat, []byte(hostileCatalog), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		page := writePage(t, dir, "graph", cat)
+		tab := openPage(t, browser, page)
+		const pkg, older, newer = "evil</script><script>window.PWNED=1</script>", "e.v1.0.0<svg onload=window.PWNED=3>", "e.v1.1.0 '&\"☃"
+		if n := tab.evaluateInt(t, `(window.PWNED ? 1 : 0) + document.querySelectorAll("img, iframe, [onload], [onerror]").length + document.scripts.length`); n != 2 {
+			t.Errorf("the catalog's text made markup or ran (window.PWNED, elements and scripts count %d, want the page's 2 scripts)", n)
+		}
+		if got := tab.text(t, "#title"); got != pkg+": upgrade graph" {
+			t.Errorf("the title reads %q", got)
+		}
+		for _, name := range []string{older, newer} {
+			tab.evaluate(t, fmt.Sprintf(`Array.from(document.querySelectorAll("#svg .node")).filter(function(n){return n.getAttribute("data-bundle")===%s;})[0].dispatchEvent(new MouseEvent("click",{bubbles:true}))`, jsString(name)))
+			if got := tab.text(t, "#selected-bundle"); got != name {
+				t.Fatalf("clicked %q, the page shows %q", name, got)
+			}
+			if got := tab.text(t, "#details .banner.deprecated"); name == older && got != "Deprecated: <script>window.PWNED=4</script> --><!--" {
+				t.Errorf("the deprecation reads %q", got)
+			}
+			for _, sem := range []string{"classic", "v1"} {
+				want := upgradePath(t, cat, "-p", pkg, "--from", name, "--semantics", sem)
+				if got := tab.text(t, "#details #path-"+sem+" .line"); got != want {
+					t.Errorf("%q, %s: the page shows %q, fbc upgrade-path prints %q", name, sem, got, want)
+				}
+			}
+		}
+		tab.noErrors(t)
+		ctx, cancel := context.WithTimeout(tab.ctx, 20*time.Second)
+		defer cancel()
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`location.hash = "p=100%&c=st"; location.reload()`)); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`body[data-ready="true"]`))); err != nil {
+			t.Fatalf("the page opened at #p=100%%&c=st is not drawn: %v", err)
+		}
+		if got := tab.text(t, "#title"); got != pkg+": upgrade graph" {
+			t.Errorf("opened at #p=100%%, the title reads %q", got)
+		}
 	})
 
 	t.Run("diff", func(t *testing.T) {
@@ -392,3 +451,49 @@ func checkPaths(t *testing.T, tb *tab, cat, pkg string, views []string) {
 		t.Fatalf("%s: no path checked", pkg)
 	}
 }
+
+// jsString quotes s as a JavaScript string literal.
+func jsString(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// hostileCatalog names its package, channel and bundles, and words its
+// deprecation, to end the page's script element, open markup or run
+// script.
+const hostileCatalog = `schema: olm.package
+name: "evil</script><script>window.PWNED=1</script>"
+defaultChannel: "st\"><img src=x onerror=window.PWNED=2>"
+---
+schema: olm.channel
+package: "evil</script><script>window.PWNED=1</script>"
+name: "st\"><img src=x onerror=window.PWNED=2>"
+entries:
+- name: "e.v1.0.0<svg onload=window.PWNED=3>"
+- name: "e.v1.1.0 '&\"☃"
+  replaces: "e.v1.0.0<svg onload=window.PWNED=3>"
+  skipRange: "<1.1.0 </script>"
+---
+schema: olm.bundle
+package: "evil</script><script>window.PWNED=1</script>"
+name: "e.v1.0.0<svg onload=window.PWNED=3>"
+image: example.com/e:1
+properties:
+- {type: olm.package, value: {packageName: "evil</script><script>window.PWNED=1</script>", version: 1.0.0}}
+---
+schema: olm.bundle
+package: "evil</script><script>window.PWNED=1</script>"
+name: "e.v1.1.0 '&\"☃"
+image: example.com/e:2
+properties:
+- {type: olm.package, value: {packageName: "evil</script><script>window.PWNED=1</script>", version: 1.1.0}}
+---
+schema: olm.deprecations
+package: "evil</script><script>window.PWNED=1</script>"
+entries:
+- reference: {schema: olm.bundle, name: "e.v1.0.0<svg onload=window.PWNED=3>"}
+  message: "<script>window.PWNED=4</script> --><!--"
+`
