@@ -370,9 +370,13 @@ func (tb *tab) evaluate(t *testing.T, expr string) {
 }
 
 // noErrors fails the test for any error or exception the page's console
-// reported.
+// reported, and for an id the page gives twice (a selector would find the
+// first, whichever panel holds it).
 func (tb *tab) noErrors(t *testing.T) {
 	t.Helper()
+	if n := tb.evaluateInt(t, `(function(){var seen={},twice=0;document.querySelectorAll("[id]").forEach(function(e){if(seen[e.id])twice++;seen[e.id]=true;});return twice;})()`); n != 0 {
+		t.Errorf("%d elements of the page repeat an id", n)
+	}
 	time.Sleep(50 * time.Millisecond) // the console's events arrive apart from the actions
 	tb.mu.Lock()
 	defer tb.mu.Unlock()

@@ -528,7 +528,7 @@
 
   function pathBlock(x, from) {
     var v = view();
-    var box = el("div", { class: "path " + x.key + (x.side === "old" ? " old" : ""), id: "path-" + x.key + (x.side === "old" ? "-old" : ""), "data-semantics": x.key, "data-side": x.side });
+    var box = el("div", { class: "path " + x.key + (x.side === "old" ? " old" : ""), id: (from >= 0 ? "path-" : "fresh-") + x.key + (x.side === "old" ? "-old" : ""), "data-semantics": x.key, "data-side": x.side });
     box.appendChild(el("h3", null, x.label));
     var p = from >= 0 ? follow(v, x.sim, from) : followFresh(v, x.sim);
     if (!p) {
