@@ -118,6 +118,13 @@ func TestEveryRuleHasACatalog(t *testing.T) {
 		"allowed-bundle-registry":        "validate_repository_catalogs.txtar",
 		"catalog-file":                   "validate_repository_catalogs.txtar",
 		"catalog-yaml":                   "validate_repository_catalogs.txtar",
+		// The shape of a change, judged against a base.
+		"pr-extra-files":        "validate_base_shape.txtar",
+		"pr-operators":          "validate_base_shape.txtar",
+		"pr-modified-bundle":    "validate_base_shape.txtar",
+		"pr-deleted-bundle":     "validate_base_shape.txtar",
+		"pr-added-bundles":      "validate_base_shape.txtar",
+		"pr-bundle-and-catalog": "validate_base_shape.txtar",
 		// Warnings of the run, not of a catalog.
 		"run-warning": "validate_profile_plugin.txtar, validate_removed_api.txtar",
 	}

@@ -231,6 +231,9 @@ func (c *change) compareDirs(ctx context.Context, base string, rels []string) er
 				if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
 					return filepath.SkipDir
 				}
+				if d.Name() == ".git" {
+					return nil // a worktree's or submodule's pointer to its repository
+				}
 				if !d.Type().IsRegular() {
 					return nil
 				}
@@ -294,15 +297,20 @@ func listCatalogs(root string) []string {
 	return out
 }
 
-// touched derives the packages and catalog folders the changed files are in.
-func (c *change) touched() {
-	c.operators, c.catalogs = nil, nil
+// sortedFiles are the changed files in order.
+func (c *change) sortedFiles() []string {
 	files := make([]string, 0, len(c.files))
 	for f := range c.files {
 		files = append(files, f)
 	}
 	sort.Strings(files)
-	for _, f := range files {
+	return files
+}
+
+// touched derives the packages and catalog folders the changed files are in.
+func (c *change) touched() {
+	c.operators, c.catalogs = nil, nil
+	for _, f := range c.sortedFiles() {
 		parts := strings.Split(f, "/")
 		switch {
 		case len(parts) >= 3 && parts[0] == repo.OperatorsDir:
@@ -351,16 +359,14 @@ func (rv *reviewer) runBase(ctx context.Context, paths []string, warnings *sink)
 	}
 	defer c.close()
 	rep := &Report{Result: &validate.Result{}, Change: &Change{Base: rv.opts.Base}}
-	for f := range c.files {
-		rep.Change.Files = append(rep.Change.Files, f)
-	}
-	sort.Strings(rep.Change.Files)
+	rep.Change.Files = c.sortedFiles()
 	rep.Change.Operators = slices.Clone(c.operators)
 	newPaths := c.paths(c.root, rv.opts.WorkDir)
 	if len(newPaths) == 0 {
 		// Nothing the pipelines check: the change removes packages (the
 		// diff says what that does), or touches other files only.
 		rep.Rules = validate.Rules()
+		rv.addShape(c, rep)
 		return rep, rv.diffs(ctx, c, rep)
 	}
 	rv.publishedRoot = map[string]string{c.root: c.base}
@@ -379,6 +385,7 @@ func (rv *reviewer) runBase(ctx context.Context, paths []string, warnings *sink)
 		rep.Rules = now.Rules
 	}
 	if now == nil || now.Result == nil {
+		rv.addShape(c, rep)
 		return rep, rv.diffs(ctx, c, rep)
 	}
 	*rep.Result = *now.Result
@@ -436,6 +443,7 @@ func (rv *reviewer) runBase(ctx context.Context, paths []string, warnings *sink)
 	if err := rv.unservable(ctx, c, rep); err != nil {
 		return nil, err
 	}
+	rv.addShape(c, rep)
 	return rep, rv.diffs(ctx, c, rep)
 }
 

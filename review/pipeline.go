@@ -25,11 +25,8 @@ func (rv *reviewer) pipelineOf(paths []string, rp *repoRuns) validate.Pipeline {
 	}
 	for _, root := range rp.roots() {
 		if cfg := rp.config(root); cfg != nil {
-			switch cfg.Organization {
-			case "community-operators":
-				return validate.PipelineCommunity
-			case "certified-operators", "redhat-marketplace":
-				return validate.PipelineCertified
+			if pl := organizationPipeline(cfg.Organization); pl != "" {
+				return pl
 			}
 		}
 	}
@@ -37,6 +34,17 @@ func (rv *reviewer) pipelineOf(paths []string, rp *repoRuns) validate.Pipeline {
 		if p != "-" && repo.KonfluxRoot(p) != "" {
 			return validate.PipelineKonflux
 		}
+	}
+	return ""
+}
+
+// organizationPipeline is the pipeline config.yaml's organization runs.
+func organizationPipeline(org string) validate.Pipeline {
+	switch org {
+	case "community-operators":
+		return validate.PipelineCommunity
+	case "certified-operators", "redhat-marketplace":
+		return validate.PipelineCertified
 	}
 	return ""
 }

@@ -11,6 +11,15 @@ const (
 	// Any pipeline, with a target OpenShift release.
 	RuleSkipRangeUpper = "skip-range-upper"
 
+	// The shape of a pull request (fbc validate --base), as the community
+	// and certified pipelines' parse-repo-changes task checks it first.
+	RulePRExtraFiles     = "pr-extra-files"
+	RulePROperators      = "pr-operators"
+	RulePRModifiedBundle = "pr-modified-bundle"
+	RulePRDeletedBundle  = "pr-deleted-bundle"
+	RulePRAddedBundles   = "pr-added-bundles"
+	RulePRBundleCatalog  = "pr-bundle-and-catalog"
+
 	// The lifecycle schema (io.openshift.operators.lifecycles.v1alpha1).
 	RuleLifecycleVersion = "lifecycle-version"
 	RuleLifecycleDate    = "lifecycle-date"
@@ -37,6 +46,25 @@ var pipelineCatalogue = []Rule{
 	{RuleSkipRangeUpper, declcfg.SeverityWarning,
 		"With a target OpenShift release, an entry's skipRange reaches above its own bundle's version: the bundle offers itself as an upgrade from versions newer than it. A warning: the rule is operator-registry pull request #2090, which is not merged, and no released opm or pipeline applies it yet.",
 		"End the range at the bundle's version, e.g. '>=1.0.0 <1.2.3' for bundle 1.2.3; a range that reaches higher lets OLM 'upgrade' newer installs down to this bundle."},
+
+	{RulePRExtraFiles, declcfg.SeverityError,
+		"With --base, the change touches files outside every operator folder (operators/<name>/, which holds a bundle or ci.yaml) and every package folder of a catalog (catalogs/<catalog>/<name>/ with its catalog file).",
+		"Leave the repository's own files (README, .github, config.yaml) to the repository's maintainers: take them out of the pull request."},
+	{RulePROperators, declcfg.SeverityError,
+		"With --base, the change touches bundles and the folders of more than one operator.",
+		"Open one pull request per operator; a change of several operators' ci.yaml or templates alone, with no bundle, may go together."},
+	{RulePRModifiedBundle, declcfg.SeverityError,
+		"With --base, the change edits a bundle the base has already: a bundle is released once and never changes.",
+		"Release the change as a new bundle version in its own folder, and leave the released folder as it is."},
+	{RulePRDeletedBundle, declcfg.SeverityError,
+		"With --base, the change deletes a bundle of an operator that is not on FBC (ci.yaml's fbc.enabled), or one a catalog of the working tree still lists.",
+		"Remove the bundle from every catalog (its templates, then fbc catalogs) in one pull request and delete its folder in another; operators not on FBC cannot delete bundles."},
+	{RulePRAddedBundles, declcfg.SeverityError,
+		"With --base, the change adds more than one bundle, or adds and deletes bundles together.",
+		"Open one pull request per new bundle, and delete bundles in a pull request of their own."},
+	{RulePRBundleCatalog, declcfg.SeverityError,
+		"With --base, the change adds or edits a bundle and changes catalogs at the same time.",
+		"Add the bundle in one pull request; the release bot (or a second pull request) updates the templates' catalogs."},
 
 	{RuleLifecycleVersion, declcfg.SeverityError,
 		"An io.openshift.operators.lifecycles.v1alpha1 blob names a version, or a platform version, that is not MAJOR.MINOR (plcc2fbc and fbc-update-planner refuse it).",
@@ -159,6 +187,13 @@ var provenance = map[string]Provenance{
 	RuleCatalogFile:       {Pipelines: both, Source: operatorPipelines + "operatorcert/operator_repo/core.py OperatorCatalog, operatorcert/entrypoints/detect_changed_operators.py"},
 	RuleCatalogYAML:       {Pipelines: both, Source: operatorPipelines + "operatorcert/operator_repo/utils.py load_multidoc_yaml"},
 
+	RulePRExtraFiles:     {Pipelines: both, Source: parsedFile + "check_extra_files"},
+	RulePROperators:      {Pipelines: both, Source: parsedFile + "check_affected_operators"},
+	RulePRModifiedBundle: {Pipelines: both, Source: parsedFile + "check_modified_bundles"},
+	RulePRDeletedBundle:  {Pipelines: both, Source: parsedFile + "check_deleted_bundles"},
+	RulePRAddedBundles:   {Pipelines: both, Source: parsedFile + "check_added_bundles"},
+	RulePRBundleCatalog:  {Pipelines: both, Source: parsedFile + "check_affected_catalog_operators"},
+
 	RuleKonfluxPackageDirs:     {Pipelines: konflux, Source: "konflux-ci/konflux-operator-tasks validate-fbc/0.2"},
 	RuleKonfluxEmptyPackageDir: {Pipelines: konflux, Source: "konflux-ci/konflux-operator-tasks validate-fbc/0.2"},
 	RuleKonfluxNoPackage:       {Pipelines: konflux, Source: "konflux-ci/konflux-operator-tasks validate-fbc/0.2"},
@@ -178,5 +213,9 @@ var provenance = map[string]Provenance{
 }
 
 var konflux = []Pipeline{PipelineKonflux}
+
+// parsedFile holds the rules the parse-repo-changes task applies to a pull
+// request's files before any test runs.
+const parsedFile = operatorPipelines + "operatorcert/parsed_file.py ParserRules."
 
 const lifecycleSource = "release-engineering/fbc-update-planner pkg/fbc (plcc2fbc's FBC-VAL checks), docs/FBC_SCHEMA.md"
