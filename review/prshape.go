@@ -121,7 +121,7 @@ func (rv *reviewer) prShapeFindings(c *change) []declcfg.Finding {
 			Pos: declcfg.Pos{File: showPath(rv.opts.WorkDir, filepath.Join(c.root, filepath.FromSlash(file)))}, Message: msg})
 	}
 	if len(s.extra) > 0 {
-		add(validate.RulePRExtraFiles, s.extra[0], "The PR affects non-operator files: "+pyList(s.extra)+": the pipelines take only operator folders and catalogs' package folders")
+		add(validate.RulePRExtraFiles, s.extra[0], "The PR affects non-operator files: "+validate.PyList(s.extra)+": the pipelines take only operator folders and catalogs' package folders")
 	}
 	var added, modified, deleted []bundleRef
 	for b := range s.bundles {
@@ -145,7 +145,7 @@ func (rv *reviewer) prShapeFindings(c *change) []declcfg.Finding {
 			ops = append(ops, op)
 		}
 		sort.Strings(ops)
-		add(validate.RulePROperators, s.operators[ops[1]][0], "The PR affects more than one operator: "+pyList(ops))
+		add(validate.RulePROperators, s.operators[ops[1]][0], "The PR affects more than one operator: "+validate.PyList(ops))
 	}
 	// A bundle no catalog of the repository lists is not known to be
 	// released: a pull request's own later commits edit it (the history
@@ -183,7 +183,7 @@ func (rv *reviewer) prShapeFindings(c *change) []declcfg.Finding {
 		sort.Slice(cats, func(i, j int) bool { return cats[i][0]+"\x00"+cats[i][1] < cats[j][0]+"\x00"+cats[j][1] })
 		pairs := make([]string, len(cats))
 		for i, cp := range cats {
-			pairs[i] = "(" + pyString(cp[0]) + ", " + pyString(cp[1]) + ")"
+			pairs[i] = "(" + validate.PyString(cp[0]) + ", " + validate.PyString(cp[1]) + ")"
 		}
 		add(validate.RulePRBundleCatalog, s.bundles[changed[0]], "The PR affects a bundle ("+pyBundles(changed)+") and catalog (["+strings.Join(pairs, ", ")+"]) at the same time. Split operator and catalog changes into 2 separate pull requests.")
 	}
@@ -275,27 +275,12 @@ func sortBundles(l []bundleRef) {
 	})
 }
 
-// pyString, pyList and pyBundles write strings, a sorted list of them and
-// a sorted list of (operator, version) pairs as Python prints them.
-func pyString(s string) string {
-	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
-		return `"` + s + `"`
-	}
-	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
-}
-
-func pyList(l []string) string {
-	q := make([]string, len(l))
-	for i, s := range l {
-		q[i] = pyString(s)
-	}
-	return "[" + strings.Join(q, ", ") + "]"
-}
-
+// pyBundles writes a sorted list of (operator, version) pairs as Python
+// prints them.
 func pyBundles(l []bundleRef) string {
 	q := make([]string, len(l))
 	for i, b := range l {
-		q[i] = "(" + pyString(b.operator) + ", " + pyString(b.version) + ")"
+		q[i] = "(" + validate.PyString(b.operator) + ", " + validate.PyString(b.version) + ")"
 	}
 	return "[" + strings.Join(q, ", ") + "]"
 }

@@ -313,7 +313,7 @@ func (c *checker) catalogMapping(ci *repo.CI) {
 		for _, at := range u.pos[1:] {
 			c.add(RuleCICatalogMapping, at, blobRef{}, fmt.Sprintf(
 				"Operator's 'ci.yaml' contains multiple templates %s for the same catalog '%s' in fbc.catalog_mapping: map each catalog to one template",
-				pyList(u.templates), cat))
+				PyList(u.templates), cat))
 		}
 	}
 }
@@ -327,7 +327,7 @@ func (c *checker) releaseConfig(rc *repo.ReleaseConfig, file *settingsFile, ci *
 		if t.DefaultChannel != "" && !slices.Contains(t.Channels, t.DefaultChannel) {
 			c.add(RuleRCDefaultChannel, t.DefaultChannelPos, blobRef{}, fmt.Sprintf(
 				"defaultChannel '%s' not found in '%s'. Available channels: %s (the release step stops here, once the pull request is merged): name one of the channels",
-				t.DefaultChannel, t.Template, pyList(t.Channels)))
+				t.DefaultChannel, t.Template, PyList(t.Channels)))
 		}
 	}
 	if ciFile.exists && ci == nil {
@@ -361,19 +361,28 @@ func (c *checker) releaseConfig(rc *repo.ReleaseConfig, file *settingsFile, ci *
 			if !slices.Contains(semverChannels, ch) {
 				c.add(RuleRCSemverChannels, t.ChannelPos[i], blobRef{}, fmt.Sprintf(
 					"Bundle's 'release-config.yaml' contains a semver catalog template '%s' with invalid channels: %s. Allowed channels are: %s (an olm.semver template has only these channels)",
-					t.Template, pyList(t.Channels), pyList(semverChannels)))
+					t.Template, PyList(t.Channels), PyList(semverChannels)))
 				break
 			}
 		}
 	}
 }
 
-// pyList writes a list of strings as the pipelines' messages do (Python's
+// PyList writes a list of strings as the pipelines' messages do (Python's
 // repr): ['a', 'b'].
-func pyList(items []string) string {
+func PyList(items []string) string {
 	quoted := make([]string, len(items))
 	for i, s := range items {
-		quoted[i] = "'" + s + "'"
+		quoted[i] = PyString(s)
 	}
 	return "[" + strings.Join(quoted, ", ") + "]"
+}
+
+// PyString writes a string as Python's repr does: in single quotes, or in
+// double quotes when it holds a single quote and no double one.
+func PyString(s string) string {
+	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
+		return `"` + s + `"`
+	}
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
 }
