@@ -301,7 +301,19 @@ func openPage(t *testing.T, browser context.Context, file string) *tab {
 			tb.mu.Unlock()
 		}
 	}()
-	tb.do(t, chromedp.Navigate("file://"+file), chromedp.WaitReady(chromedp.CSS(`body[data-ready="true"]`)))
+	tb.do(t, chromedp.Navigate("file://"+file))
+	// Ready when the page's script says so; a script that died first
+	// fails the test at once, with its exception, not at the deadline.
+	deadline := time.Now().Add(time.Minute)
+	for tb.evaluateInt(t, `document.body && document.body.dataset.ready === "true" ? 1 : 0`) == 0 {
+		if m := tb.exception(); m != "" {
+			t.Fatalf("the page's script failed before the page was ready: %s", m)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the page was not ready within a minute")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	// The page fetched nothing: no resource besides the file itself.
 	if n := tb.evaluateInt(t, `performance.getEntriesByType("resource").length`); n != 0 {
 		t.Errorf("the page fetched %d resources", n)
@@ -367,6 +379,18 @@ func (tb *tab) evaluate(t *testing.T, expr string) {
 	if _, err := chromedp.Run(tb.ctx, chromedp.Evaluate[chromedp.Void](expr)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// exception is the first exception the page's console reported, or "".
+func (tb *tab) exception() string {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	for _, m := range tb.msgs {
+		if strings.HasPrefix(m, "exception") {
+			return m
+		}
+	}
+	return ""
 }
 
 // noErrors fails the test for any error or exception the page's console
