@@ -3,6 +3,7 @@ package mirror
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -408,7 +409,7 @@ func (c *cutter) cutChannels(sel *declcfg.DeclarativeConfig) map[string]bool {
 			}
 			if len(keep) == 0 {
 				if ch.Name == defaults[ch.Package] {
-					c.fail(rngPos, "failed to filter catalog: package %q channel %q has version range %q that results in an empty channel", ch.Package, ch.Name, rng)
+					c.fail(rngPos, "failed to filter catalog: package %q channel %q has version range %q that results in an empty channel%s", ch.Package, ch.Name, rng, prereleaseHint(cons, rng, ch.Entries, c.versions[ch.Package]))
 					continue
 				}
 				empty[ch.Package+"/"+ch.Name] = true
@@ -693,3 +694,28 @@ func quoteList(names []string) string {
 	}
 	return textout.JoinAnd(q)
 }
+
+// prereleaseHint says why a range kept nothing when the channel's bundles
+// in it are prereleases (1.2.5274-c04833d for >=1.2.0), which a range
+// without a prerelease never matches, and how to keep them; "" otherwise.
+func prereleaseHint(cons *mmsemver.Constraints, rng string, entries []declcfg.ChannelEntry, versions map[string]*mmsemver.Version) string {
+	for _, e := range entries {
+		v := versions[e.Name]
+		if v == nil || v.Prerelease() == "" {
+			continue
+		}
+		core, err := v.SetPrerelease("")
+		if err != nil || !cons.Check(&core) {
+			continue
+		}
+		hint := fmt.Sprintf(" (fbc: its bundles in that range are prereleases, such as %s, and a range without a prerelease matches none", v.Original())
+		if bound := rangeBound.FindString(rng); bound != "" {
+			hint += fmt.Sprintf("; write the version as %s-0 to keep them", bound)
+		}
+		return hint + ")"
+	}
+	return ""
+}
+
+// rangeBound is the first version a range names.
+var rangeBound = regexp.MustCompile(`\d+\.\d+\.\d+`)
