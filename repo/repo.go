@@ -113,16 +113,62 @@ func (r *Repo) PackageCatalogs(pkg string) ([]CatalogFile, error) {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		for _, name := range CatalogFileNames {
-			p := filepath.Join(r.CatalogDir(e.Name(), pkg), name)
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-				out = append(out, CatalogFile{Catalog: e.Name(), Path: p})
-				break
-			}
+		if p := PackageCatalogFile(r.CatalogDir(e.Name(), pkg)); p != "" {
+			out = append(out, CatalogFile{Catalog: e.Name(), Path: p})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return CatalogLess(out[i].Catalog, out[j].Catalog) })
 	return out, nil
+}
+
+// PackageCatalogFile is the catalog file of a catalog's package folder
+// (catalogs/<catalog>/<pkg>/): the first of CatalogFileNames it holds as a
+// regular file, "" when it holds none.
+func PackageCatalogFile(dir string) string {
+	for _, name := range CatalogFileNames {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
+}
+
+// CatalogNames are the catalog folders of the repository's catalogs/ (not
+// the hidden ones), as the directory lists them; none when it has no
+// catalogs/.
+func (r *Repo) CatalogNames() []string {
+	ents, err := os.ReadDir(r.CatalogsPath())
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// IsPipelinesOperator is the pipelines' test of an operator folder
+// (operator_repo's Operator.probe): a folder holding ci.yaml or a bundle.
+// Looser than Classify's, which must tell operator folders from other
+// trees; the pipelines apply it under operators/ only.
+func IsPipelinesOperator(dir string) bool {
+	if st, err := os.Stat(filepath.Join(dir, CIFile)); err == nil && st.Mode().IsRegular() {
+		return true
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if e.IsDir() && IsBundleDir(filepath.Join(dir, e.Name())) {
+			return true
+		}
+	}
+	return false
 }
 
 // LinkOutError is a symbolic link in a package's folder of a catalog

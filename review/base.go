@@ -46,6 +46,9 @@ type change struct {
 	operators []string
 	catalogs  [][2]string
 	close     func()
+	// catalogBundles holds, per catalog file read for the shape of the
+	// change, the names of its olm.bundle blobs.
+	catalogBundles map[string]map[string]bool
 }
 
 // rel names a file of the working tree or of the base from the root, with
@@ -168,7 +171,7 @@ func (c *change) compareRevision(ctx context.Context, rev string, rels []string)
 	want := []string{top(repo.ConfigFile)}
 	for _, pkg := range c.operators {
 		want = append(want, top(pathJoin(repo.OperatorsDir, pkg)))
-		for _, cat := range listCatalogs(c.root) {
+		for _, cat := range (&repo.Repo{Root: c.root}).CatalogNames() {
 			want = append(want, top(pathJoin(repo.CatalogsDir, cat+"/"+pkg)))
 		}
 	}
@@ -209,7 +212,7 @@ func (c *change) compareDirs(ctx context.Context, base string, rels []string) er
 	c.base = abs
 	for _, r := range slices.Clone(rels) {
 		if pkg, ok := operatorFolder(r); ok {
-			for _, cat := range append(listCatalogs(c.root), listCatalogs(c.base)...) {
+			for _, cat := range append((&repo.Repo{Root: c.root}).CatalogNames(), (&repo.Repo{Root: c.base}).CatalogNames()...) {
 				if p := pathJoin(repo.CatalogsDir, cat+"/"+pkg); !slices.Contains(rels, p) {
 					rels = append(rels, p)
 				}
@@ -280,21 +283,6 @@ func pathJoin(a, b string) string {
 		return b
 	}
 	return a + "/" + b
-}
-
-// listCatalogs names the catalog folders of a repository's catalogs/.
-func listCatalogs(root string) []string {
-	ents, err := os.ReadDir(filepath.Join(root, repo.CatalogsDir))
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			out = append(out, e.Name())
-		}
-	}
-	return out
 }
 
 // sortedFiles are the changed files in order.

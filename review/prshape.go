@@ -39,15 +39,15 @@ func (c *change) shape() *prShape {
 	for _, f := range c.sortedFiles() {
 		parts := strings.Split(f, "/")
 		switch {
-		case len(parts) >= 3 && parts[0] == repo.OperatorsDir && c.either(isOperatorDir, parts[0], parts[1]):
+		case len(parts) >= 3 && parts[0] == repo.OperatorsDir && c.either(repo.IsPipelinesOperator, parts[0], parts[1]):
 			s.operators[parts[1]] = append(s.operators[parts[1]], f)
-			if c.either(isBundleFolder, parts[0], parts[1], parts[2]) {
+			if c.either(repo.IsBundleDir, parts[0], parts[1], parts[2]) {
 				b := bundleRef{parts[1], parts[2]}
 				if _, ok := s.bundles[b]; !ok {
 					s.bundles[b] = f
 				}
 			}
-		case len(parts) >= 3 && parts[0] == repo.CatalogsDir && c.either(isCatalogPackageDir, parts[0], parts[1], parts[2]):
+		case len(parts) >= 3 && parts[0] == repo.CatalogsDir && c.either(isPackageCatalogDir, parts[0], parts[1], parts[2]):
 			s.catalogs[[2]string{parts[1], parts[2]}] = true
 		default:
 			s.extra = append(s.extra, f)
@@ -62,35 +62,7 @@ func (c *change) either(probe func(string) bool, elem ...string) bool {
 	return probe(filepath.Join(c.root, rel)) || probe(filepath.Join(c.base, rel))
 }
 
-// isOperatorDir is the pipelines' rule: a folder with a bundle or ci.yaml.
-func isOperatorDir(dir string) bool {
-	if st, err := os.Stat(filepath.Join(dir, repo.CIFile)); err == nil && st.Mode().IsRegular() {
-		return true
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return false
-	}
-	for _, e := range ents {
-		if e.IsDir() && repo.IsBundleDir(filepath.Join(dir, e.Name())) {
-			return true
-		}
-	}
-	return false
-}
-
-func isBundleFolder(dir string) bool { return repo.IsBundleDir(dir) }
-
-// isCatalogPackageDir is a package folder of a catalog holding one of the
-// catalog file names.
-func isCatalogPackageDir(dir string) bool {
-	for _, n := range repo.CatalogFileNames {
-		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
-			return true
-		}
-	}
-	return false
-}
+func isPackageCatalogDir(dir string) bool { return repo.PackageCatalogFile(dir) != "" }
 
 // addShape adds the refusals of the change's shape that the review's
 // pipeline makes (the repository's, config.yaml's organization, when the
@@ -105,8 +77,9 @@ func (rv *reviewer) addShape(c *change, rep *Report) {
 			pl = organizationPipeline(cfg.Organization)
 		}
 	}
+	rules := validate.Rules()
 	for _, d := range rv.prShapeFindings(c) {
-		if r, _ := ruleByID(validate.Rules(), d.Rule); r.RunBy(pl) {
+		if r, _ := ruleByID(rules, d.Rule); r.RunBy(pl) {
 			rep.Diagnostics = append(rep.Diagnostics, d)
 		}
 	}
@@ -116,10 +89,7 @@ func (rv *reviewer) addShape(c *change, rep *Report) {
 func (rv *reviewer) prShapeFindings(c *change) []declcfg.Finding {
 	s := c.shape()
 	var out []declcfg.Finding
-	add := func(rule, file, msg string) {
-		out = append(out, declcfg.Finding{Severity: declcfg.SeverityError, Rule: rule,
-			Pos: declcfg.Pos{File: showPath(rv.opts.WorkDir, filepath.Join(c.root, filepath.FromSlash(file)))}, Message: msg})
-	}
+	add := func(rule, file, msg string) { out = append(out, rv.shapeFinding(c, rule, file, msg)) }
 	if len(s.extra) > 0 {
 		add(validate.RulePRExtraFiles, s.extra[0], "The PR affects non-operator files: "+validate.PyList(s.extra)+": the pipelines take only operator folders and catalogs' package folders")
 	}
@@ -154,7 +124,7 @@ func (rv *reviewer) prShapeFindings(c *change) []declcfg.Finding {
 	// their pull request's base.
 	var released, unreleased []bundleRef
 	for _, b := range modified {
-		if c.published(b) {
+		if len(c.listedIn(b, c.root, c.base)) > 0 {
 			released = append(released, b)
 		} else {
 			unreleased = append(unreleased, b)
@@ -164,8 +134,9 @@ func (rv *reviewer) prShapeFindings(c *change) []declcfg.Finding {
 		add(validate.RulePRModifiedBundle, s.bundles[released[0]], "The PR modifies existing bundles: "+pyBundles(released))
 	}
 	if len(unreleased) > 0 {
-		add(validate.RulePRModifiedBundle, s.bundles[unreleased[0]], "The PR modifies existing bundles: "+pyBundles(unreleased)+" (no catalog of the repository lists them yet, so they may not be released: fine within the pull request that adds them, refused by the pipelines in a later one)")
-		out[len(out)-1].Severity = declcfg.SeverityWarning
+		d := rv.shapeFinding(c, validate.RulePRModifiedBundle, s.bundles[unreleased[0]], "The PR modifies existing bundles: "+pyBundles(unreleased)+" (no catalog of the repository lists them yet, so they may not be released: fine within the pull request that adds them, refused by the pipelines in a later one)")
+		d.Severity = declcfg.SeverityWarning
+		out = append(out, d)
 	}
 	out = append(out, rv.deletedBundles(c, s, deleted)...)
 	if len(added) > 1 {
@@ -190,22 +161,31 @@ func (rv *reviewer) prShapeFindings(c *change) []declcfg.Finding {
 	return out
 }
 
-// published reports whether a catalog of the working tree or of the base
-// lists the bundle (by its CSV's name in the base).
-func (c *change) published(b bundleRef) bool {
+// shapeFinding is an error of rule about a file of the change (from the
+// root), named as the review names files.
+func (rv *reviewer) shapeFinding(c *change, rule, file, msg string) declcfg.Finding {
+	return declcfg.Finding{Severity: declcfg.SeverityError, Rule: rule,
+		Pos: declcfg.Pos{File: showPath(rv.opts.WorkDir, filepath.Join(c.root, filepath.FromSlash(file)))}, Message: msg}
+}
+
+// listedIn are the catalogs, of the repositories at roots, that list a
+// bundle of the base by its CSV's name, in release order (a catalog both
+// trees have, once).
+func (c *change) listedIn(b bundleRef, roots ...string) []string {
 	csv, err := repo.ReadCSV(filepath.Join(c.base, repo.OperatorsDir, b.operator, b.version))
 	if err != nil || csv.Name == "" {
-		return false
+		return nil
 	}
-	for _, root := range []string{c.root, c.base} {
+	var out []string
+	for _, root := range roots {
 		cats, _ := (&repo.Repo{Root: root}).PackageCatalogs(b.operator)
 		for _, cf := range cats {
-			if catalogListsBundle(cf.Path, csv.Name) {
-				return true
+			if !slices.Contains(out, cf.Catalog) && c.listsBundle(cf.Path, csv.Name) {
+				out = append(out, cf.Catalog)
 			}
 		}
 	}
-	return false
+	return out
 }
 
 // deletedBundles refuses deleting a bundle of an operator whose ci.yaml
@@ -213,10 +193,7 @@ func (c *change) published(b bundleRef) bool {
 // tree still lists by its CSV's name.
 func (rv *reviewer) deletedBundles(c *change, s *prShape, deleted []bundleRef) []declcfg.Finding {
 	var out []declcfg.Finding
-	add := func(file, msg string) {
-		out = append(out, declcfg.Finding{Severity: declcfg.SeverityError, Rule: validate.RulePRDeletedBundle,
-			Pos: declcfg.Pos{File: showPath(rv.opts.WorkDir, filepath.Join(c.root, filepath.FromSlash(file)))}, Message: msg})
-	}
+	add := func(file, msg string) { out = append(out, rv.shapeFinding(c, validate.RulePRDeletedBundle, file, msg)) }
 	seen := map[string]bool{}
 	for _, b := range deleted {
 		if seen[b.operator] {
@@ -228,42 +205,34 @@ func (rv *reviewer) deletedBundles(c *change, s *prShape, deleted []bundleRef) [
 			add(s.bundles[b], fmt.Sprintf("The PR deletes an existing operator: Operator(%s). This feature is only allowed for bundles with FBC enabled.", b.operator))
 		}
 	}
-	head := &repo.Repo{Root: c.root}
 	for _, b := range deleted {
-		csv, err := repo.ReadCSV(filepath.Join(c.base, repo.OperatorsDir, b.operator, b.version))
-		if err != nil || csv.Name == "" {
-			continue
-		}
-		cats, err := head.PackageCatalogs(b.operator)
-		if err != nil {
-			continue
-		}
-		for _, cf := range cats {
-			if catalogListsBundle(cf.Path, csv.Name) {
-				add(s.bundles[b], fmt.Sprintf("The PR deletes a bundle (%s/%s) that is in use by a catalog (Catalog(%s))", b.operator, b.version, cf.Catalog))
-			}
+		for _, cat := range c.listedIn(b, c.root) {
+			add(s.bundles[b], fmt.Sprintf("The PR deletes a bundle (%s/%s) that is in use by a catalog (Catalog(%s))", b.operator, b.version, cat))
 		}
 	}
 	return out
 }
 
-// catalogListsBundle reports whether a catalog file holds an olm.bundle
-// named name.
-func catalogListsBundle(path, name string) bool {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	cfg, err := declcfg.LoadBytes(path, data)
-	if err != nil {
-		return false
-	}
-	for _, b := range cfg.Bundles {
-		if b.Name == name {
-			return true
+// listsBundle reports whether a catalog file holds an olm.bundle named
+// name; each file is read once per review, whatever the number of bundles
+// asked about.
+func (c *change) listsBundle(path, name string) bool {
+	names, ok := c.catalogBundles[path]
+	if !ok {
+		names = map[string]bool{}
+		if data, err := os.ReadFile(path); err == nil {
+			if cfg, err := declcfg.LoadBytes(path, data); err == nil {
+				for _, b := range cfg.Bundles {
+					names[b.Name] = true
+				}
+			}
 		}
+		if c.catalogBundles == nil {
+			c.catalogBundles = map[string]map[string]bool{}
+		}
+		c.catalogBundles[path] = names
 	}
-	return false
+	return names[name]
 }
 
 func sortBundles(l []bundleRef) {

@@ -70,12 +70,13 @@ func (r *Repo) missing(ctx context.Context, rev string) error {
 		return fault.Errorf(fault.Run, "the git repository %s has no commits yet: there is no revision %q to compare with", r.Top, rev)
 	}
 	msg := fmt.Sprintf("revision %q does not exist in the git repository %s", rev, r.Top)
-	shallow, _ := git(ctx, r.Top, "rev-parse", "--is-shallow-repository")
+	out, _ := git(ctx, r.Top, "rev-parse", "--is-shallow-repository")
+	shallow := strings.TrimSpace(out) == "true"
 	remote, branch, remoteLike := strings.Cut(rev, "/")
 	switch {
-	case strings.TrimSpace(shallow) == "true" && remoteLike:
+	case shallow && remoteLike:
 		msg += fmt.Sprintf("; the clone is shallow, as CI checkouts are unless told otherwise: fetch the base first (git fetch %s %s, or fetch-depth: 0 in actions/checkout)", remote, branch)
-	case strings.TrimSpace(shallow) == "true":
+	case shallow:
 		msg += "; the clone is shallow, as CI checkouts are unless told otherwise: fetch the base first (fetch-depth: 0 in actions/checkout)"
 	case remoteLike:
 		msg += fmt.Sprintf(" (if %s is a remote's branch, fetch it first: git fetch %s %s)", rev, remote, branch)
