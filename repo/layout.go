@@ -492,16 +492,7 @@ func isOperatorDir(dir string) bool {
 // isOperatorsTree: most of the first ten subdirectories (by name) are operator
 // folders or package-manifest folders.
 func isOperatorsTree(dir string) bool {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return false
-	}
-	var subs []string
-	for _, e := range entries {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			subs = append(subs, e.Name())
-		}
-	}
+	subs := subdirs(dir)
 	subs = subs[:min(len(subs), 10)]
 	hits := 0
 	for _, s := range subs {

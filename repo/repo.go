@@ -137,8 +137,11 @@ func PackageCatalogFile(dir string) string {
 // CatalogNames are the catalog folders of the repository's catalogs/ (not
 // the hidden ones), as the directory lists them; none when it has no
 // catalogs/.
-func (r *Repo) CatalogNames() []string {
-	ents, err := os.ReadDir(r.CatalogsPath())
+func (r *Repo) CatalogNames() []string { return subdirs(r.CatalogsPath()) }
+
+// subdirs names the folders in dir that are not hidden, as it lists them.
+func subdirs(dir string) []string {
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
